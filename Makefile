@@ -1,0 +1,114 @@
+# nestplan - one non-recursive Makefile: tools, results, plots, tests.
+#
+#   make            build the tools and every result that exists so far
+#   make check      unit and golden tests, then again under ASan + UBSan
+#   make clean      remove everything built
+#
+# Overridable: CC, CFLAGS, LDFLAGS, ARTIFACT (../shared/nest-artifact),
+# DEVELOPER=1 (-Werror).
+.DELETE_ON_ERROR:
+.SUFFIXES:
+.DEFAULT_GOAL := all
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+LDFLAGS  ?=
+ARTIFACT ?= ../shared/nest-artifact
+SANITIZE_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
+                 -fno-sanitize-recover=all
+
+WARN = -Wall -Wextra -pedantic -Wstrict-prototypes -Wvla -Wwrite-strings \
+       -Wshadow -Wformat=2
+ifdef DEVELOPER
+WARN += -Werror
+endif
+
+XML_CFLAGS  = $(shell pkg-config --cflags libxml-2.0 2>/dev/null)
+XML_LIBS    = $(shell pkg-config --libs libxml-2.0 2>/dev/null)
+ALL_CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(XML_CFLAGS) \
+              -Itools/lib $(CFLAGS)
+LIBS        = -lcsv -lglpk $(XML_LIBS) -lm
+
+TOOLS   = cost-matrix memmodel config-check
+LIBSRC  = $(wildcard tools/lib/*.c)
+LIBHDR  = $(wildcard tools/lib/*.h)
+SCHEMAS = $(wildcard configs/schema/*.rng)
+UNITS   = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/t-*.c))
+
+# Two builds from one set of rules: build/rel (bin/) and build/san
+# (AddressSanitizer + UndefinedBehaviorSanitizer, for make check).
+define variant
+$(1)_LIBOBJ = $$(patsubst tools/lib/%.c,build/$(1)/lib/%.o,$$(LIBSRC)) \
+              build/$(1)/lib/schemas.o
+build/$(1)/lib/%.o: tools/lib/%.c $$(LIBHDR) | build/deps.ok
+	@mkdir -p $$(@D)
+	$$(CC) $$(ALL_CFLAGS) $(2) -c -o $$@ $$<
+build/$(1)/lib/schemas.c: tools/embed-schemas.sh $$(SCHEMAS)
+	@mkdir -p $$(@D)
+	sh tools/embed-schemas.sh $$(SCHEMAS) > $$@
+build/$(1)/lib/schemas.o: build/$(1)/lib/schemas.c
+	$$(CC) $$(ALL_CFLAGS) $(2) -c -o $$@ $$<
+build/$(1)/libnestplan.a: $$($(1)_LIBOBJ)
+	rm -f $$@
+	$$(AR) rcs $$@ $$^
+build/$(1)/%.o: tools/%.c $$(LIBHDR) | build/deps.ok
+	@mkdir -p $$(@D)
+	$$(CC) $$(ALL_CFLAGS) $(2) -c -o $$@ $$<
+$(3)/%: build/$(1)/%.o build/$(1)/libnestplan.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(ALL_CFLAGS) $(2) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
+build/$(1)/tests/%: tests/unit/%.c tests/unit/tap.h build/$(1)/libnestplan.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(ALL_CFLAGS) $(2) -Itests/unit $$(LDFLAGS) -o $$@ $$< \
+	    build/$(1)/libnestplan.a $$(LIBS)
+endef
+$(eval $(call variant,rel,,bin))
+$(eval $(call variant,san,$(SANITIZE_FLAGS),build/san/bin))
+
+BINS      = $(addprefix bin/,$(TOOLS))
+SAN_BINS  = $(addprefix build/san/bin/,$(TOOLS))
+UNIT_BINS = $(addprefix build/rel/tests/,$(UNITS))
+SAN_UNITS = $(addprefix build/san/tests/,$(UNITS))
+.SECONDARY: $(rel_LIBOBJ) $(san_LIBOBJ)
+
+build/deps.ok: tools/deps.sh
+	@mkdir -p $(@D)
+	sh tools/deps.sh $(CC)
+	@touch $@
+
+# ---- results ------------------------------------------------------------
+NETWORKS = $(patsubst configs/networks/%.xml,%,$(wildcard configs/networks/*.xml))
+CONFIGS  = $(wildcard configs/models/*.xml configs/accelerators/*.xml \
+                      configs/networks/*.xml configs/experiments/*.xml)
+COSTS    = $(patsubst %,results/costs/%.csv,$(NETWORKS))
+
+results/costs/%.csv: configs/networks/%.xml bin/cost-matrix
+	@mkdir -p $(@D)
+	bin/cost-matrix -o $@ $<
+
+# Every config validated, with a one-row summary each.
+results/configs.csv: $(CONFIGS) bin/config-check
+	@mkdir -p $(@D)
+	bin/config-check -C configs -o $@ $(CONFIGS)
+
+.PHONY: all tools results check check-rel check-san clean
+all: tools results
+tools: $(BINS)
+results: $(COSTS) results/configs.csv
+
+# ---- tests --------------------------------------------------------------
+check: check-rel check-san
+	@sh tests/summary.sh build/check-rel.tap build/check-san.tap
+
+check-rel: $(BINS) $(UNIT_BINS)
+	@LC_ALL=C sh tests/run.sh bin build/rel/tests > build/check-rel.tap; \
+	    cat build/check-rel.tap
+
+check-san: $(SAN_BINS) $(SAN_UNITS)
+	@echo "# the same suite under AddressSanitizer + UndefinedBehaviorSanitizer"
+	@LC_ALL=C ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    sh tests/run.sh build/san/bin build/san/tests san > build/check-san.tap; \
+	    cat build/check-san.tap
+
+clean:
+	rm -rf bin build results/costs results/configs.csv

@@ -1,0 +1,174 @@
+/*
+ * config-check - validate configs (any of the four kinds) against their
+ * schemas and semantic rules, and print one summary row per file.  With
+ * -C dir, an experiment's references (accelerator, networks, models) are
+ * loaded from dir and checked too (a cluster's device count must be its
+ * network's).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "csvio.h"
+#include "netmodel.h"
+#include "util.h"
+#include "xmlio.h"
+
+static void
+usage(FILE *fp, int status)
+{
+	fprintf(fp, "usage: config-check [-h] [-C configdir] [-o file] "
+	    "config.xml...\n");
+	exit(status);
+}
+
+struct summary {
+	const char *kind;
+	char name[128];
+	char parameters[NUMFMT_LEN], devices[NUMFMT_LEN], memory[NUMFMT_LEN];
+	char cells[NUMFMT_LEN];
+};
+
+/* Wrap a referenced file's error into one that names the experiment. */
+static int
+ref_error(struct pl_err *err, const char *file, const char *what,
+    const char *name)
+{
+	char inner[1400];
+
+	pl_err_str(err, inner, sizeof(inner));
+	return pl_errf(err, file, 0, "%s '%s': %s", what, name, inner);
+}
+
+static int
+check_refs(const struct experiment_cfg *e, const char *file, const char *dir,
+    struct pl_err *err)
+{
+	char path[1024];
+	struct accel_cfg a;
+	struct model_cfg m;
+	struct network n;
+
+	snprintf(path, sizeof(path), "%s/accelerators/%s.xml", dir,
+	    e->accelerator);
+	if (accel_load(&a, path, err) < 0)
+		return ref_error(err, file, "accelerator", e->accelerator);
+	for (int i = 0; i < e->nmodels; i++) {
+		snprintf(path, sizeof(path), "%s/models/%s.xml", dir,
+		    e->model[i].name);
+		if (model_load(&m, path, err) < 0)
+			return ref_error(err, file, "model", e->model[i].name);
+	}
+	for (int i = 0; i < e->nclusters; i++) {
+		snprintf(path, sizeof(path), "%s/networks/%s.xml", dir,
+		    e->cluster[i].network);
+		if (network_load(&n, path, err) < 0)
+			return ref_error(err, file, "network",
+			    e->cluster[i].network);
+		if (n.ndevices != e->cluster[i].devices)
+			return pl_errf(err, file, 0, "cluster '%s': the network "
+			    "has %ld devices, not %ld", e->cluster[i].network,
+			    n.ndevices, e->cluster[i].devices);
+	}
+	return 0;
+}
+
+static int
+check(const char *file, const char *dir, struct summary *s, struct pl_err *err)
+{
+	enum xmlio_kind kind;
+	xmlDocPtr doc;
+
+	memset(s, 0, sizeof(*s));
+	if ((doc = xmlio_load(file, XMLIO_ANY, &kind, err)) == NULL)
+		return -1;
+	xmlFreeDoc(doc);
+	s->kind = xmlio_kind_name(kind);
+	switch (kind) {
+	case XMLIO_MODEL: {
+		struct model_cfg m;
+
+		if (model_load(&m, file, err) < 0)
+			return -1;
+		snprintf(s->name, sizeof(s->name), "%s", m.name);
+		snprintf(s->parameters, NUMFMT_LEN, "%.0f", model_parameters(&m));
+		break;
+	}
+	case XMLIO_ACCELERATOR: {
+		struct accel_cfg a;
+
+		if (accel_load(&a, file, err) < 0)
+			return -1;
+		snprintf(s->name, sizeof(s->name), "%s", a.name);
+		snprintf(s->memory, NUMFMT_LEN, "%.0f", a.memory_bytes);
+		break;
+	}
+	case XMLIO_NETWORK: {
+		struct network n;
+
+		if (network_load(&n, file, err) < 0)
+			return -1;
+		snprintf(s->name, sizeof(s->name), "%s", n.name);
+		snprintf(s->devices, NUMFMT_LEN, "%ld", n.ndevices);
+		break;
+	}
+	default: {
+		struct experiment_cfg e;
+
+		if (experiment_load(&e, file, err) < 0)
+			return -1;
+		if (dir && check_refs(&e, file, dir, err) < 0)
+			return -1;
+		snprintf(s->name, sizeof(s->name), "%s", e.name);
+		snprintf(s->cells, NUMFMT_LEN, "%d", e.nclusters * e.nmodels *
+		    e.nmbs * e.nmethods);
+		break;
+	}
+	}
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const char *const header[] = {
+		"file", "kind", "name", "parameters", "devices", "memory_bytes",
+		"cells"
+	};
+	struct summary *s;
+	struct outfile out;
+	struct pl_err err;
+	const char *dir = NULL, *outpath = NULL;
+	int ch;
+
+	while ((ch = getopt(argc, argv, "C:ho:")) != -1) {
+		switch (ch) {
+		case 'C': dir = optarg; break;
+		case 'h': usage(stdout, 0); break;
+		case 'o': outpath = optarg; break;
+		default: usage(stderr, 2);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		usage(stderr, 2);
+	s = xcalloc((size_t)argc, sizeof(*s));
+	for (int i = 0; i < argc; i++)
+		if (check(argv[i], dir, &s[i], &err) < 0)
+			die_err(&err);
+	if (outfile_open(&out, outpath, &err) < 0)
+		die_err(&err);
+	csvio_write_row(out.fp, header, 7);
+	for (int i = 0; i < argc; i++) {
+		const char *f[7] = { argv[i], s[i].kind, s[i].name,
+		    s[i].parameters, s[i].devices, s[i].memory, s[i].cells };
+
+		csvio_write_row(out.fp, f, 7);
+	}
+	free(s);
+	if (outfile_commit(&out, &err) < 0)
+		die_err(&err);
+	return 0;
+}

@@ -1,0 +1,72 @@
+/*
+ * config.h - the four config kinds as C structs.
+ *
+ * Each loader validates the file against its schema (xmlio_load), then
+ * applies the checks a schema cannot express (heads divide hidden, a
+ * torus block tiles the next one, ...), reporting file:line.  Defaults for
+ * optional elements are documented in docs/formats.md.
+ */
+#ifndef NP_CONFIG_H
+#define NP_CONFIG_H
+
+#include "netmodel.h"
+#include "util.h"
+
+enum { ARCH_ENCODER, ARCH_DECODER };
+enum { NORM_LAYERNORM, NORM_RMSNORM };
+enum { ACT_GELU, ACT_SILU, ACT_RELU };
+enum { MLP_DENSE, MLP_GATED };
+enum { POS_LEARNED, POS_ROTARY };
+
+struct model_cfg {
+	char name[128];
+	int architecture;
+	long layers, hidden, heads, kv_heads, ffn_hidden, vocab, seq_len;
+	long max_positions, type_vocab, experts, top_k;
+	int norm, activation, mlp, position;
+	int tied_embeddings, bias, pooler;
+};
+
+/* Efficiency factors of the roofline, indexed by these kinds. */
+enum { EFF_MATMUL, EFF_ATTENTION, EFF_VECTOR, EFF_MEMORY, EFF_NKINDS };
+
+struct accel_cfg {
+	char name[128];
+	double memory_bytes;
+	double peak_matmul_flops_per_s, peak_vector_flops_per_s;
+	double memory_bandwidth_Bps;
+	long tensor_cores, vector_cores;
+	double clock_Hz;
+	double efficiency[EFF_NKINDS];	/* default 1 */
+};
+
+enum { OPT_ADAM, OPT_SGD };
+enum { SCHED_1F1B, SCHED_GPIPE };
+#define EXP_MAX 32
+
+struct experiment_cfg {
+	char name[128];
+	char accelerator[128];
+	long global_batch;
+	int nmbs;
+	long mbs[EXP_MAX];
+	int optimizer, schedule;
+	long seed;
+	int nmethods;
+	char methods[EXP_MAX][32];
+	int nclusters;
+	struct { long devices; char network[128]; } cluster[EXP_MAX];
+	int nmodels;
+	struct { char name[128]; double device_memory_bytes; } model[EXP_MAX];
+};
+
+int model_load(struct model_cfg *m, const char *path, struct pl_err *err);
+int accel_load(struct accel_cfg *a, const char *path, struct pl_err *err);
+int network_load(struct network *n, const char *path, struct pl_err *err);
+int experiment_load(struct experiment_cfg *e, const char *path,
+    struct pl_err *err);
+
+/* Parameter count of a model config (closed form, docs/models.md). */
+double model_parameters(const struct model_cfg *m);
+
+#endif

@@ -1,0 +1,281 @@
+/* csvio.c - CSV tables through libcsv. */
+#include <csv.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csvio.h"
+
+/* The state the libcsv callbacks fill while a buffer is parsed. */
+struct reader {
+	struct csvio_table *t;
+	struct pl_err *err;
+	int failed;
+	size_t line;		/* physical line being fed */
+	size_t row_line;	/* line the current record started on */
+	char **fields;		/* fields of the current record */
+	size_t nfields, capfields;
+	size_t caprows;		/* capacity of t->cells in rows */
+};
+
+static void
+on_field(void *s, size_t len, void *data)
+{
+	struct reader *r = data;
+
+	(void)len;
+	if (r->failed)
+		return;
+	if (r->nfields == 0)
+		r->row_line = r->line;
+	if (r->nfields == r->capfields) {
+		r->capfields = r->capfields ? r->capfields * 2 : 16;
+		r->fields = xrealloc(r->fields, r->capfields * sizeof(char *));
+	}
+	/* CSV_APPEND_NULL makes s a NUL-terminated string */
+	r->fields[r->nfields++] = xstrdup(s ? (char *)s : "");
+}
+
+static void
+free_fields(struct reader *r)
+{
+	for (size_t i = 0; i < r->nfields; i++)
+		free(r->fields[i]);
+	r->nfields = 0;
+}
+
+static void
+on_record(int term, void *data)
+{
+	struct reader *r = data;
+	struct csvio_table *t = r->t;
+
+	(void)term;
+	if (r->failed) {
+		free_fields(r);
+		return;
+	}
+	if (t->header == NULL) {
+		for (size_t i = 0; i < r->nfields; i++) {
+			if (r->fields[i][0] == '\0') {
+				pl_errf(r->err, t->file, r->row_line,
+				    "header: column %zu has no name", i + 1);
+				goto fail;
+			}
+			for (size_t j = 0; j < i; j++)
+				if (strcmp(r->fields[i], r->fields[j]) == 0) {
+					pl_errf(r->err, t->file, r->row_line,
+					    "header: duplicate column '%s'",
+					    r->fields[i]);
+					goto fail;
+				}
+		}
+		t->ncols = r->nfields;
+		t->header = xmalloc(r->nfields * sizeof(char *));
+		memcpy(t->header, r->fields, r->nfields * sizeof(char *));
+		r->nfields = 0;
+		return;
+	}
+	if (r->nfields != t->ncols) {
+		pl_errf(r->err, t->file, r->row_line,
+		    "expected %zu fields (as in the header), found %zu",
+		    t->ncols, r->nfields);
+		goto fail;
+	}
+	if (t->nrows == r->caprows) {
+		r->caprows = r->caprows ? r->caprows * 2 : 64;
+		t->cells = xrealloc(t->cells, r->caprows * t->ncols * sizeof(char *));
+		t->lines = xrealloc(t->lines, r->caprows * sizeof(size_t));
+	}
+	memcpy(t->cells + t->nrows * t->ncols, r->fields,
+	    t->ncols * sizeof(char *));
+	t->lines[t->nrows++] = r->row_line;
+	r->nfields = 0;
+	return;
+fail:
+	r->failed = 1;
+	free_fields(r);
+}
+
+int
+csvio_parse(struct csvio_table *t, const char *name, const char *buf,
+    size_t len, struct pl_err *err)
+{
+	struct csv_parser p;
+	struct reader r;
+	const char *line, *end = buf + len, *nl;
+
+	memset(t, 0, sizeof(*t));
+	memset(&r, 0, sizeof(r));
+	t->file = xstrdup(name ? name : "-");
+	r.t = t;
+	r.err = err;
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
+		die("out of memory");
+	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+		buf += 3;
+	/* Feed one physical line at a time so each record knows its line. */
+	for (line = buf, r.line = 1; line < end && !r.failed; line = nl, r.line++) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		nl = nl ? nl + 1 : end;
+		if (csv_parse(&p, line, (size_t)(nl - line), on_field, on_record,
+		    &r) != (size_t)(nl - line)) {
+			pl_errf(err, t->file, r.line, "malformed CSV: %s",
+			    csv_strerror(csv_error(&p)));
+			r.failed = 1;
+		}
+	}
+	if (!r.failed && csv_fini(&p, on_field, on_record, &r) != 0) {
+		pl_errf(err, t->file, r.line > 1 ? r.line - 1 : 1,
+		    "malformed CSV: %s (unterminated quoted field?)",
+		    csv_strerror(csv_error(&p)));
+		r.failed = 1;
+	}
+	csv_free(&p);
+	free_fields(&r);
+	free(r.fields);
+	if (!r.failed && t->header == NULL) {
+		pl_errf(err, t->file, 0, "empty file: no header row");
+		r.failed = 1;
+	}
+	if (r.failed) {
+		csvio_release(t);
+		return -1;
+	}
+	return 0;
+}
+
+int
+csvio_read(struct csvio_table *t, const char *path, struct pl_err *err)
+{
+	char *buf;
+	size_t len;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	if (read_file(path, &buf, &len, err) < 0)
+		return -1;
+	ret = csvio_parse(t, path ? path : "-", buf, len, err);
+	free(buf);
+	return ret;
+}
+
+void
+csvio_release(struct csvio_table *t)
+{
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	for (size_t i = 0; t->header && i < t->ncols; i++)
+		free(t->header[i]);
+	free(t->cells);
+	free(t->header);
+	free(t->lines);
+	free(t->file);
+	memset(t, 0, sizeof(*t));
+}
+
+int
+csvio_col_opt(const struct csvio_table *t, const char *name)
+{
+	for (size_t i = 0; i < t->ncols; i++)
+		if (strcmp(t->header[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+csvio_col(const struct csvio_table *t, const char *name, struct pl_err *err)
+{
+	int c = csvio_col_opt(t, name);
+
+	if (c < 0)
+		pl_errf(err, t->file, 1, "missing column '%s'", name);
+	return c;
+}
+
+static int
+cell_error(const struct csvio_table *t, size_t row, int col, const char *why,
+    struct pl_err *err)
+{
+	return pl_errf(err, t->file, t->lines[row], "column '%s': %s",
+	    t->header[col], why);
+}
+
+int
+csvio_double(const struct csvio_table *t, size_t row, int col, int flags,
+    double *out, struct pl_err *err)
+{
+	const char *s = csvio_cell(t, row, col);
+	double min = (flags & (CSVIO_NONNEG | CSVIO_POSITIVE)) ? 0 : -HUGE_VAL;
+	char why[256];
+
+	if (*s == '\0' && (flags & CSVIO_OPTIONAL)) {
+		*out = NAN;
+		return 1;
+	}
+	if (*s == '\0')
+		return cell_error(t, row, col, "empty field", err);
+	if (parse_double(s, min, HUGE_VAL, out, why, sizeof(why)) < 0)
+		return cell_error(t, row, col, why, err);
+	if ((flags & CSVIO_POSITIVE) && *out == 0) {
+		snprintf(why, sizeof(why), "must be positive: '%s'", s);
+		return cell_error(t, row, col, why, err);
+	}
+	return 0;
+}
+
+int
+csvio_long(const struct csvio_table *t, size_t row, int col, int flags,
+    long *out, struct pl_err *err)
+{
+	const char *s = csvio_cell(t, row, col);
+	long min = (flags & CSVIO_POSITIVE) ? 1 : (flags & CSVIO_NONNEG) ? 0 :
+	    -2147483647L;
+	char why[256];
+
+	if (*s == '\0' && (flags & CSVIO_OPTIONAL)) {
+		*out = 0;
+		return 1;
+	}
+	if (*s == '\0')
+		return cell_error(t, row, col, "empty field", err);
+	if (parse_long(s, min, 2147483647L, out, why, sizeof(why)) < 0)
+		return cell_error(t, row, col, why, err);
+	return 0;
+}
+
+int
+csvio_enum(const struct csvio_table *t, size_t row, int col,
+    const char *const *choices, struct pl_err *err)
+{
+	const char *s = csvio_cell(t, row, col);
+	char why[512];
+	size_t n = 0;
+
+	for (int i = 0; choices[i]; i++)
+		if (strcmp(s, choices[i]) == 0)
+			return i;
+	n = (size_t)snprintf(why, sizeof(why), "'%s' is not one of", s);
+	for (int i = 0; choices[i] && n < sizeof(why); i++)
+		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s %s",
+		    i ? "," : "", choices[i]);
+	return cell_error(t, row, col, why, err);
+}
+
+int
+csvio_write_row(FILE *fp, const char *const *fields, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *f = fields[i] ? fields[i] : "";
+
+		if (i > 0 && fputc(',', fp) == EOF)
+			return -1;
+		if (strpbrk(f, ",\"\r\n") != NULL) {
+			if (csv_fwrite(fp, f, strlen(f)) != 0)
+				return -1;
+		} else if (fputs(f, fp) == EOF) {
+			return -1;
+		}
+	}
+	return fputc('\n', fp) == EOF ? -1 : 0;
+}

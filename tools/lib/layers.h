@@ -1,0 +1,57 @@
+/*
+ * layers.h - the per-layer graph: the planner's view of a model variant.
+ *
+ * One CSV row per layer, in pipeline order (a stage is a contiguous run of
+ * rows); all numbers are per device of the variant and per micro-batch.
+ * Required columns: layer_id, parameter_bytes, activation_bytes,
+ * input_bytes.  Optional: kind, forward_s, backward_s and the collective
+ * byte columns (empty or absent = 0).  The optional edges CSV (src_layer,
+ * dst_layer, bytes) must point forward in row order, which also rules out
+ * cycles.  See docs/formats.md.
+ */
+#ifndef NP_LAYERS_H
+#define NP_LAYERS_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+enum { LCOLL_ALL_REDUCE, LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER,
+	LCOLL_ALL_TO_ALL, LCOLL_N };
+
+struct layer {
+	long id;
+	char kind[32];
+	double forward_s, backward_s;
+	double parameter_bytes, activation_bytes, input_bytes;
+	double coll_bytes[LCOLL_N];
+	size_t line;		/* CSV line, for messages */
+};
+
+struct layer_edge {
+	size_t src, dst;	/* row indices, src < dst */
+	double bytes;
+};
+
+struct layer_graph {
+	char *file;
+	size_t n;
+	struct layer *l;
+	size_t nedges;
+	struct layer_edge *e;
+};
+
+int layers_read(struct layer_graph *g, const char *path, struct pl_err *err);
+int layers_read_edges(struct layer_graph *g, const char *path,
+    struct pl_err *err);
+void layers_release(struct layer_graph *g);
+
+/* Row index of layer `id`, or -1. */
+long layers_index(const struct layer_graph *g, long id);
+
+/* Bytes entering rows [first, last] from earlier rows: the edges when
+ * there are any, else the first row's input_bytes. */
+double layers_boundary_input(const struct layer_graph *g, size_t first,
+    size_t last);
+
+#endif

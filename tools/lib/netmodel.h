@@ -1,0 +1,112 @@
+/*
+ * netmodel.h - the level-wise network cost model every tool shares.
+ *
+ * A network is a hierarchy of levels: level 0 groups `fanout[0]` devices
+ * (a node), level 1 groups `fanout[1]` level-0 groups (a leaf switch), and
+ * so on; devices are numbered so every group is a contiguous id range.
+ * Each level has a per-device bandwidth for traffic that crosses it, a
+ * latency paid by every message that crosses it, and an oversubscription
+ * ratio r >= 1 that divides its bandwidth (the flows of all devices below
+ * a switch share its r-times-thinner uplinks).
+ *
+ * Point to point, a message between devices whose lowest common level is
+ * L pays   alpha = sum_{l<=L} latency_l,
+ *          beta  = 1 / min_{l<=L} (bandwidth_l / r_l)   seconds per byte.
+ *
+ * Collectives are hierarchical: a group is described by its shape (how
+ * many members meet at each level, struct net_shape), and each level runs
+ * a ring (or, for a power-of-two count, halving-doubling) over the chunk
+ * left by the levels below it.  For bytes B (the full buffer each member
+ * holds), with k_l members meeting at level l and m_l the members below
+ * each of them (the chunk is B / m_l):
+ *   all_reduce:      sum_l 2(k_l-1)/k_l * B/m_l * beta_l + 2(k_l-1) alpha_l
+ *   all_gather,
+ *   reduce_scatter:  sum_l  (k_l-1)/k_l * B/m_l * beta_l +  (k_l-1) alpha_l
+ *   all_to_all:      sum_l c_l/n * B * beta_l + c_l * alpha_l
+ *                    (c_l peers first met at level l, n members)
+ *   p2p:             alpha_L + B * beta_L at the group's top level L
+ * (halving-doubling replaces the (k_l-1) latency count by log2 k_l).
+ * Every cost is linear in bytes: struct net_cost {alpha_s, beta}.
+ */
+#ifndef NP_NETMODEL_H
+#define NP_NETMODEL_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+#define NET_MAX_LEVELS 8
+
+enum net_algo { NET_RING, NET_HALVING_DOUBLING };
+
+enum net_coll {
+	NET_P2P,
+	NET_ALL_REDUCE,
+	NET_ALL_GATHER,
+	NET_REDUCE_SCATTER,
+	NET_ALL_TO_ALL,
+	NET_NCOLL
+};
+
+struct net_level {
+	char name[64];
+	long fanout;			/* groups of the level below (devices at 0) */
+	double bandwidth_Bps;		/* per device, bytes per second */
+	double latency_s;
+	double oversubscription;	/* >= 1 */
+	enum net_algo algo;
+};
+
+struct network {
+	char name[128];
+	int nlevels;
+	struct net_level level[NET_MAX_LEVELS];
+	long span[NET_MAX_LEVELS];	/* devices in one level-l group */
+	long ndevices;
+};
+
+/* How a group of devices meets the hierarchy. */
+struct net_shape {
+	long n;				/* members */
+	int top;			/* highest level with ring[l] > 1; -1 if n<=1 */
+	long ring[NET_MAX_LEVELS];	/* k_l: members meeting at level l */
+	long chunk_div[NET_MAX_LEVELS];	/* m_l: bytes at level l are B / m_l */
+	long within[NET_MAX_LEVELS];	/* members inside one level-l group */
+};
+
+struct net_cost {
+	double alpha_s;
+	double beta_s_per_byte;
+};
+
+/* Name of a collective as it appears in the cost CSV ("all_reduce"). */
+const char *net_coll_name(enum net_coll c);
+
+/* Check the levels and compute span[] and ndevices. */
+int network_finish(struct network *net, const char *file, struct pl_err *err);
+
+/* Lowest level containing devices a and b (-1 when a == b). */
+int net_common_level(const struct network *net, long a, long b);
+
+/* min_{l<=level} bandwidth_l / r_l, in bytes per second. */
+double net_effective_bandwidth(const struct network *net, int level);
+
+/* The point-to-point cost of a message crossing `level`. */
+struct net_cost net_p2p(const struct network *net, int level);
+
+/* Shape of a uniform group: k[l] members meet at level l (k has nlevels). */
+void net_shape_uniform(const struct network *net, const long *k,
+    struct net_shape *s);
+
+/* Shape of an explicit set of device ids (any order, no duplicates). */
+int net_shape_of(const struct network *net, const long *devs, size_t n,
+    struct net_shape *s, struct pl_err *err);
+
+/* Cost of collective `c` over a group of shape `s`. */
+struct net_cost net_collective(const struct network *net, enum net_coll c,
+    const struct net_shape *s);
+
+/* alpha + beta * bytes; no transfer (bytes == 0) costs nothing. */
+double net_time(struct net_cost c, double bytes);
+
+#endif

@@ -1,0 +1,322 @@
+/* util.c - errors, strict number parsing, atomic output. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int
+pl_errf(struct pl_err *err, const char *file, size_t line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return -1;
+	snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
+	err->line = line;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *
+pl_err_str(const struct pl_err *err, char *buf, size_t len)
+{
+	if (err->file[0] && err->line)
+		snprintf(buf, len, "%s:%zu: %s", err->file, err->line, err->msg);
+	else if (err->file[0])
+		snprintf(buf, len, "%s: %s", err->file, err->msg);
+	else
+		snprintf(buf, len, "%s", err->msg);
+	return buf;
+}
+
+static void
+vwarn(const char *fmt, va_list ap)
+{
+	int saved = errno;
+	size_t n = strlen(fmt);
+
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	vfprintf(stderr, fmt, ap);
+	if (n > 0 && fmt[n - 1] == ':')
+		fprintf(stderr, " %s", strerror(saved));
+	fputc('\n', stderr);
+}
+
+void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void
+warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+}
+
+void
+die_err(const struct pl_err *err)
+{
+	char buf[1400];
+
+	die("%s", pl_err_str(err, buf, sizeof(buf)));
+}
+
+int
+parse_double(const char *s, double min, double max, double *out,
+    char *why, size_t whylen)
+{
+	char *end;
+	double v;
+
+	if (s == NULL || *s == '\0') {
+		snprintf(why, whylen, "missing number");
+		return -1;
+	}
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) {
+		snprintf(why, whylen, "invalid number '%s'", s);
+		return -1;
+	}
+	if (v < min) {
+		if (min == 0)
+			snprintf(why, whylen, "negative: '%s'", s);
+		else
+			snprintf(why, whylen, "too small: '%s' (min %g)", s, min);
+		return -1;
+	}
+	if (v > max) {
+		snprintf(why, whylen, "too large: '%s' (max %g)", s, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int
+parse_long(const char *s, long min, long max, long *out, char *why, size_t whylen)
+{
+	char *end;
+	long v;
+
+	if (s == NULL || *s == '\0') {
+		snprintf(why, whylen, "missing number");
+		return -1;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || errno == ERANGE) {
+		snprintf(why, whylen, "invalid integer '%s'", s);
+		return -1;
+	}
+	if (v < min) {
+		if (min == 0)
+			snprintf(why, whylen, "negative: '%s'", s);
+		else
+			snprintf(why, whylen, "too small: '%s' (min %ld)", s, min);
+		return -1;
+	}
+	if (v > max) {
+		snprintf(why, whylen, "too large: '%s' (max %ld)", s, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+double
+opt_double(int flag, const char *arg, double min, double max)
+{
+	char why[256];
+	double v;
+
+	if (parse_double(arg, min, max, &v, why, sizeof(why)) < 0)
+		die("-%c: %s", flag, why);
+	return v;
+}
+
+long
+opt_long(int flag, const char *arg, long min, long max)
+{
+	char why[256];
+	long v;
+
+	if (parse_long(arg, min, max, &v, why, sizeof(why)) < 0)
+		die("-%c: %s", flag, why);
+	return v;
+}
+
+const char *
+numfmt(char *buf, double v)
+{
+	if (v == 0)
+		v = 0;		/* folds -0 into 0 */
+	snprintf(buf, NUMFMT_LEN, "%.12g", v);
+	return buf;
+}
+
+int
+outfile_open(struct outfile *o, const char *path, struct pl_err *err)
+{
+	size_t n;
+
+	memset(o, 0, sizeof(*o));
+	if (path == NULL || strcmp(path, "-") == 0) {
+		o->fp = stdout;
+		return 0;
+	}
+	n = strlen(path) + 32;
+	o->path = xstrdup(path);
+	o->tmp = xmalloc(n);
+	snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	o->fp = fopen(o->tmp, "w");
+	if (o->fp == NULL) {
+		pl_errf(err, NULL, 0, "cannot open '%s': %s", path, strerror(errno));
+		free(o->path);
+		free(o->tmp);
+		o->path = o->tmp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+outfile_commit(struct outfile *o, struct pl_err *err)
+{
+	const char *name = o->path ? o->path : "standard output";
+	int bad;
+
+	bad = fflush(o->fp) != 0 || ferror(o->fp);
+	if (o->path) {
+		bad |= fclose(o->fp) != 0;
+	} else {
+		/* stdout is closed here so a late write error is still seen */
+		bad |= fclose(o->fp) != 0;
+	}
+	o->fp = NULL;
+	if (bad) {
+		pl_errf(err, NULL, 0, "write error on '%s': %s", name,
+		    strerror(errno ? errno : EIO));
+		if (o->tmp)
+			unlink(o->tmp);
+		goto done;
+	}
+	if (o->path && rename(o->tmp, o->path) != 0) {
+		pl_errf(err, NULL, 0, "cannot rename '%s' to '%s': %s", o->tmp,
+		    o->path, strerror(errno));
+		unlink(o->tmp);
+		bad = 1;
+	}
+done:
+	free(o->path);
+	free(o->tmp);
+	o->path = o->tmp = NULL;
+	return bad ? -1 : 0;
+}
+
+void
+outfile_abort(struct outfile *o)
+{
+	if (o->path) {
+		if (o->fp)
+			fclose(o->fp);
+		unlink(o->tmp);
+	}
+	free(o->path);
+	free(o->tmp);
+	memset(o, 0, sizeof(*o));
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		die("out of memory");
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (p == NULL)
+		die("out of memory");
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (p == NULL)
+		die("out of memory");
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL)
+		die("out of memory");
+	return p;
+}
+
+int
+read_file(const char *path, char **buf, size_t *len, struct pl_err *err)
+{
+	FILE *fp;
+	char *b = NULL;
+	size_t cap = 0, n = 0, r;
+	int is_stdin = path == NULL || strcmp(path, "-") == 0;
+
+	fp = is_stdin ? stdin : fopen(path, "rb");
+	if (fp == NULL)
+		return pl_errf(err, path, 0, "cannot open: %s", strerror(errno));
+	for (;;) {
+		if (cap - n < 65536) {
+			cap = cap ? cap * 2 : 65536 * 2;
+			b = xrealloc(b, cap + 1);
+		}
+		r = fread(b + n, 1, cap - n, fp);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (ferror(fp)) {
+		pl_errf(err, is_stdin ? "-" : path, 0, "read error: %s",
+		    strerror(errno));
+		if (!is_stdin)
+			fclose(fp);
+		free(b);
+		return -1;
+	}
+	if (!is_stdin)
+		fclose(fp);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}

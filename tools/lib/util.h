@@ -1,0 +1,88 @@
+/*
+ * util.h - errors, number parsing and atomic output shared by every tool.
+ *
+ * Library functions never exit: they return 0 on success and -1 on failure,
+ * filling a `struct pl_err` with the coordinate of the problem (file and line,
+ * line 0 when there is none) and a one-line message.  Only the tool layer
+ * turns that into a message on stderr and an exit status (die(), usage()).
+ *
+ * Messages follow one grammar:  tool: file:line: what: reason
+ */
+#ifndef NP_UTIL_H
+#define NP_UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct pl_err {
+	char file[512];		/* "" when the error has no file */
+	size_t line;		/* 0 when the error has no line */
+	char msg[768];
+};
+
+/* Fill `err` (may be NULL).  `file` may be NULL.  Always returns -1. */
+int pl_errf(struct pl_err *err, const char *file, size_t line,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Format `err` as "file:line: msg" (the parts that exist) into buf. */
+const char *pl_err_str(const struct pl_err *err, char *buf, size_t len);
+
+/*
+ * Tool-layer helpers.  die() prints "prog: msg" and exits 1; a message that
+ * ends in ':' gets ": strerror(errno)" appended (sbase eprintf).  die_err()
+ * prints a pl_err.  warnx() prints without exiting.
+ */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void die_err(const struct pl_err *err) __attribute__((noreturn));
+void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Strict number parsing: the whole string must be a number, no trailing
+ * junk, no empty string, finite, and within [min, max].  On failure the
+ * reason ("invalid number 'x'", "too large: 'x' (max 8)") is written to
+ * why (size whylen) and -1 is returned.
+ */
+int parse_double(const char *s, double min, double max, double *out,
+    char *why, size_t whylen);
+int parse_long(const char *s, long min, long max, long *out,
+    char *why, size_t whylen);
+
+/*
+ * Option arguments: parse or exit 1 with "prog: -k: too large: '9' (max 8)".
+ */
+double opt_double(int flag, const char *arg, double min, double max);
+long opt_long(int flag, const char *arg, long min, long max);
+
+/*
+ * The one format every double is printed in: "%.12g", with "-0" printed
+ * as "0", so outputs are byte-stable.  buf must hold NUMFMT_LEN bytes.
+ */
+#define NUMFMT_LEN 32
+const char *numfmt(char *buf, double v);
+
+/*
+ * Atomic output.  outfile_open(path) opens "path.tmp.PID" (or stdout when
+ * path is NULL or "-"); outfile_commit() checks every write, closes and
+ * renames into place; outfile_abort() removes the temporary file.  So a
+ * failed run leaves no partial output behind.
+ */
+struct outfile {
+	FILE *fp;
+	char *path;		/* NULL for stdout */
+	char *tmp;
+};
+int outfile_open(struct outfile *o, const char *path, struct pl_err *err);
+int outfile_commit(struct outfile *o, struct pl_err *err);
+void outfile_abort(struct outfile *o);
+
+/* Memory helpers that exit on exhaustion (tool and library alike: an
+ * allocation failure is not an input error to be reported gracefully). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* Read a whole file ("-" or NULL: stdin) into a NUL-terminated buffer. */
+int read_file(const char *path, char **buf, size_t *len, struct pl_err *err);
+
+#endif

@@ -1,0 +1,357 @@
+/* xmlio.c - XML configs through libxml2 with RELAX NG validation. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/relaxng.h>
+
+#include "xmlio.h"
+
+/* Generated from configs/schema/ *.rng by tools/embed-schemas.sh. */
+extern const char np_schema_model[], np_schema_accelerator[],
+    np_schema_network[], np_schema_experiment[];
+
+static const char *const kind_names[XMLIO_NKINDS] = {
+	"model", "accelerator", "network", "experiment"
+};
+
+const char *
+xmlio_kind_name(enum xmlio_kind kind)
+{
+	return kind >= 0 && kind < XMLIO_NKINDS ? kind_names[kind] : "config";
+}
+
+static const char *
+schema_text(enum xmlio_kind kind)
+{
+	switch (kind) {
+	case XMLIO_MODEL: return np_schema_model;
+	case XMLIO_ACCELERATOR: return np_schema_accelerator;
+	case XMLIO_NETWORK: return np_schema_network;
+	case XMLIO_EXPERIMENT: return np_schema_experiment;
+	default: return NULL;
+	}
+}
+
+/* libxml2 messages end in a newline; ours are one line. */
+static void
+set_xml_err(struct pl_err *err, const char *file, const xmlError *e,
+    const char *fallback)
+{
+	char msg[600];
+	size_t n;
+
+	snprintf(msg, sizeof(msg), "%s", e && e->message ? e->message : fallback);
+	for (n = strlen(msg); n > 0 && isspace((unsigned char)msg[n - 1]); n--)
+		msg[n - 1] = '\0';
+	pl_errf(err, file, e && e->line > 0 ? (size_t)e->line : 0, "%s", msg);
+}
+
+/* The first validation error wins; later ones are usually consequences. */
+struct first_error {
+	int seen;
+	long line;
+	char msg[700];
+};
+
+/* Line of the first element called `name` that repeats an earlier
+ * sibling's name (libxml2 gives no node for "Extra element x"). */
+static long
+repeated_line(xmlNodePtr parent, const char *name)
+{
+	for (xmlNodePtr n = parent ? parent->children : NULL; n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (xmlStrcmp(n->name, BAD_CAST name) == 0)
+			for (xmlNodePtr m = parent->children; m != n; m = m->next)
+				if (m->type == XML_ELEMENT_NODE &&
+				    xmlStrcmp(m->name, n->name) == 0)
+					return xmlGetLineNo(n);
+		if (n->children) {
+			long l = repeated_line(n, name);
+
+			if (l > 0)
+				return l;
+		}
+	}
+	return 0;
+}
+
+static void
+on_valid_error(void *data, xmlErrorPtr e)
+{
+	struct first_error *fe = data;
+	xmlNodePtr node = e->node;
+	char msg[600];
+	size_t n;
+
+	if (fe->seen)
+		return;
+	fe->seen = 1;
+	snprintf(msg, sizeof(msg), "%s", e->message ? e->message : "");
+	for (n = strlen(msg); n > 0 && isspace((unsigned char)msg[n - 1]); n--)
+		msg[n - 1] = '\0';
+	fe->line = e->line;
+	if (node && node->type == XML_ELEMENT_NODE) {
+		char *text = xmlio_text(node);
+
+		if (fe->line == 0)
+			fe->line = xmlGetLineNo(node);
+		if (strncmp(msg, "Error validating value", 22) == 0)
+			snprintf(fe->msg, sizeof(fe->msg), "element '%s': invalid "
+			    "value '%.200s'", (const char *)node->name, text);
+		else
+			snprintf(fe->msg, sizeof(fe->msg), "element '%s': %s",
+			    (const char *)node->name, msg);
+		free(text);
+	} else {
+		snprintf(fe->msg, sizeof(fe->msg), "%s", msg);
+	}
+}
+
+int
+xmlio_validate(xmlDocPtr doc, const char *file, enum xmlio_kind kind,
+    struct pl_err *err)
+{
+	const char *text = schema_text(kind);
+	xmlRelaxNGParserCtxtPtr pctx;
+	xmlRelaxNGPtr schema;
+	xmlRelaxNGValidCtxtPtr vctx;
+	struct first_error fe;
+	int ret;
+
+	memset(&fe, 0, sizeof(fe));
+	pctx = xmlRelaxNGNewMemParserCtxt(text, (int)strlen(text));
+	schema = pctx ? xmlRelaxNGParse(pctx) : NULL;
+	if (pctx)
+		xmlRelaxNGFreeParserCtxt(pctx);
+	if (schema == NULL)
+		return pl_errf(err, NULL, 0, "internal error: %s schema does "
+		    "not compile", xmlio_kind_name(kind));
+	vctx = xmlRelaxNGNewValidCtxt(schema);
+	xmlRelaxNGSetValidStructuredErrors(vctx, on_valid_error, &fe);
+	ret = xmlRelaxNGValidateDoc(vctx, doc);
+	xmlRelaxNGFreeValidCtxt(vctx);
+	xmlRelaxNGFree(schema);
+	if (ret == 0)
+		return 0;
+	if (!fe.seen)
+		snprintf(fe.msg, sizeof(fe.msg), "does not match the schema");
+	if (fe.line == 0 && strncmp(fe.msg, "Extra element ", 14) == 0) {
+		char name[128];
+
+		if (sscanf(fe.msg + 14, "%127s", name) == 1)
+			fe.line = repeated_line((xmlNodePtr)doc, name);
+		if (fe.line > 0)
+			snprintf(fe.msg, sizeof(fe.msg), "element '%s': repeated "
+			    "or not allowed here", name);
+	}
+	return pl_errf(err, file, fe.line > 0 ? (size_t)fe.line : 0,
+	    "not a valid %s config: %s", xmlio_kind_name(kind), fe.msg);
+}
+
+xmlDocPtr
+xmlio_load(const char *path, enum xmlio_kind kind, enum xmlio_kind *found,
+    struct pl_err *err)
+{
+	const int opts = XML_PARSE_NONET | XML_PARSE_NOERROR |
+	    XML_PARSE_NOWARNING | XML_PARSE_NOCDATA;
+	const char *file = path && strcmp(path, "-") != 0 ? path : "-";
+	xmlParserCtxtPtr ctx;
+	xmlDocPtr doc;
+	xmlNodePtr root;
+	int k;
+
+	ctx = xmlNewParserCtxt();
+	if (ctx == NULL)
+		die("out of memory");
+	if (strcmp(file, "-") == 0)
+		doc = xmlCtxtReadFd(ctx, STDIN_FILENO, "-", NULL, opts);
+	else if (access(file, R_OK) != 0) {
+		xmlFreeParserCtxt(ctx);
+		pl_errf(err, file, 0, "cannot open: %s", strerror(errno));
+		return NULL;
+	} else
+		doc = xmlCtxtReadFile(ctx, file, NULL, opts);
+	if (doc == NULL) {
+		set_xml_err(err, file, xmlCtxtGetLastError(ctx), "cannot parse");
+		xmlFreeParserCtxt(ctx);
+		return NULL;
+	}
+	xmlFreeParserCtxt(ctx);
+	root = xmlDocGetRootElement(doc);
+	for (k = 0; k < XMLIO_NKINDS; k++)
+		if (root && xmlStrcmp(root->name, BAD_CAST kind_names[k]) == 0)
+			break;
+	if (k == XMLIO_NKINDS || (kind != XMLIO_ANY && k != (int)kind)) {
+		pl_errf(err, file, root ? (size_t)xmlGetLineNo(root) : 1,
+		    "root element '%s': expected <%s>", root ?
+		    (const char *)root->name : "", kind == XMLIO_ANY ?
+		    "model|accelerator|network|experiment" : kind_names[kind]);
+		xmlFreeDoc(doc);
+		return NULL;
+	}
+	if (found)
+		*found = (enum xmlio_kind)k;
+	return doc;
+}
+
+xmlNodePtr
+xmlio_child(xmlNodePtr parent, const char *name)
+{
+	for (xmlNodePtr n = parent->children; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE &&
+		    xmlStrcmp(n->name, BAD_CAST name) == 0)
+			return n;
+	return NULL;
+}
+
+static char *
+trimmed_copy(const xmlChar *s)
+{
+	const char *b = s ? (const char *)s : "";
+	size_t n;
+	char *out;
+
+	while (isspace((unsigned char)*b))
+		b++;
+	n = strlen(b);
+	while (n > 0 && isspace((unsigned char)b[n - 1]))
+		n--;
+	out = xmalloc(n + 1);
+	memcpy(out, b, n);
+	out[n] = '\0';
+	return out;
+}
+
+char *
+xmlio_text(xmlNodePtr node)
+{
+	xmlChar *c = xmlNodeGetContent(node);
+	char *s = trimmed_copy(c);
+
+	xmlFree(c);
+	return s;
+}
+
+char *
+xmlio_attr(xmlNodePtr node, const char *name)
+{
+	xmlChar *c = xmlGetProp(node, BAD_CAST name);
+	char *s;
+
+	if (c == NULL)
+		return NULL;
+	s = trimmed_copy(c);
+	xmlFree(c);
+	return s;
+}
+
+static int
+number(const char *file, xmlNodePtr node, const char *what, const char *name,
+    const char *text, double min, double *out, struct pl_err *err)
+{
+	char why[256];
+
+	if (parse_double(text, min, HUGE_VAL, out, why, sizeof(why)) < 0)
+		return pl_errf(err, file, (size_t)xmlGetLineNo(node), "%s '%s': %s",
+		    what, name, why);
+	return 0;
+}
+
+static int
+integer(const char *file, xmlNodePtr node, const char *what, const char *name,
+    const char *text, long min, long *out, struct pl_err *err)
+{
+	char why[256];
+
+	if (parse_long(text, min, 1L << 40, out, why, sizeof(why)) < 0)
+		return pl_errf(err, file, (size_t)xmlGetLineNo(node), "%s '%s': %s",
+		    what, name, why);
+	return 0;
+}
+
+int
+xmlio_child_double(const char *file, xmlNodePtr parent, const char *name,
+    double min, double *out, struct pl_err *err)
+{
+	xmlNodePtr n = xmlio_child(parent, name);
+	char *s;
+	int ret;
+
+	if (n == NULL)
+		return 1;
+	s = xmlio_text(n);
+	ret = number(file, n, "element", name, s, min, out, err);
+	free(s);
+	return ret;
+}
+
+int
+xmlio_child_long(const char *file, xmlNodePtr parent, const char *name,
+    long min, long *out, struct pl_err *err)
+{
+	xmlNodePtr n = xmlio_child(parent, name);
+	char *s;
+	int ret;
+
+	if (n == NULL)
+		return 1;
+	s = xmlio_text(n);
+	ret = integer(file, n, "element", name, s, min, out, err);
+	free(s);
+	return ret;
+}
+
+int
+xmlio_attr_double(const char *file, xmlNodePtr node, const char *name,
+    double min, double *out, struct pl_err *err)
+{
+	char *s = xmlio_attr(node, name);
+	int ret;
+
+	if (s == NULL)
+		return 1;
+	ret = number(file, node, "attribute", name, s, min, out, err);
+	free(s);
+	return ret;
+}
+
+int
+xmlio_attr_long(const char *file, xmlNodePtr node, const char *name,
+    long min, long *out, struct pl_err *err)
+{
+	char *s = xmlio_attr(node, name);
+	int ret;
+
+	if (s == NULL)
+		return 1;
+	ret = integer(file, node, "attribute", name, s, min, out, err);
+	free(s);
+	return ret;
+}
+
+int
+xmlio_child_bool(const char *file, xmlNodePtr parent, const char *name,
+    int *out, struct pl_err *err)
+{
+	xmlNodePtr n = xmlio_child(parent, name);
+	char *s;
+	int ret = 0;
+
+	if (n == NULL)
+		return 1;
+	s = xmlio_text(n);
+	if (strcmp(s, "true") == 0 || strcmp(s, "1") == 0)
+		*out = 1;
+	else if (strcmp(s, "false") == 0 || strcmp(s, "0") == 0)
+		*out = 0;
+	else
+		ret = pl_errf(err, file, (size_t)xmlGetLineNo(n),
+		    "element '%s': not a boolean: '%s'", name, s);
+	free(s);
+	return ret;
+}
