@@ -69,7 +69,7 @@ BINS      = $(addprefix bin/,$(TOOLS))
 SAN_BINS  = $(addprefix build/san/bin/,$(TOOLS))
 UNIT_BINS = $(addprefix build/rel/tests/,$(UNITS))
 SAN_UNITS = $(addprefix build/san/tests/,$(UNITS))
-.SECONDARY: $(rel_LIBOBJ) $(san_LIBOBJ)
+.SECONDARY:
 
 build/deps.ok: tools/deps.sh
 	@mkdir -p $(@D)

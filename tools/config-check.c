@@ -32,13 +32,13 @@ struct summary {
 
 /* Wrap a referenced file's error into one that names the experiment. */
 static int
-ref_error(struct pl_err *err, const char *file, const char *what,
+ref_error(struct pl_err *err, const char *file, size_t line, const char *what,
     const char *name)
 {
 	char inner[1400];
 
 	pl_err_str(err, inner, sizeof(inner));
-	return pl_errf(err, file, 0, "%s '%s': %s", what, name, inner);
+	return pl_errf(err, file, line, "%s '%s': %s", what, name, inner);
 }
 
 static int
@@ -53,43 +53,58 @@ check_refs(const struct experiment_cfg *e, const char *file, const char *dir,
 	snprintf(path, sizeof(path), "%s/accelerators/%s.xml", dir,
 	    e->accelerator);
 	if (accel_load(&a, path, err) < 0)
-		return ref_error(err, file, "accelerator", e->accelerator);
+		return ref_error(err, file, 0, "accelerator",
+		    e->accelerator);
 	for (int i = 0; i < e->nmodels; i++) {
 		snprintf(path, sizeof(path), "%s/models/%s.xml", dir,
 		    e->model[i].name);
 		if (model_load(&m, path, err) < 0)
-			return ref_error(err, file, "model", e->model[i].name);
+			return ref_error(err, file, e->model[i].line, "model",
+			    e->model[i].name);
 	}
 	for (int i = 0; i < e->nclusters; i++) {
 		snprintf(path, sizeof(path), "%s/networks/%s.xml", dir,
 		    e->cluster[i].network);
 		if (network_load(&n, path, err) < 0)
-			return ref_error(err, file, "network",
-			    e->cluster[i].network);
+			return ref_error(err, file, e->cluster[i].line,
+			    "network", e->cluster[i].network);
 		if (n.ndevices != e->cluster[i].devices)
-			return pl_errf(err, file, 0, "cluster '%s': the network "
+			return pl_errf(err, file, e->cluster[i].line, "cluster "
+			    "'%s': the network "
 			    "has %ld devices, not %ld", e->cluster[i].network,
 			    n.ndevices, e->cluster[i].devices);
 	}
 	return 0;
 }
 
+static int check_doc(xmlDocPtr doc, enum xmlio_kind kind, const char *file,
+    const char *dir, struct summary *s, struct pl_err *err);
+
 static int
 check(const char *file, const char *dir, struct summary *s, struct pl_err *err)
 {
 	enum xmlio_kind kind;
 	xmlDocPtr doc;
+	int ret;
 
 	memset(s, 0, sizeof(*s));
 	if ((doc = xmlio_load(file, XMLIO_ANY, &kind, err)) == NULL)
 		return -1;
+	ret = check_doc(doc, kind, file, dir, s, err);
 	xmlFreeDoc(doc);
+	return ret;
+}
+
+static int
+check_doc(xmlDocPtr doc, enum xmlio_kind kind, const char *file,
+    const char *dir, struct summary *s, struct pl_err *err)
+{
 	s->kind = xmlio_kind_name(kind);
 	switch (kind) {
 	case XMLIO_MODEL: {
 		struct model_cfg m;
 
-		if (model_load(&m, file, err) < 0)
+		if (model_from_doc(&m, doc, file, err) < 0)
 			return -1;
 		snprintf(s->name, sizeof(s->name), "%s", m.name);
 		snprintf(s->parameters, NUMFMT_LEN, "%.0f", model_parameters(&m));
@@ -98,7 +113,7 @@ check(const char *file, const char *dir, struct summary *s, struct pl_err *err)
 	case XMLIO_ACCELERATOR: {
 		struct accel_cfg a;
 
-		if (accel_load(&a, file, err) < 0)
+		if (accel_from_doc(&a, doc, file, err) < 0)
 			return -1;
 		snprintf(s->name, sizeof(s->name), "%s", a.name);
 		snprintf(s->memory, NUMFMT_LEN, "%.0f", a.memory_bytes);
@@ -107,7 +122,7 @@ check(const char *file, const char *dir, struct summary *s, struct pl_err *err)
 	case XMLIO_NETWORK: {
 		struct network n;
 
-		if (network_load(&n, file, err) < 0)
+		if (network_from_doc(&n, doc, file, err) < 0)
 			return -1;
 		snprintf(s->name, sizeof(s->name), "%s", n.name);
 		snprintf(s->devices, NUMFMT_LEN, "%ld", n.ndevices);
@@ -116,7 +131,7 @@ check(const char *file, const char *dir, struct summary *s, struct pl_err *err)
 	default: {
 		struct experiment_cfg e;
 
-		if (experiment_load(&e, file, err) < 0)
+		if (experiment_from_doc(&e, doc, file, err) < 0)
 			return -1;
 		if (dir && check_refs(&e, file, dir, err) < 0)
 			return -1;
@@ -142,12 +157,13 @@ main(int argc, char *argv[])
 	const char *dir = NULL, *outpath = NULL;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "C:ho:")) != -1) {
+	opterr = 0;
+	while ((ch = getopt(argc, argv, ":C:ho:")) != -1) {
 		switch (ch) {
 		case 'C': dir = optarg; break;
 		case 'h': usage(stdout, 0); break;
 		case 'o': outpath = optarg; break;
-		default: usage(stderr, 2);
+		default: bad_option(ch); usage(stderr, 2);
 		}
 	}
 	argc -= optind;

@@ -139,11 +139,12 @@ main(int argc, char *argv[])
 	const char *outpath = NULL;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "ho:")) != -1) {
+	opterr = 0;
+	while ((ch = getopt(argc, argv, ":ho:")) != -1) {
 		switch (ch) {
 		case 'h': usage(stdout, 0); break;
 		case 'o': outpath = optarg; break;
-		default: usage(stderr, 2);
+		default: bad_option(ch); usage(stderr, 2);
 		}
 	}
 	argc -= optind;

@@ -205,7 +205,8 @@ main(int argc, char *argv[])
 	struct pl_err err;
 	int ch;
 
-	while ((ch = getopt(argc, argv, "M:O:a:e:ho:s:")) != -1) {
+	opterr = 0;
+	while ((ch = getopt(argc, argv, ":M:O:a:e:ho:s:")) != -1) {
 		switch (ch) {
 		case 'M': o.device_memory_bytes = opt_double('M', optarg, 1,
 		    1e18); break;
@@ -224,7 +225,7 @@ main(int argc, char *argv[])
 		case 'h': usage(stdout, 0); break;
 		case 'o': o.out = optarg; break;
 		case 's': o.stages = optarg; break;
-		default: usage(stderr, 2);
+		default: bad_option(ch); usage(stderr, 2);
 		}
 	}
 	argc -= optind;

@@ -58,21 +58,35 @@ need_long(const char *file, xmlNodePtr parent, const char *name, long *dst,
 }
 #define NEED_LONG(file, root, name, dst) need_long(file, root, name, dst, err)
 
+/* A required child holding a number > 0. */
+static int
+need_positive(const char *file, xmlNodePtr parent, const char *name,
+    double *dst, struct pl_err *err)
+{
+	int r = xmlio_child_double(file, parent, name, 0, dst, err);
+
+	if (r > 0)
+		return pl_errf(err, file, line_of(parent), "missing element '%s'",
+		    name);
+	if (r == 0 && !(*dst > 0))
+		return pl_errf(err, file, line_of(xmlio_child(parent, name)),
+		    "element '%s': must be positive", name);
+	return r;
+}
+
 int
-model_load(struct model_cfg *m, const char *path, struct pl_err *err)
+model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
+    struct pl_err *err)
 {
 	static const char *const arch[] = { "encoder", "decoder", NULL };
 	static const char *const norm[] = { "layernorm", "rmsnorm", NULL };
 	static const char *const act[] = { "gelu", "silu", "relu", NULL };
 	static const char *const mlp[] = { "dense", "gated", NULL };
 	static const char *const pos[] = { "learned", "rotary", NULL };
-	xmlDocPtr doc;
 	xmlNodePtr r;
 	int ret = -1;
 
 	memset(m, 0, sizeof(*m));
-	if ((doc = xmlio_load(path, XMLIO_MODEL, NULL, err)) == NULL)
-		return -1;
 	r = xmlDocGetRootElement(doc);
 	copy_name(m->name, sizeof(m->name), r);
 	m->architecture = child_enum(r, "architecture", arch, ARCH_DECODER);
@@ -126,6 +140,18 @@ model_load(struct model_cfg *m, const char *path, struct pl_err *err)
 	}
 	ret = xmlio_validate(doc, path, XMLIO_MODEL, err);
 done:
+	return ret;
+}
+
+int
+model_load(struct model_cfg *m, const char *path, struct pl_err *err)
+{
+	xmlDocPtr doc = xmlio_load(path, XMLIO_MODEL, NULL, err);
+	int ret;
+
+	if (doc == NULL)
+		return -1;
+	ret = model_from_doc(m, doc, path, err);
 	xmlFreeDoc(doc);
 	return ret;
 }
@@ -162,31 +188,28 @@ model_parameters(const struct model_cfg *m)
 }
 
 int
-accel_load(struct accel_cfg *a, const char *path, struct pl_err *err)
+accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
+    struct pl_err *err)
 {
 	static const char *const kinds[] = {
 		"matmul", "attention", "vector", "memory", NULL
 	};
 	double gib = 0, gbps = 0, ghz = 0;
-	xmlDocPtr doc;
 	xmlNodePtr r;
 	int ret = -1;
 
 	memset(a, 0, sizeof(*a));
-	if ((doc = xmlio_load(path, XMLIO_ACCELERATOR, NULL, err)) == NULL)
-		return -1;
 	r = xmlDocGetRootElement(doc);
 	copy_name(a->name, sizeof(a->name), r);
 	a->tensor_cores = a->vector_cores = 1;
 	for (int k = 0; k < EFF_NKINDS; k++)
 		a->efficiency[k] = 1;
-	if (xmlio_child_double(path, r, "memory_GiB", 0, &gib, err) < 0 ||
-	    xmlio_child_double(path, r, "peak_matmul_flops_per_s", 0,
+	if (need_positive(path, r, "memory_GiB", &gib, err) < 0 ||
+	    need_positive(path, r, "peak_matmul_flops_per_s",
 	    &a->peak_matmul_flops_per_s, err) < 0 ||
-	    xmlio_child_double(path, r, "peak_vector_flops_per_s", 0,
+	    need_positive(path, r, "peak_vector_flops_per_s",
 	    &a->peak_vector_flops_per_s, err) < 0 ||
-	    xmlio_child_double(path, r, "memory_bandwidth_GBps", 0, &gbps,
-	    err) < 0 ||
+	    need_positive(path, r, "memory_bandwidth_GBps", &gbps, err) < 0 ||
 	    xmlio_child_long(path, r, "tensor_cores", 1, &a->tensor_cores,
 	    err) < 0 ||
 	    xmlio_child_long(path, r, "vector_cores", 1, &a->vector_cores,
@@ -224,6 +247,18 @@ accel_load(struct accel_cfg *a, const char *path, struct pl_err *err)
 	}
 	ret = xmlio_validate(doc, path, XMLIO_ACCELERATOR, err);
 done:
+	return ret;
+}
+
+int
+accel_load(struct accel_cfg *a, const char *path, struct pl_err *err)
+{
+	xmlDocPtr doc = xmlio_load(path, XMLIO_ACCELERATOR, NULL, err);
+	int ret;
+
+	if (doc == NULL)
+		return -1;
+	ret = accel_from_doc(a, doc, path, err);
 	xmlFreeDoc(doc);
 	return ret;
 }
@@ -382,21 +417,24 @@ torus_levels(struct network *net, const char *path, xmlNodePtr t,
 }
 
 int
-network_load(struct network *net, const char *path, struct pl_err *err)
+network_from_doc(struct network *net, xmlDocPtr doc, const char *path,
+    struct pl_err *err)
 {
-	xmlDocPtr doc;
 	xmlNodePtr r, t;
 	int ret = -1;
 
 	memset(net, 0, sizeof(*net));
-	if ((doc = xmlio_load(path, XMLIO_NETWORK, NULL, err)) == NULL)
-		return -1;
 	r = xmlDocGetRootElement(doc);
 	copy_name(net->name, sizeof(net->name), r);
 	if ((t = xmlio_child(r, "torus")) != NULL) {
 		if (torus_levels(net, path, t, err) < 0)
 			goto done;
 	} else {
+		if (xmlio_child(r, "level") == NULL) {
+			pl_errf(err, path, line_of(r), "no <level> or <torus> "
+			    "element: a network needs at least one level");
+			goto done;
+		}
 		for (xmlNodePtr n = r->children; n; n = n->next) {
 			struct net_level *lv;
 
@@ -426,6 +464,18 @@ network_load(struct network *net, const char *path, struct pl_err *err)
 	if ((ret = network_finish(net, path, err)) == 0)
 		ret = xmlio_validate(doc, path, XMLIO_NETWORK, err);
 done:
+	return ret;
+}
+
+int
+network_load(struct network *net, const char *path, struct pl_err *err)
+{
+	xmlDocPtr doc = xmlio_load(path, XMLIO_NETWORK, NULL, err);
+	int ret;
+
+	if (doc == NULL)
+		return -1;
+	ret = network_from_doc(net, doc, path, err);
 	xmlFreeDoc(doc);
 	return ret;
 }
@@ -480,21 +530,23 @@ take_method(void *ctx, const char *tok)
 }
 
 int
-experiment_load(struct experiment_cfg *e, const char *path, struct pl_err *err)
+experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc, const char *path,
+    struct pl_err *err)
 {
 	static const char *const opt[] = { "adam", "sgd", NULL };
 	static const char *const sched[] = { "1f1b", "gpipe", NULL };
 	struct token_sink sink = { e, 0, 0 };
-	xmlDocPtr doc;
 	xmlNodePtr r, n;
 	char *s;
 	int ret = -1;
 
 	memset(e, 0, sizeof(*e));
-	if ((doc = xmlio_load(path, XMLIO_EXPERIMENT, NULL, err)) == NULL)
-		return -1;
 	r = xmlDocGetRootElement(doc);
 	copy_name(e->name, sizeof(e->name), r);
+	if (xmlio_child(r, "accelerator") == NULL) {
+		pl_errf(err, path, line_of(r), "missing element 'accelerator'");
+		goto done;
+	}
 	s = xmlio_text(xmlio_child(r, "accelerator"));
 	snprintf(e->accelerator, sizeof(e->accelerator), "%s", s);
 	free(s);
@@ -522,6 +574,7 @@ experiment_load(struct experiment_cfg *e, const char *path, struct pl_err *err)
 				goto done;
 			}
 			s = xmlio_attr(n, "network");
+			e->cluster[e->nclusters].line = line_of(n);
 			snprintf(e->cluster[e->nclusters].network, 128, "%s", s);
 			free(s);
 			if (xmlio_attr_long(path, n, "devices", 1,
@@ -534,6 +587,7 @@ experiment_load(struct experiment_cfg *e, const char *path, struct pl_err *err)
 				goto done;
 			}
 			copy_name(e->model[e->nmodels].name, 128, n);
+			e->model[e->nmodels].line = line_of(n);
 			e->model[e->nmodels].device_memory_bytes = 0;
 			if (xmlio_attr_double(path, n, "device_memory_bytes", 0,
 			    &e->model[e->nmodels++].device_memory_bytes, err) < 0)
@@ -545,13 +599,26 @@ experiment_load(struct experiment_cfg *e, const char *path, struct pl_err *err)
 			if (e->cluster[i].devices == e->cluster[j].devices &&
 			    strcmp(e->cluster[i].network, e->cluster[j].network)
 			    == 0) {
-				pl_errf(err, path, 0, "cluster of %ld devices on "
+				pl_errf(err, path, e->cluster[i].line, "cluster of "
+				    "%ld devices on "
 				    "'%s' listed twice", e->cluster[i].devices,
 				    e->cluster[i].network);
 				goto done;
 			}
 	ret = xmlio_validate(doc, path, XMLIO_EXPERIMENT, err);
 done:
+	return ret;
+}
+
+int
+experiment_load(struct experiment_cfg *e, const char *path, struct pl_err *err)
+{
+	xmlDocPtr doc = xmlio_load(path, XMLIO_EXPERIMENT, NULL, err);
+	int ret;
+
+	if (doc == NULL)
+		return -1;
+	ret = experiment_from_doc(e, doc, path, err);
 	xmlFreeDoc(doc);
 	return ret;
 }

@@ -9,6 +9,8 @@
 #ifndef NP_CONFIG_H
 #define NP_CONFIG_H
 
+#include <libxml/tree.h>
+
 #include "netmodel.h"
 #include "util.h"
 
@@ -55,16 +57,37 @@ struct experiment_cfg {
 	int nmethods;
 	char methods[EXP_MAX][32];
 	int nclusters;
-	struct { long devices; char network[128]; } cluster[EXP_MAX];
+	struct {
+		long devices;
+		char network[128];
+		size_t line;
+	} cluster[EXP_MAX];
 	int nmodels;
-	struct { char name[128]; double device_memory_bytes; } model[EXP_MAX];
+	struct {
+		char name[128];
+		double device_memory_bytes;	/* 0: the accelerator's */
+		size_t line;
+	} model[EXP_MAX];
 };
 
+/*
+ * X_load() parses and reads a file; X_from_doc() reads a document already
+ * parsed with xmlio_load() (config-check does this to read stdin once).
+ */
 int model_load(struct model_cfg *m, const char *path, struct pl_err *err);
 int accel_load(struct accel_cfg *a, const char *path, struct pl_err *err);
 int network_load(struct network *n, const char *path, struct pl_err *err);
 int experiment_load(struct experiment_cfg *e, const char *path,
     struct pl_err *err);
+
+int model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
+    struct pl_err *err);
+int accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
+    struct pl_err *err);
+int network_from_doc(struct network *n, xmlDocPtr doc, const char *path,
+    struct pl_err *err);
+int experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc,
+    const char *path, struct pl_err *err);
 
 /* Parameter count of a model config (closed form, docs/models.md). */
 double model_parameters(const struct model_cfg *m);

@@ -156,9 +156,18 @@ layers_boundary_input(const struct layer_graph *g, size_t first, size_t last)
 
 	if (g->nedges == 0)
 		return g->l[first].input_bytes;
-	for (size_t i = 0; i < g->nedges; i++)
-		if (g->e[i].src < first && g->e[i].dst >= first &&
-		    g->e[i].dst <= last)
-			b += g->e[i].bytes;
+	for (size_t v = first; v <= last; v++) {
+		int fed = 0;
+
+		for (size_t i = 0; i < g->nedges; i++) {
+			if (g->e[i].dst != v)
+				continue;
+			fed = 1;
+			if (g->e[i].src < first)
+				b += g->e[i].bytes;
+		}
+		if (!fed)	/* a source layer: its input comes from outside */
+			b += g->l[v].input_bytes;
+	}
 	return b;
 }

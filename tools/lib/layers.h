@@ -49,8 +49,11 @@ void layers_release(struct layer_graph *g);
 /* Row index of layer `id`, or -1. */
 long layers_index(const struct layer_graph *g, long id);
 
-/* Bytes entering rows [first, last] from earlier rows: the edges when
- * there are any, else the first row's input_bytes. */
+/*
+ * Bytes entering rows [first, last] from outside them: with edges, those
+ * from earlier rows plus the input_bytes of rows no edge feeds (the model
+ * input); without edges, the first row's input_bytes.
+ */
 double layers_boundary_input(const struct layer_graph *g, size_t first,
     size_t last);
 

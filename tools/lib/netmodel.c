@@ -134,15 +134,16 @@ net_shape_of(const struct network *net, const long *devs, size_t n,
 	memcpy(d, devs, n * sizeof(long));
 	qsort(d, n, sizeof(long), cmp_long);
 	for (size_t i = 0; i < n; i++) {
-		if (d[i] < 0 || d[i] >= net->ndevices) {
+		long id = d[i];
+
+		if (id < 0 || id >= net->ndevices || (i > 0 && id == d[i - 1])) {
 			free(d);
-			return pl_errf(err, NULL, 0, "device %ld is not in network "
-			    "'%s' (0..%ld)", d[i], net->name, net->ndevices - 1);
-		}
-		if (i > 0 && d[i] == d[i - 1]) {
-			free(d);
+			if (id < 0 || id >= net->ndevices)
+				return pl_errf(err, NULL, 0, "device %ld is not in "
+				    "network '%s' (0..%ld)", id, net->name,
+				    net->ndevices - 1);
 			return pl_errf(err, NULL, 0, "device %ld twice in a group",
-			    d[i]);
+			    id);
 		}
 	}
 	s->n = (long)n;

@@ -142,14 +142,25 @@ parse_long(const char *s, long min, long max, long *out, char *why, size_t whyle
 	return 0;
 }
 
+void
+bad_option(int ch)
+{
+	if (ch == ':')
+		warnx("-%c: needs an argument", optopt);
+	else
+		warnx("-%c: unknown option", optopt);
+}
+
 double
 opt_double(int flag, const char *arg, double min, double max)
 {
 	char why[256];
 	double v;
 
-	if (parse_double(arg, min, max, &v, why, sizeof(why)) < 0)
-		die("-%c: %s", flag, why);
+	if (parse_double(arg, min, max, &v, why, sizeof(why)) < 0) {
+		warnx("-%c: %s", flag, why);
+		exit(2);
+	}
 	return v;
 }
 
@@ -159,8 +170,10 @@ opt_long(int flag, const char *arg, long min, long max)
 	char why[256];
 	long v;
 
-	if (parse_long(arg, min, max, &v, why, sizeof(why)) < 0)
-		die("-%c: %s", flag, why);
+	if (parse_long(arg, min, max, &v, why, sizeof(why)) < 0) {
+		warnx("-%c: %s", flag, why);
+		exit(2);
+	}
 	return v;
 }
 

@@ -48,7 +48,15 @@ int parse_long(const char *s, long min, long max, long *out,
     char *why, size_t whylen);
 
 /*
- * Option arguments: parse or exit 1 with "prog: -k: too large: '9' (max 8)".
+ * getopt with a leading ':' in the optstring and opterr = 0 returns '?'
+ * or ':'; bad_option() says which option was wrong, in our grammar
+ * ("prog: -x: unknown option"), before the tool prints its usage.
+ */
+void bad_option(int ch);
+
+/*
+ * Option arguments: parse, or exit 2 (a usage error) with
+ * "prog: -k: too large: '9' (max 8)".
  */
 double opt_double(int flag, const char *arg, double min, double max);
 long opt_long(int flag, const char *arg, long min, long max);

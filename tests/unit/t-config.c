@@ -1,0 +1,68 @@
+/* t-config.c - the paper's configs load, and their parameter counts match
+ * the published totals within 1%. */
+#include "config.h"
+#include "tap.h"
+
+static void
+params(const char *name, double published, double rel)
+{
+	struct model_cfg m;
+	struct pl_err err;
+	char path[256], label[128];
+
+	snprintf(path, sizeof(path), "configs/models/%s.xml", name);
+	snprintf(label, sizeof(label), "%s loads", name);
+	if (!OK(model_load(&m, path, &err) == 0, label)) {
+		printf("#   %s:%zu: %s\n", err.file, err.line, err.msg);
+		return;
+	}
+	snprintf(label, sizeof(label), "%s has %.4g parameters", name, published);
+	EQ_DBL(model_parameters(&m), published, rel, label);
+}
+
+static void
+networks(void)
+{
+	static const struct { const char *name; long devices; } want[] = {
+		{ "fattree-tpuv4-64", 64 }, { "fattree-tpuv4-1024", 1024 },
+		{ "spineleaf-h100-128", 128 }, { "spineleaf-h100-1024", 1024 },
+		{ "spineleaf-v100-8", 8 }, { "spineleaf-v100-16", 16 },
+		{ "torus-tpuv4-1024", 1024 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct network n;
+		struct pl_err err;
+		char path[256];
+
+		snprintf(path, sizeof(path), "configs/networks/%s.xml",
+		    want[i].name);
+		OK(network_load(&n, path, &err) == 0, want[i].name);
+		EQ_INT(n.ndevices, want[i].devices, path);
+	}
+}
+
+int
+main(void)
+{
+	struct accel_cfg a;
+	struct pl_err err;
+
+	/* Published totals: Devlin et al. (BERT-Large 335M as commonly
+	 * counted with the pooler), Touvron et al. (6.74B), Grattafiori et
+	 * al. (70.6B), Brown et al. (175B), Jiang et al. (46.7B), and the
+	 * paper's appendix for GPT3-35B (35B) and the scaled Mixtral (790M). */
+	params("bertlarge", 335e6, 0.01);
+	params("llama2-7b", 6.74e9, 0.01);
+	params("llama3-70b", 70.6e9, 0.01);
+	params("gpt3-175b", 175e9, 0.01);
+	params("mixtral-8x7b", 46.7e9, 0.01);
+	params("gpt3-35b", 35e9, 0.01);
+	params("mixtral-scaled", 790e6, 0.01);
+	networks();
+	OK(accel_load(&a, "configs/accelerators/tpuv4.xml", &err) == 0, "tpuv4");
+	EQ_DBL(a.memory_bytes, 64.0 * 1073741824.0, 0, "64 GiB");
+	EQ_INT(a.tensor_cores, 8, "8 tensor cores");
+	OK(accel_load(&a, "configs/accelerators/h100-80gb.xml", &err) == 0, "h100");
+	EQ_DBL(a.peak_matmul_flops_per_s, 989.4e12, 0, "H100 dense BF16 peak");
+	return tap_done();
+}

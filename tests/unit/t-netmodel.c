@@ -1,0 +1,209 @@
+/* t-netmodel.c - the cost model against closed forms worked out by hand. */
+#include <string.h>
+
+#include "config.h"
+#include "netmodel.h"
+#include "tap.h"
+
+static void
+level(struct network *n, int l, long fanout, double bw, double lat, double os,
+    enum net_algo algo)
+{
+	n->level[l].fanout = fanout;
+	n->level[l].bandwidth_Bps = bw;
+	n->level[l].latency_s = lat;
+	n->level[l].oversubscription = os;
+	n->level[l].algo = algo;
+	if (l + 1 > n->nlevels)
+		n->nlevels = l + 1;
+}
+
+/* Ring all-reduce on one level: 2(n-1)/n * B / bw + 2(n-1) * latency. */
+static void
+ring_allreduce(void)
+{
+	const long sizes[] = { 2, 3, 5, 8, 16 };
+	const double bw = 25e9, lat = 3e-6, B = 1 << 30;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct network n = { 0 };
+		struct net_shape s;
+		long k = sizes[i];
+		char name[80];
+		double want = 2.0 * (double)(k - 1) / (double)k * B / bw +
+		    2.0 * (double)(k - 1) * lat;
+
+		level(&n, 0, k, bw, lat, 1, NET_RING);
+		network_finish(&n, NULL, NULL);
+		net_shape_uniform(&n, &k, &s);
+		snprintf(name, sizeof(name), "ring all-reduce n=%ld", k);
+		EQ_DBL(net_time(net_collective(&n, NET_ALL_REDUCE, &s), B), want,
+		    1e-12, name);
+		snprintf(name, sizeof(name), "all-gather is half of it n=%ld", k);
+		EQ_DBL(net_time(net_collective(&n, NET_ALL_GATHER, &s), B),
+		    want / 2, 1e-12, name);
+		snprintf(name, sizeof(name), "reduce-scatter likewise n=%ld", k);
+		EQ_DBL(net_time(net_collective(&n, NET_REDUCE_SCATTER, &s), B),
+		    want / 2, 1e-12, name);
+		snprintf(name, sizeof(name), "all-to-all n=%ld", k);
+		EQ_DBL(net_time(net_collective(&n, NET_ALL_TO_ALL, &s), B),
+		    (double)(k - 1) / (double)k * B / bw + (double)(k - 1) * lat,
+		    1e-12, name);
+	}
+}
+
+/*
+ * Two levels: 4 devices a node at 100 GB/s and 1 us, 3 nodes on a switch
+ * at 10 GB/s and 5 us.  Hierarchical all-reduce over all 12: reduce-scatter
+ * in the node (chunks B/4), all-reduce across nodes on B/4, all-gather in
+ * the node:
+ *   2*3/4 * B/100e9 + 2*3*1e-6  +  2*2/3 * (B/4)/10e9 + 2*2*(1e-6 + 5e-6)
+ */
+static void
+two_level_allreduce(void)
+{
+	struct network n = { 0 };
+	struct net_shape s;
+	long k[2] = { 4, 3 };
+	const double B = 4e8;
+	double want = 1.5 * B / 100e9 + 6e-6 + (4.0 / 3) * (B / 4) / 10e9 + 24e-6;
+
+	level(&n, 0, 4, 100e9, 1e-6, 1, NET_RING);
+	level(&n, 1, 3, 10e9, 5e-6, 1, NET_RING);
+	EQ_INT(network_finish(&n, NULL, NULL), 0, "two-level network is valid");
+	EQ_INT(n.ndevices, 12, "4 x 3 = 12 devices");
+	net_shape_uniform(&n, k, &s);
+	EQ_INT(s.top, 1, "the group spans level 1");
+	EQ_DBL(net_time(net_collective(&n, NET_ALL_REDUCE, &s), B), want, 1e-12,
+	    "two-level hierarchical all-reduce");
+	/* the same group given as explicit device ids */
+	{
+		long ids[12];
+		struct net_shape e;
+
+		for (int i = 0; i < 12; i++)
+			ids[i] = 11 - i;
+		EQ_INT(net_shape_of(&n, ids, 12, &e, NULL), 0, "shape of ids");
+		EQ_DBL(net_time(net_collective(&n, NET_ALL_REDUCE, &e), B), want,
+		    1e-12, "explicit ids give the uniform shape's cost");
+	}
+}
+
+/*
+ * Oversubscription: level 1 at 100 GB/s with 4:1 oversubscription gives a
+ * flow 25 GB/s; level 2 at 400 GB/s (1:1) does not widen the narrowest
+ * link, so a transfer crossing level 2 still moves at 25 GB/s and pays
+ * all three latencies.
+ */
+static void
+oversubscribed_transfer(void)
+{
+	struct network n = { 0 };
+	const double B = 1e9;
+
+	level(&n, 0, 8, 900e9, 1e-4, 1, NET_RING);
+	level(&n, 1, 4, 100e9, 2e-4, 4, NET_RING);
+	level(&n, 2, 2, 400e9, 3e-4, 1, NET_RING);
+	network_finish(&n, NULL, NULL);
+	EQ_DBL(net_time(net_p2p(&n, 0), B), 1e-4 + B / 900e9, 1e-12,
+	    "p2p inside a node");
+	EQ_DBL(net_time(net_p2p(&n, 1), B), 3e-4 + B / 25e9, 1e-12,
+	    "p2p across the oversubscribed level");
+	EQ_DBL(net_time(net_p2p(&n, 2), B), 6e-4 + B / 25e9, 1e-12,
+	    "p2p across the top pays the narrowest link on the way");
+	EQ_INT(net_common_level(&n, 3, 5), 0, "devices 3 and 5 share a node");
+	EQ_INT(net_common_level(&n, 7, 8), 1, "devices 7 and 8 share a leaf");
+	EQ_INT(net_common_level(&n, 0, 32), 2, "devices 0 and 32 meet at the top");
+	EQ_INT(net_common_level(&n, 4, 4), -1, "a device and itself");
+	EQ_DBL(net_time(net_p2p(&n, 1), 0), 0, 0, "no bytes, no time");
+}
+
+/* Halving-doubling: log2(k) latency steps each way, same bandwidth term. */
+static void
+halving_doubling(void)
+{
+	struct network n = { 0 };
+	struct net_shape s;
+	long k = 8, k6 = 6;
+	const double B = 1e6;
+
+	level(&n, 0, 8, 50e9, 2e-6, 1, NET_HALVING_DOUBLING);
+	network_finish(&n, NULL, NULL);
+	net_shape_uniform(&n, &k, &s);
+	EQ_DBL(net_time(net_collective(&n, NET_ALL_REDUCE, &s), B),
+	    2 * 7.0 / 8 * B / 50e9 + 2 * 3 * 2e-6, 1e-12,
+	    "halving-doubling all-reduce, 8 members");
+	net_shape_uniform(&n, &k6, &s);
+	EQ_DBL(net_time(net_collective(&n, NET_ALL_REDUCE, &s), B),
+	    2 * 5.0 / 6 * B / 50e9 + 2 * 5 * 2e-6, 1e-12,
+	    "6 members fall back to the ring");
+}
+
+/* Strided and uneven groups, as data-parallel groups are. */
+static void
+group_shapes(void)
+{
+	struct network n = { 0 };
+	struct net_shape s;
+	long strided[4] = { 0, 8, 16, 24 }, uneven[12];
+
+	level(&n, 0, 8, 900e9, 1e-4, 1, NET_RING);
+	level(&n, 1, 4, 100e9, 2e-4, 1, NET_RING);
+	level(&n, 2, 2, 400e9, 3e-4, 1, NET_RING);
+	network_finish(&n, NULL, NULL);
+	net_shape_of(&n, strided, 4, &s, NULL);
+	EQ_INT(s.ring[0], 1, "one member a node");
+	EQ_INT(s.ring[1], 4, "four nodes meet at the leaf");
+	EQ_INT(s.top, 1, "top level 1");
+	for (int i = 0; i < 12; i++)
+		uneven[i] = i;
+	net_shape_of(&n, uneven, 12, &s, NULL);
+	EQ_INT(s.ring[0], 8, "uneven: the longest ring in a node is 8");
+	EQ_INT(s.ring[1], 2, "uneven: two nodes meet");
+	EQ_INT(s.chunk_div[1], 4, "uneven: the 4-member node holds the big chunk");
+	{
+		long bad[2] = { 3, 3 };
+
+		OK(net_shape_of(&n, bad, 2, &s, NULL) < 0, "duplicate ids refused");
+		bad[1] = 64;
+		OK(net_shape_of(&n, bad, 2, &s, NULL) < 0, "ids beyond the network "
+		    "refused");
+	}
+}
+
+/*
+ * A 4x4x4 torus with 2x2x2 blocks and 10 GB/s links, 1 us a hop:
+ *   level 0 (2x2x2, no wraparound): diameter 3; cut a 2-long dimension:
+ *     4 links for 4 devices a side -> 10 GB/s a device;
+ *   level 1 (4x4x4 with wraparound): diameter 6, adds 3 hops; cut:
+ *     16 x 2 links for 32 devices -> 10 GB/s a device.
+ */
+static void
+torus(void)
+{
+	struct network n;
+	struct pl_err err;
+
+	if (!OK(network_load(&n, "tests/configs/good/torus-4x4x4.xml", &err) == 0,
+	    "small torus loads"))
+		printf("#   %s:%zu: %s\n", err.file, err.line, err.msg);
+	EQ_INT(n.nlevels, 2, "one block level and the torus");
+	EQ_INT(n.level[0].fanout, 8, "2x2x2 block");
+	EQ_INT(n.level[1].fanout, 8, "8 blocks");
+	EQ_DBL(n.level[0].latency_s, 3e-6, 1e-12, "block diameter 3 hops");
+	EQ_DBL(n.level[1].latency_s, 3e-6, 1e-12, "torus adds 3 hops");
+	EQ_DBL(n.level[0].bandwidth_Bps, 10e9, 1e-12, "block bisection share");
+	EQ_DBL(n.level[1].bandwidth_Bps, 10e9, 1e-12, "torus bisection share");
+}
+
+int
+main(void)
+{
+	ring_allreduce();
+	two_level_allreduce();
+	oversubscribed_transfer();
+	halving_doubling();
+	group_shapes();
+	torus();
+	return tap_done();
+}
