@@ -29,7 +29,7 @@ ALL_CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(XML_CFLAGS) \
               -Itools/lib $(CFLAGS)
 LIBS        = -lcsv -lglpk $(XML_LIBS) -lm
 
-TOOLS   = cost-matrix memmodel config-check
+TOOLS   = cost-matrix memmodel config-check graph-normalize
 LIBSRC  = $(wildcard tools/lib/*.c)
 LIBHDR  = $(wildcard tools/lib/*.h)
 SCHEMAS = $(wildcard configs/schema/*.rng)
@@ -91,7 +91,40 @@ results/configs.csv: $(CONFIGS) bin/config-check
 	@mkdir -p $(@D)
 	bin/config-check -C configs -o $@ $(CONFIGS)
 
-.PHONY: all tools results check check-rel check-san clean
+# ---- the paper's artifact (profiled costs, read from $(ARTIFACT)) --------
+# Graph directories are named <model>_mbs_...; each maps to our model config
+# (for its layer count).
+ART_GRAPHS := $(shell awk -F, 'NR > 1 { print $$1 "/" $$2 }' \
+                $(ARTIFACT)/index.csv 2>/dev/null)
+ART_LAYERS  = $(patsubst %,results/artifact/layers/%.csv,$(ART_GRAPHS))
+ART_EDGES   = $(patsubst %,results/artifact/layers/%.edges.csv,$(ART_GRAPHS))
+art_model = $(strip \
+  $(if $(findstring /bertlarge_,/$(notdir $1)),bertlarge, \
+  $(if $(findstring /megatronbert_,/$(notdir $1)),bertlarge, \
+  $(if $(findstring /llama2_,/$(notdir $1)),llama2-7b, \
+  $(if $(findstring /llama3_,/$(notdir $1)),llama3-70b, \
+  $(if $(findstring /megatrongpt3_,/$(notdir $1)),gpt3-175b, \
+  $(if $(findstring /mixtral_,/$(notdir $1)),mixtral-8x7b, \
+  $(error no model config for artifact graph $1))))))))
+art_inputs = $(addprefix $(ARTIFACT)/$1/,ops.csv op_edges.csv fused_edges.csv)
+
+.SECONDEXPANSION:
+results/artifact/layers/%.edges.csv: $$(call art_inputs,$$*) \
+    configs/models/$$(call art_model,$$*).xml bin/graph-normalize
+	@mkdir -p $(@D)
+	bin/graph-normalize -c configs/models/$(call art_model,$*).xml \
+	    -e $@ -o /dev/null $(ARTIFACT)/$*
+results/artifact/layers/%.csv: $$(call art_inputs,$$*) \
+    configs/models/$$(call art_model,$$*).xml bin/graph-normalize
+	@mkdir -p $(@D)
+	bin/graph-normalize -c configs/models/$(call art_model,$*).xml \
+	    -o $@ $(ARTIFACT)/$*
+
+artifact: $(ART_LAYERS) $(ART_EDGES)
+	@test -n "$(ART_GRAPHS)" || \
+	    { echo "no artifact export at $(ARTIFACT) (make ARTIFACT=...)"; exit 1; }
+
+.PHONY: all tools results artifact check check-rel check-san clean
 all: tools results
 tools: $(BINS)
 results: $(COSTS) results/configs.csv
@@ -101,14 +134,15 @@ check: check-rel check-san
 	@sh tests/summary.sh build/check-rel.tap build/check-san.tap
 
 check-rel: $(BINS) $(UNIT_BINS)
-	@LC_ALL=C sh tests/run.sh bin build/rel/tests > build/check-rel.tap; \
+	@LC_ALL=C ARTIFACT=$(ARTIFACT) sh tests/run.sh bin build/rel/tests > build/check-rel.tap; \
 	    cat build/check-rel.tap
 
 check-san: $(SAN_BINS) $(SAN_UNITS)
 	@echo "# the same suite under AddressSanitizer + UndefinedBehaviorSanitizer"
-	@LC_ALL=C ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	@LC_ALL=C ARTIFACT=$(ARTIFACT) ASAN_OPTIONS=detect_leaks=1 \
+	    UBSAN_OPTIONS=print_stacktrace=1 \
 	    sh tests/run.sh build/san/bin build/san/tests san > build/check-san.tap; \
 	    cat build/check-san.tap
 
 clean:
-	rm -rf bin build results/costs results/configs.csv
+	rm -rf bin build results/costs results/configs.csv results/artifact

@@ -14,5 +14,12 @@ TMPDIR_=$(mktemp -d)
 check cost-matrix configs/networks/fattree-tpuv4-64.xml
 check memmodel -M 1e4 -s tests/memmodel/stages.csv tests/memmodel/layers.csv
 check config-check configs/models/llama2-7b.xml
+# -o on a device writes in place and reports the error; the device stays
+"$BIN/cost-matrix" -o /dev/full configs/networks/fattree-tpuv4-64.xml 2> "$TMPDIR_/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "write error on '/dev/full'" "$TMPDIR_/err" ||
+    { echo "-o /dev/full: exit $rc: $(cat "$TMPDIR_/err")"; fail=1; }
+[ -c /dev/full ] || { echo "/dev/full is no longer a device"; fail=1; }
+check graph-normalize tests/graph-normalize/tiny
 rm -rf "$TMPDIR_"
 exit $fail

@@ -20,4 +20,10 @@ cmp -s "$d/out.csv" tests/cost-matrix/001-tiny-by-hand.out ||
 "$BIN/cost-matrix" -o "$d/nodir/x.csv" tests/cost-matrix/tiny.xml 2> "$d/err"
 [ $? -eq 1 ] && grep -q "cannot open" "$d/err" ||
     { echo "unwritable -o: $(cat "$d/err")"; fail=1; }
+# a symbolic link is written through, not replaced (-o /dev/stderr)
+ln -s "$d/target.csv" "$d/link.csv"
+"$BIN/cost-matrix" -o "$d/link.csv" tests/cost-matrix/tiny.xml || fail=1
+[ -L "$d/link.csv" ] || { echo "-o replaced a symbolic link"; fail=1; }
+cmp -s "$d/target.csv" tests/cost-matrix/001-tiny-by-hand.out ||
+    { echo "-o through a link: wrong content"; fail=1; }
 exit $fail

@@ -15,7 +15,7 @@ int
 layers_read(struct layer_graph *g, const char *path, struct pl_err *err)
 {
 	struct csvio_table t;
-	int cid, cpar, cact, cin, ckind, cfwd, cbwd, ccoll[LCOLL_N];
+	int cid, cpar, cact, cin, ckind, cfwd, cbwd, ccopy, ccoll[LCOLL_N];
 
 	memset(g, 0, sizeof(*g));
 	if (csvio_read(&t, path, err) < 0)
@@ -32,6 +32,7 @@ layers_read(struct layer_graph *g, const char *path, struct pl_err *err)
 	ckind = csvio_col_opt(&t, "kind");
 	cfwd = csvio_col_opt(&t, "forward_s");
 	cbwd = csvio_col_opt(&t, "backward_s");
+	ccopy = csvio_col_opt(&t, "copy_of");
 	for (int k = 0; k < LCOLL_N; k++)
 		ccoll[k] = csvio_col_opt(&t, coll_cols[k]);
 	g->file = xstrdup(t.file);
@@ -66,6 +67,14 @@ layers_read(struct layer_graph *g, const char *path, struct pl_err *err)
 		    CSVIO_NONNEG | CSVIO_OPTIONAL, &v, err) < 0)
 			goto fail;
 		L->backward_s = cbwd >= 0 && !isnan(v) ? v : 0;
+		if (ccopy >= 0) {
+			int r2 = csvio_long(&t, r, ccopy, CSVIO_OPTIONAL,
+			    &L->copy_of, err);
+
+			if (r2 < 0)
+				goto fail;
+			L->is_copy = r2 == 0;
+		}
 		for (int k = 0; k < LCOLL_N; k++) {
 			if (ccoll[k] < 0)
 				continue;

@@ -4,8 +4,8 @@
  * One CSV row per layer, in pipeline order (a stage is a contiguous run of
  * rows); all numbers are per device of the variant and per micro-batch.
  * Required columns: layer_id, parameter_bytes, activation_bytes,
- * input_bytes.  Optional: kind, forward_s, backward_s and the collective
- * byte columns (empty or absent = 0).  The optional edges CSV (src_layer,
+ * input_bytes.  Optional: kind, forward_s, backward_s, the collective
+ * byte columns (empty or absent = 0) and copy_of.  The optional edges CSV (src_layer,
  * dst_layer, bytes) must point forward in row order, which also rules out
  * cycles.  See docs/formats.md.
  */
@@ -25,6 +25,8 @@ struct layer {
 	double forward_s, backward_s;
 	double parameter_bytes, activation_bytes, input_bytes;
 	double coll_bytes[LCOLL_N];
+	int is_copy;		/* a repeat of layer copy_of (same numbers) */
+	long copy_of;
 	size_t line;		/* CSV line, for messages */
 };
 

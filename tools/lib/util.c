@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -182,7 +183,10 @@ numfmt(char *buf, double v)
 {
 	if (v == 0)
 		v = 0;		/* folds -0 into 0 */
-	snprintf(buf, NUMFMT_LEN, "%.12g", v);
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)	/* 2^53 */
+		snprintf(buf, NUMFMT_LEN, "%.0f", v);	/* byte counts, exactly */
+	else
+		snprintf(buf, NUMFMT_LEN, "%.12g", v);
 	return buf;
 }
 
@@ -191,9 +195,23 @@ outfile_open(struct outfile *o, const char *path, struct pl_err *err)
 {
 	size_t n;
 
+	struct stat st;
+
 	memset(o, 0, sizeof(*o));
 	if (path == NULL || strcmp(path, "-") == 0) {
 		o->fp = stdout;
+		return 0;
+	}
+	/* Only a regular file (or a new one) is replaced by rename.  A
+	 * symbolic link, a device or a pipe (-o /dev/null, -o /dev/stderr)
+	 * is written in place: renaming over it would replace it. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		o->fp = fopen(path, "w");
+		if (o->fp == NULL)
+			return pl_errf(err, NULL, 0, "cannot open '%s': %s", path,
+			    strerror(errno));
+		o->path = xstrdup(path);	/* for messages; no tmp, no rename */
+		o->special = 1;
 		return 0;
 	}
 	n = strlen(path) + 32;
@@ -217,13 +235,9 @@ outfile_commit(struct outfile *o, struct pl_err *err)
 	const char *name = o->path ? o->path : "standard output";
 	int bad;
 
+	/* stdout is closed too, so a late write error is still seen */
 	bad = fflush(o->fp) != 0 || ferror(o->fp);
-	if (o->path) {
-		bad |= fclose(o->fp) != 0;
-	} else {
-		/* stdout is closed here so a late write error is still seen */
-		bad |= fclose(o->fp) != 0;
-	}
+	bad |= fclose(o->fp) != 0;
 	o->fp = NULL;
 	if (bad) {
 		pl_errf(err, NULL, 0, "write error on '%s': %s", name,
@@ -232,7 +246,7 @@ outfile_commit(struct outfile *o, struct pl_err *err)
 			unlink(o->tmp);
 		goto done;
 	}
-	if (o->path && rename(o->tmp, o->path) != 0) {
+	if (o->tmp && rename(o->tmp, o->path) != 0) {
 		pl_errf(err, NULL, 0, "cannot rename '%s' to '%s': %s", o->tmp,
 		    o->path, strerror(errno));
 		unlink(o->tmp);
@@ -248,11 +262,10 @@ done:
 void
 outfile_abort(struct outfile *o)
 {
-	if (o->path) {
-		if (o->fp)
-			fclose(o->fp);
+	if (o->fp && o->fp != stdout)
+		fclose(o->fp);
+	if (o->tmp)
 		unlink(o->tmp);
-	}
 	free(o->path);
 	free(o->tmp);
 	memset(o, 0, sizeof(*o));

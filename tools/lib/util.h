@@ -62,22 +62,27 @@ double opt_double(int flag, const char *arg, double min, double max);
 long opt_long(int flag, const char *arg, long min, long max);
 
 /*
- * The one format every double is printed in: "%.12g", with "-0" printed
- * as "0", so outputs are byte-stable.  buf must hold NUMFMT_LEN bytes.
+ * The one format every double is printed in: integral values below 2^53
+ * exactly ("%.0f": byte counts never lose a digit), others "%.12g"; "-0"
+ * is printed as "0".  Outputs are byte-stable.  buf must hold NUMFMT_LEN
+ * bytes.
  */
 #define NUMFMT_LEN 32
 const char *numfmt(char *buf, double v);
 
 /*
  * Atomic output.  outfile_open(path) opens "path.tmp.PID" (or stdout when
- * path is NULL or "-"); outfile_commit() checks every write, closes and
- * renames into place; outfile_abort() removes the temporary file.  So a
- * failed run leaves no partial output behind.
+ * path is NULL or "-"; the file itself when it is a symbolic link, a device
+ * or a pipe, which a rename would replace);
+ * outfile_commit() checks every write, closes and renames into place;
+ * outfile_abort() removes the temporary file.  So a failed run leaves no
+ * partial output behind.
  */
 struct outfile {
 	FILE *fp;
-	char *path;		/* NULL for stdout */
+	char *path;		/* NULL for stdout or a special file */
 	char *tmp;
+	int special;		/* a device or pipe, written in place */
 };
 int outfile_open(struct outfile *o, const char *path, struct pl_err *err);
 int outfile_commit(struct outfile *o, struct pl_err *err);

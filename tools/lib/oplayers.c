@@ -1,0 +1,239 @@
+/* oplayers.c - reduce an operator graph to the per-layer graph. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "csvio.h"
+#include "opgraph.h"
+
+struct pair {
+	long src, dst;		/* layer ids */
+	double bytes;
+};
+
+static int
+cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The layer edges: each pair of layers keeps the bytes of the last
+ * operator edge seen between them (the artifact's rule). */
+static struct pair *
+layer_pairs(const struct opgraph *g, size_t *count)
+{
+	struct pair *p = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < g->nedges; i++) {
+		long sl = opgraph_op(g, g->edges[i].src)->layer;
+		long dl = opgraph_op(g, g->edges[i].dst)->layer;
+		size_t k;
+
+		if (sl == dl)
+			continue;
+		for (k = 0; k < n; k++)
+			if (p[k].src == sl && p[k].dst == dl)
+				break;
+		if (k == n) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 16;
+				p = xrealloc(p, cap * sizeof(*p));
+			}
+			p[n].src = sl;
+			p[n++].dst = dl;
+		}
+		p[k].bytes = 2 * g->edges[i].elems;	/* fp16 */
+	}
+	*count = n;
+	return p;
+}
+
+static void
+layer_sums(const struct opgraph *g, long id, struct layer *L)
+{
+	for (size_t i = 0; i < g->nops; i++) {
+		const struct op *o = &g->ops[i];
+
+		if (o->layer != id)
+			continue;
+		L->parameter_bytes += 2 * o->param_elems;
+		L->activation_bytes += 2 * o->act_elems;
+		if (!opgraph_scheduled(o))
+			continue;
+		/* sequential: every scheduled op one after another, each
+		 * spread over all cores of its kind */
+		L->forward_s += o->fwd_intra_ms / 1000;
+		L->backward_s += o->bwd_intra_ms / 1000;
+		if (o->coll >= 0)
+			L->coll_bytes[o->coll] += 2 * o->act_elems;
+	}
+}
+
+/* Were any of the layer's operators evaluated? */
+static int
+evaluated(const struct opgraph *g, long id)
+{
+	for (size_t i = 0; i < g->nops; i++)
+		if (g->ops[i].layer == id && g->ops[i].evaluated)
+			return 1;
+	return 0;
+}
+
+static int
+cmp_edge(const void *a, const void *b)
+{
+	const struct layer_edge *x = a, *y = b;
+
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	return (x->src > y->src) - (x->src < y->src);
+}
+
+int
+opgraph_to_layers(const struct opgraph *g, long nlayers, int timing,
+    struct layer_graph *out, struct pl_err *err)
+{
+	long *ids = xmalloc(g->nops * sizeof(long)), ntraced = 0, nblocks = 0;
+	size_t npairs, n, ne = 0;
+	struct pair *pairs;
+	int expand;
+
+	memset(out, 0, sizeof(*out));
+	if (timing != LAYER_TIME_SEQUENTIAL) {
+		free(ids);
+		return pl_errf(err, g->dir, 0, "only sequential layer times are "
+		    "available");
+	}
+	for (size_t i = 0; i < g->nops; i++)
+		ids[i] = g->ops[i].layer;
+	qsort(ids, g->nops, sizeof(long), cmp_long);
+	for (size_t i = 0; i < g->nops; i++)
+		if (i == 0 || ids[i] != ids[i - 1])
+			ids[ntraced++] = ids[i];
+	for (long i = 0; i < ntraced; i++)
+		if (ids[i] >= 0)
+			nblocks++;
+	expand = nblocks == 1 && ids[ntraced - 1] == 0 && nlayers > 1;
+	if (!expand && nlayers > 0 && nblocks != nlayers) {
+		free(ids);
+		return pl_errf(err, g->ops_file, 0, "the graph has %ld transformer "
+		    "layers, the model %ld", nblocks, nlayers);
+	}
+	n = (size_t)ntraced + (expand ? (size_t)nlayers - 1 : 0);
+	out->file = xstrdup(g->dir);
+	out->n = n;
+	out->l = xcalloc(n, sizeof(struct layer));
+	for (long i = 0; i < ntraced; i++) {
+		struct layer *L = &out->l[i];
+
+		L->id = ids[i];
+		snprintf(L->kind, sizeof(L->kind), "%s", ids[i] < 0 ?
+		    "embedding" : "transformer");
+		layer_sums(g, ids[i], L);
+	}
+	/* unevaluated layers repeat layer 0 (rows are sorted: -1, 0, 1...) */
+	for (long i = 0; i < ntraced; i++) {
+		long zero = layers_index(out, 0);
+
+		if (ids[i] <= 0 || evaluated(g, ids[i]))
+			continue;
+		if (zero < 0 || !evaluated(g, 0)) {
+			free(ids);
+			layers_release(out);
+			return pl_errf(err, g->ops_file, 0, "layer %ld has no "
+			    "estimates and there is no evaluated layer 0 to copy",
+			    ids[i]);
+		}
+		out->l[i] = out->l[zero];
+		out->l[i].id = ids[i];
+		out->l[i].is_copy = 1;
+		out->l[i].copy_of = 0;
+	}
+	for (size_t i = (size_t)ntraced; i < n; i++) {
+		out->l[i] = out->l[ntraced - 1];	/* layer 0 */
+		out->l[i].id = (long)(i - (size_t)ntraced) + 1;
+		out->l[i].is_copy = 1;
+		out->l[i].copy_of = 0;
+	}
+	free(ids);
+
+	pairs = layer_pairs(g, &npairs);
+	out->e = xcalloc(npairs * (expand ? (size_t)nlayers : 1) + 1,
+	    sizeof(struct layer_edge));
+	for (size_t k = 0; k < npairs; k++) {
+		out->e[ne].src = (size_t)layers_index(out, pairs[k].src);
+		out->e[ne].dst = (size_t)layers_index(out, pairs[k].dst);
+		out->e[ne++].bytes = pairs[k].bytes;
+		/* copies take layer 0's incoming edges from their predecessor */
+		for (long c = 1; expand && pairs[k].dst == 0 && c < nlayers; c++) {
+			long src = pairs[k].src == -1 ? c - 1 : pairs[k].src;
+
+			out->e[ne].src = (size_t)layers_index(out, src);
+			out->e[ne].dst = (size_t)layers_index(out, c);
+			out->e[ne++].bytes = pairs[k].bytes;
+		}
+	}
+	free(pairs);
+	out->nedges = ne;
+	qsort(out->e, ne, sizeof(struct layer_edge), cmp_edge);
+	for (size_t k = 0; k < ne; k++) {
+		if (out->e[k].src >= out->e[k].dst) {
+			pl_errf(err, g->edges_file, 0, "layer edge %ld -> %ld "
+			    "points backwards", out->l[out->e[k].src].id,
+			    out->l[out->e[k].dst].id);
+			layers_release(out);
+			return -1;
+		}
+		out->l[out->e[k].dst].input_bytes += out->e[k].bytes;
+	}
+	return 0;
+}
+
+int
+layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
+{
+	static const char *const header[] = {
+		"layer_id", "kind", "copy_of", "forward_s", "backward_s",
+		"parameter_bytes", "activation_bytes", "input_bytes",
+		"all_reduce_bytes", "all_gather_bytes", "reduce_scatter_bytes",
+		"all_to_all_bytes"
+	};
+	static const char *const eheader[] = { "src_layer", "dst_layer", "bytes" };
+	char b[12][NUMFMT_LEN];
+	int bad = csvio_write_row(fp, header, 12);
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct layer *L = &g->l[i];
+		const char *f[12];
+
+		snprintf(b[0], NUMFMT_LEN, "%ld", L->id);
+		f[0] = b[0];
+		f[1] = L->kind;
+		snprintf(b[1], NUMFMT_LEN, "%ld", L->copy_of);
+		f[2] = L->is_copy ? b[1] : "";
+		f[3] = numfmt(b[2], L->forward_s);
+		f[4] = numfmt(b[3], L->backward_s);
+		f[5] = numfmt(b[4], L->parameter_bytes);
+		f[6] = numfmt(b[5], L->activation_bytes);
+		f[7] = numfmt(b[6], L->input_bytes);
+		for (int k = 0; k < LCOLL_N; k++)
+			f[8 + k] = numfmt(b[7 + k], L->coll_bytes[k]);
+		bad |= csvio_write_row(fp, f, 12);
+	}
+	if (edges_fp == NULL)
+		return bad;
+	bad |= csvio_write_row(edges_fp, eheader, 3);
+	for (size_t k = 0; k < g->nedges; k++) {
+		const char *f[3];
+
+		snprintf(b[0], NUMFMT_LEN, "%ld", g->l[g->e[k].src].id);
+		snprintf(b[1], NUMFMT_LEN, "%ld", g->l[g->e[k].dst].id);
+		f[0] = b[0];
+		f[1] = b[1];
+		f[2] = numfmt(b[2], g->e[k].bytes);
+		bad |= csvio_write_row(edges_fp, f, 3);
+	}
+	return bad;
+}
