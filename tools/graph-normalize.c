@@ -14,16 +14,18 @@
 #include "util.h"
 
 struct opts {
-	const char *model, *edges, *out;
+	const char *accel, *model, *edges, *out;
 	long nlayers;
 	int timing;
+	struct sched_opts sched;
 };
 
 static void
 usage(FILE *fp, int status)
 {
-	fprintf(fp, "usage: graph-normalize [-h] [-c model.xml] [-e edges.csv] "
-	    "[-n layers] [-o file] [-t sequential] graph-dir\n");
+	fprintf(fp, "usage: graph-normalize [-hv] [-a accelerator.xml] "
+	    "[-c model.xml] [-e edges.csv] [-n layers] [-o file] "
+	    "[-T seconds] [-t sequential|ilp] [-w model.lp] graph-dir\n");
 	exit(status);
 }
 
@@ -37,7 +39,8 @@ run(const struct opts *o, const char *dir, struct pl_err *err)
 
 	if (opgraph_read_artifact(&g, dir, err) < 0)
 		return -1;
-	if (opgraph_to_layers(&g, o->nlayers, o->timing, &lg, err) < 0)
+	if (opgraph_to_layers(&g, o->nlayers, o->timing, &o->sched, &lg,
+	    err) < 0)
 		goto out_graph;
 	if (outfile_open(&out, o->out, err) < 0)
 		goto out_layers;
@@ -61,24 +64,36 @@ out_graph:
 int
 main(int argc, char *argv[])
 {
-	struct opts o = { NULL, NULL, NULL, 0, LAYER_TIME_SEQUENTIAL };
+	struct opts o;
 	struct pl_err err;
 	int ch;
 
+	memset(&o, 0, sizeof(o));
+	o.timing = LAYER_TIME_SEQUENTIAL;
+	o.sched.time_limit_s = 60;
 	opterr = 0;
-	while ((ch = getopt(argc, argv, ":c:e:hn:o:t:")) != -1) {
+	while ((ch = getopt(argc, argv, ":T:a:c:e:hn:o:t:vw:")) != -1) {
 		switch (ch) {
+		case 'T': o.sched.time_limit_s = opt_double('T', optarg, 0.001,
+		    1e6); break;
+		case 'a': o.accel = optarg; break;
 		case 'c': o.model = optarg; break;
 		case 'e': o.edges = optarg; break;
 		case 'h': usage(stdout, 0); break;
 		case 'n': o.nlayers = opt_long('n', optarg, 1, 100000); break;
 		case 'o': o.out = optarg; break;
 		case 't':
-			if (strcmp(optarg, "sequential") != 0) {
-				warnx("-t: '%s' is not sequential", optarg);
+			if (strcmp(optarg, "sequential") == 0)
+				o.timing = LAYER_TIME_SEQUENTIAL;
+			else if (strcmp(optarg, "ilp") == 0)
+				o.timing = LAYER_TIME_ILP;
+			else {
+				warnx("-t: '%s' is not sequential or ilp", optarg);
 				usage(stderr, 2);
 			}
 			break;
+		case 'v': o.sched.verbose = 1; break;
+		case 'w': o.sched.lp_file = optarg; break;
 		default: bad_option(ch); usage(stderr, 2);
 		}
 	}
@@ -86,6 +101,19 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc != 1)
 		usage(stderr, 2);
+	if (o.timing == LAYER_TIME_ILP) {
+		struct accel_cfg a;
+
+		if (o.accel == NULL) {
+			warnx("-t ilp needs the accelerator's cores: -a "
+			    "accelerator.xml");
+			usage(stderr, 2);
+		}
+		if (accel_load(&a, o.accel, &err) < 0)
+			die_err(&err);
+		o.sched.tc_cores = a.tensor_cores;
+		o.sched.vc_cores = a.vector_cores;
+	}
 	if (o.model) {
 		struct model_cfg m;
 

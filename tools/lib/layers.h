@@ -25,6 +25,9 @@ struct layer {
 	double forward_s, backward_s;
 	double parameter_bytes, activation_bytes, input_bytes;
 	double coll_bytes[LCOLL_N];
+	double forward_bound_s, backward_bound_s; /* proven, for ilp times */
+	int schedule_optimal;
+	char schedule[512];	/* how the ilp times were found */
 	int is_copy;		/* a repeat of layer copy_of (same numbers) */
 	long copy_of;
 	size_t line;		/* CSV line, for messages */
@@ -37,6 +40,7 @@ struct layer_edge {
 
 struct layer_graph {
 	char *file;
+	int scheduled;		/* times from the ilp schedule (bounds kept) */
 	size_t n;
 	struct layer *l;
 	size_t nedges;

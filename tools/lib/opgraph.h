@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "layers.h"
+#include "sched.h"
 #include "util.h"
 
 enum op_core {
@@ -85,13 +86,15 @@ enum { LAYER_TIME_SEQUENTIAL, LAYER_TIME_ILP };
 
 /*
  * Per-layer times: `sequential` is the plain sum of the intra-operator
- * times of the layer's scheduled ops; the ILP time comes from ilp.h.
+ * times of the layer's scheduled ops; `ilp` is the optimal schedule of
+ * sched.h on so->tc_cores and so->vc_cores, with its proven bound and
+ * status kept in the layer.
  * `nlayers` is the model's transformer layer count (for the expansion of
  * one-layer traces; 0: no expansion).  `out` receives rows in pipeline
  * order (-1 first) and the layer edges.
  */
 int opgraph_to_layers(const struct opgraph *g, long nlayers, int timing,
-    struct layer_graph *out, struct pl_err *err);
+    const struct sched_opts *so, struct layer_graph *out, struct pl_err *err);
 
 /* Write a per-layer graph and, if edges_fp is not NULL, its edges. */
 int layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g);

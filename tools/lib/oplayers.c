@@ -4,6 +4,7 @@
 
 #include "csvio.h"
 #include "opgraph.h"
+#include "sched.h"
 
 struct pair {
 	long src, dst;		/* layer ids */
@@ -81,6 +82,110 @@ evaluated(const struct opgraph *g, long id)
 	return 0;
 }
 
+/*
+ * The schedule problem of one layer and direction: the scheduled fused ops
+ * and which must precede which, through the fused DAG (Nop nodes pass
+ * precedence on); backward reverses every edge.
+ */
+static void
+layer_problem(const struct opgraph *g, long layer, int backward,
+    const struct sched_opts *so, struct sched_problem *p, long **ids_out)
+{
+	size_t nall = 0, n = 0;
+	long *all = xmalloc((size_t)(g->maxid + 1) * sizeof(long));
+	long *pos = xmalloc((size_t)(g->maxid + 1) * sizeof(long));
+	long *ids, *stack;
+	unsigned char *seen;
+
+	(void)so;
+	for (long i = 0; i <= g->maxid; i++)
+		pos[i] = -1;
+	/* every fused node of the layer: the heads, Nop ones included */
+	for (size_t i = 0; i < g->nops; i++)
+		if (g->ops[i].layer == layer && g->ops[i].fused_into == g->ops[i].id)
+			all[nall++] = g->ops[i].id;
+	ids = xmalloc((nall ? nall : 1) * sizeof(long));
+	for (size_t i = 0; i < nall; i++)
+		if (opgraph_scheduled(opgraph_op(g, all[i]))) {
+			pos[all[i]] = (long)n;
+			ids[n++] = all[i];
+		}
+	p->n = n;
+	p->op = xcalloc(n ? n : 1, sizeof(struct sched_op));
+	p->before = xcalloc(n * n + 1, 1);
+	for (size_t j = 0; j < n; j++) {
+		const struct op *o = opgraph_op(g, ids[j]);
+
+		p->op[j].kind = o->core == CORE_TC ? SK_TC : o->core == CORE_VC ?
+		    SK_VC : o->core == CORE_TCVC ? SK_TCVC : SK_COLL;
+		p->op[j].single = backward ? o->bwd_single_ms : o->fwd_single_ms;
+		p->op[j].intra = backward ? o->bwd_intra_ms : o->fwd_intra_ms;
+	}
+	/* reachability from each scheduled node over the fused edges */
+	stack = xmalloc((g->nfused + nall + 1) * sizeof(long));
+	seen = xcalloc((size_t)g->maxid + 1, 1);
+	for (size_t j = 0; j < n; j++) {
+		size_t top = 0;
+
+		memset(seen, 0, (size_t)g->maxid + 1);
+		stack[top++] = ids[j];
+		while (top > 0) {
+			long v = stack[--top];
+
+			for (size_t e = 0; e < g->nfused; e++) {
+				long from = backward ? g->fused[e].dst : g->fused[e].src;
+				long to = backward ? g->fused[e].src : g->fused[e].dst;
+
+				if (from != v || g->fused[e].layer != layer || seen[to])
+					continue;
+				seen[to] = 1;
+				stack[top++] = to;
+				if (pos[to] >= 0)
+					p->before[j * n + (size_t)pos[to]] = 1;
+			}
+		}
+	}
+	free(stack);
+	free(seen);
+	free(all);
+	free(pos);
+	*ids_out = ids;
+}
+
+static int
+ilp_times(const struct opgraph *g, long layer, const struct sched_opts *so,
+    struct layer *L, struct pl_err *err)
+{
+	for (int bwd = 0; bwd < 2; bwd++) {
+		struct sched_problem p;
+		struct sched_result r;
+		long *ids;
+		int ret;
+
+		layer_problem(g, layer, bwd, so, &p, &ids);
+		p.tc_cores = so->tc_cores;
+		p.vc_cores = so->vc_cores;
+		ret = sched_solve(&p, so, &r, err);
+		free(p.op);
+		free(p.before);
+		free(ids);
+		if (ret < 0)
+			return -1;
+		if (bwd) {
+			L->backward_s = r.makespan / 1000;
+			L->backward_bound_s = r.bound / 1000;
+		} else {
+			L->forward_s = r.makespan / 1000;
+			L->forward_bound_s = r.bound / 1000;
+		}
+		L->schedule_optimal &= r.optimal;
+		snprintf(L->schedule + strlen(L->schedule), sizeof(L->schedule) -
+		    strlen(L->schedule), "%s%s:%s[%s]", bwd ? ";" : "",
+		    bwd ? "bwd" : "fwd", r.optimal ? "optimal" : "gap", r.status);
+	}
+	return 0;
+}
+
 static int
 cmp_edge(const void *a, const void *b)
 {
@@ -93,7 +198,7 @@ cmp_edge(const void *a, const void *b)
 
 int
 opgraph_to_layers(const struct opgraph *g, long nlayers, int timing,
-    struct layer_graph *out, struct pl_err *err)
+    const struct sched_opts *so, struct layer_graph *out, struct pl_err *err)
 {
 	long *ids = xmalloc(g->nops * sizeof(long)), ntraced = 0, nblocks = 0;
 	size_t npairs, n, ne = 0;
@@ -101,11 +206,6 @@ opgraph_to_layers(const struct opgraph *g, long nlayers, int timing,
 	int expand;
 
 	memset(out, 0, sizeof(*out));
-	if (timing != LAYER_TIME_SEQUENTIAL) {
-		free(ids);
-		return pl_errf(err, g->dir, 0, "only sequential layer times are "
-		    "available");
-	}
 	for (size_t i = 0; i < g->nops; i++)
 		ids[i] = g->ops[i].layer;
 	qsort(ids, g->nops, sizeof(long), cmp_long);
@@ -123,6 +223,7 @@ opgraph_to_layers(const struct opgraph *g, long nlayers, int timing,
 	}
 	n = (size_t)ntraced + (expand ? (size_t)nlayers - 1 : 0);
 	out->file = xstrdup(g->dir);
+	out->scheduled = timing == LAYER_TIME_ILP;
 	out->n = n;
 	out->l = xcalloc(n, sizeof(struct layer));
 	for (long i = 0; i < ntraced; i++) {
@@ -132,6 +233,14 @@ opgraph_to_layers(const struct opgraph *g, long nlayers, int timing,
 		snprintf(L->kind, sizeof(L->kind), "%s", ids[i] < 0 ?
 		    "embedding" : "transformer");
 		layer_sums(g, ids[i], L);
+		if (timing == LAYER_TIME_ILP && evaluated(g, ids[i])) {
+			L->schedule_optimal = 1;
+			if (ilp_times(g, ids[i], so, L, err) < 0) {
+				free(ids);
+				layers_release(out);
+				return -1;
+			}
+		}
 	}
 	/* unevaluated layers repeat layer 0 (rows are sorted: -1, 0, 1...) */
 	for (long i = 0; i < ntraced; i++) {
@@ -198,15 +307,17 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		"layer_id", "kind", "copy_of", "forward_s", "backward_s",
 		"parameter_bytes", "activation_bytes", "input_bytes",
 		"all_reduce_bytes", "all_gather_bytes", "reduce_scatter_bytes",
-		"all_to_all_bytes"
+		"all_to_all_bytes", "forward_bound_s", "backward_bound_s",
+		"schedule"
 	};
 	static const char *const eheader[] = { "src_layer", "dst_layer", "bytes" };
-	char b[12][NUMFMT_LEN];
-	int bad = csvio_write_row(fp, header, 12);
+	char b[14][NUMFMT_LEN];
+	size_t ncols = g->scheduled ? 15 : 12;
+	int bad = csvio_write_row(fp, header, ncols);
 
 	for (size_t i = 0; i < g->n; i++) {
 		const struct layer *L = &g->l[i];
-		const char *f[12];
+		const char *f[15];
 
 		snprintf(b[0], NUMFMT_LEN, "%ld", L->id);
 		f[0] = b[0];
@@ -220,7 +331,10 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		f[7] = numfmt(b[6], L->input_bytes);
 		for (int k = 0; k < LCOLL_N; k++)
 			f[8 + k] = numfmt(b[7 + k], L->coll_bytes[k]);
-		bad |= csvio_write_row(fp, f, 12);
+		f[12] = numfmt(b[11], L->forward_bound_s);
+		f[13] = numfmt(b[12], L->backward_bound_s);
+		f[14] = L->is_copy ? "" : L->schedule;
+		bad |= csvio_write_row(fp, f, ncols);
 	}
 	if (edges_fp == NULL)
 		return bad;
