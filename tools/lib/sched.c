@@ -310,6 +310,7 @@ random_order(const struct sched_problem *p, unsigned long long *rng,
 
 #define ORDERS_PER_MODE 16
 #define SEARCH_ROUNDS 4
+#define PAIR_FLIPS_UP_TO 20	/* ops; pairs of flips beyond that cost too much */
 
 /* The best of the tail order and a fixed number of random orders, for
  * one vector of modes. */
@@ -338,8 +339,8 @@ best_order(const struct sched_problem *p, const int *modes,
 /*
  * An upper bound: list schedules from three starting mode vectors (all
  * single, intra wherever faster, intra where more than twice as fast),
- * then a local search that flips one operator's mode at a time and keeps
- * every improvement.  Orders come from a fixed-seed generator, so the
+ * then a local search that flips one operator's mode at a time (and in
+ * small blocks two) and keeps every improvement.  Orders come from a fixed-seed generator, so the
  * result is the same on every run.  The best modes and starts are kept.
  */
 static double
@@ -370,19 +371,27 @@ upper_bound(const struct sched_problem *p, int *intra, double *start)
 	for (int round = 0; round < SEARCH_ROUNDS; round++) {
 		int improved = 0;
 
-		for (size_t j = 0; j < n; j++) {
-			double m;
+		/* one flip at a time; then, for small blocks, two at once (two
+		 * ops sharing the vector cores in single mode beat both on
+		 * all cores only together) */
+		for (size_t j = 0; j < n; j++)
+			for (size_t k = j; k < n; k++) {
+				double m;
 
-			memcpy(modes, intra, n * sizeof(int));
-			modes[j] = !modes[j];
-			m = best_order(p, modes, &rng, order, st, cur_st);
-			if (m < best - 1e-12 * best) {
-				best = m;
-				memcpy(intra, modes, n * sizeof(int));
-				memcpy(start, cur_st, n * sizeof(double));
-				improved = 1;
+				if (k > j && (improved || n > PAIR_FLIPS_UP_TO))
+					break;
+				memcpy(modes, intra, n * sizeof(int));
+				modes[j] = !modes[j];
+				if (k > j)
+					modes[k] = !modes[k];
+				m = best_order(p, modes, &rng, order, st, cur_st);
+				if (m < best - 1e-12 * best) {
+					best = m;
+					memcpy(intra, modes, n * sizeof(int));
+					memcpy(start, cur_st, n * sizeof(double));
+					improved = 1;
+				}
 			}
-		}
 		if (!improved)
 			break;
 	}
