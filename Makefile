@@ -138,7 +138,7 @@ results/artifact/layers-ilp/%.csv: $$(call art_inputs,$$*) \
 # Our ILP layer times against the artifact's proven optima (not part of
 # make check: it needs the ILP tables, about a minute to build).
 artifact-check: $(ART_ILP)
-	sh tests/artifact/ilp-check.sh $(ARTIFACT) results/artifact/layers-ilp
+	sh tools/ilp-check.sh $(ARTIFACT) results/artifact/layers-ilp
 
 artifact: $(ART_LAYERS) $(ART_EDGES) $(ART_ILP)
 	@test -n "$(ART_GRAPHS)" || \

@@ -2,7 +2,7 @@
 # Compare graph-normalize -t ilp layer times with the artifact's proven
 # optima (fwd_ilp_ms, bwd_ilp_ms) for every evaluated layer; print one row
 # per layer and direction, and the exceptions beyond 0.1%.
-#   usage: tests/artifact/ilp-check.sh ARTIFACT ILP_LAYER_DIR
+#   usage: tools/ilp-check.sh ARTIFACT ILP_LAYER_DIR
 # Exit 0 when every time is within 0.1% (or an exception carries an open
 # gap that includes the artifact's optimum: reported, not hidden), 1
 # otherwise.
