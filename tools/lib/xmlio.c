@@ -250,25 +250,24 @@ xmlio_attr(xmlNodePtr node, const char *name)
 	return s;
 }
 
+/*
+ * Parse `text` (freed here) of a node's element or attribute `name` as a
+ * double (lout == NULL) or a long: 0, or -1 with "element 'x': reason".
+ */
 static int
-number(const char *file, xmlNodePtr node, const char *what, const char *name,
-    const char *text, double min, double *out, struct pl_err *err)
+parse_text(const char *file, xmlNodePtr node, const char *what,
+    const char *name, char *text, double dmin, double *dout, long lmin,
+    long *lout, struct pl_err *err)
 {
 	char why[256];
+	int bad;
 
-	if (parse_double(text, min, HUGE_VAL, out, why, sizeof(why)) < 0)
-		return pl_errf(err, file, (size_t)xmlGetLineNo(node), "%s '%s': %s",
-		    what, name, why);
-	return 0;
-}
-
-static int
-integer(const char *file, xmlNodePtr node, const char *what, const char *name,
-    const char *text, long min, long *out, struct pl_err *err)
-{
-	char why[256];
-
-	if (parse_long(text, min, 1L << 40, out, why, sizeof(why)) < 0)
+	if (lout)
+		bad = parse_long(text, lmin, 1L << 40, lout, why, sizeof(why));
+	else
+		bad = parse_double(text, dmin, HUGE_VAL, dout, why, sizeof(why));
+	free(text);
+	if (bad < 0)
 		return pl_errf(err, file, (size_t)xmlGetLineNo(node), "%s '%s': %s",
 		    what, name, why);
 	return 0;
@@ -279,15 +278,9 @@ xmlio_child_double(const char *file, xmlNodePtr parent, const char *name,
     double min, double *out, struct pl_err *err)
 {
 	xmlNodePtr n = xmlio_child(parent, name);
-	char *s;
-	int ret;
 
-	if (n == NULL)
-		return 1;
-	s = xmlio_text(n);
-	ret = number(file, n, "element", name, s, min, out, err);
-	free(s);
-	return ret;
+	return n == NULL ? 1 : parse_text(file, n, "element", name,
+	    xmlio_text(n), min, out, 0, NULL, err);
 }
 
 int
@@ -295,15 +288,9 @@ xmlio_child_long(const char *file, xmlNodePtr parent, const char *name,
     long min, long *out, struct pl_err *err)
 {
 	xmlNodePtr n = xmlio_child(parent, name);
-	char *s;
-	int ret;
 
-	if (n == NULL)
-		return 1;
-	s = xmlio_text(n);
-	ret = integer(file, n, "element", name, s, min, out, err);
-	free(s);
-	return ret;
+	return n == NULL ? 1 : parse_text(file, n, "element", name,
+	    xmlio_text(n), 0, NULL, min, out, err);
 }
 
 int
@@ -311,13 +298,9 @@ xmlio_attr_double(const char *file, xmlNodePtr node, const char *name,
     double min, double *out, struct pl_err *err)
 {
 	char *s = xmlio_attr(node, name);
-	int ret;
 
-	if (s == NULL)
-		return 1;
-	ret = number(file, node, "attribute", name, s, min, out, err);
-	free(s);
-	return ret;
+	return s == NULL ? 1 : parse_text(file, node, "attribute", name, s,
+	    min, out, 0, NULL, err);
 }
 
 int
@@ -325,13 +308,9 @@ xmlio_attr_long(const char *file, xmlNodePtr node, const char *name,
     long min, long *out, struct pl_err *err)
 {
 	char *s = xmlio_attr(node, name);
-	int ret;
 
-	if (s == NULL)
-		return 1;
-	ret = integer(file, node, "attribute", name, s, min, out, err);
-	free(s);
-	return ret;
+	return s == NULL ? 1 : parse_text(file, node, "attribute", name, s, 0,
+	    NULL, min, out, err);
 }
 
 int
