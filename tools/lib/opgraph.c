@@ -177,14 +177,14 @@ fail:
 /* An edge's endpoint: the op must exist and sit in the layer given. */
 static int
 endpoint(const struct opgraph *g, const struct csvio_table *t, size_t r,
-    int col, long id, long layer, int check_layer, struct pl_err *err)
+    int col, long id, long layer, struct pl_err *err)
 {
 	const struct op *o = opgraph_op(g, id);
 
 	if (o == NULL)
 		return pl_errf(err, t->file, t->lines[r], "column '%s': op %ld "
 		    "does not exist (a dangling edge)", t->header[col], id);
-	if (check_layer && o->layer != layer)
+	if (o->layer != layer)
 		return pl_errf(err, t->file, t->lines[r], "op %ld is in layer "
 		    "%ld, not in layer %ld", id, o->layer, layer);
 	return 0;
@@ -216,8 +216,8 @@ read_op_edges(struct opgraph *g, struct pl_err *err)
 		    csvio_long(&t, r, csl, 0, &sl, err) < 0 ||
 		    csvio_long(&t, r, cdl, 0, &dl, err) < 0 ||
 		    csvio_double(&t, r, csz, CSVIO_NONNEG, &e->elems, err) < 0 ||
-		    endpoint(g, &t, r, cs, e->src, sl, 1, err) < 0 ||
-		    endpoint(g, &t, r, cd, e->dst, dl, 1, err) < 0)
+		    endpoint(g, &t, r, cs, e->src, sl, err) < 0 ||
+		    endpoint(g, &t, r, cd, e->dst, dl, err) < 0)
 			goto fail;
 	}
 	csvio_release(&t);
@@ -248,8 +248,8 @@ read_fused_edges(struct opgraph *g, struct pl_err *err)
 		if (csvio_long(&t, r, cl, 0, &e->layer, err) < 0 ||
 		    csvio_long(&t, r, cs, CSVIO_NONNEG, &e->src, err) < 0 ||
 		    csvio_long(&t, r, cd, CSVIO_NONNEG, &e->dst, err) < 0 ||
-		    endpoint(g, &t, r, cs, e->src, e->layer, 1, err) < 0 ||
-		    endpoint(g, &t, r, cd, e->dst, e->layer, 1, err) < 0)
+		    endpoint(g, &t, r, cs, e->src, e->layer, err) < 0 ||
+		    endpoint(g, &t, r, cd, e->dst, e->layer, err) < 0)
 			goto fail;
 		if (opgraph_op(g, e->src)->fused_into != e->src ||
 		    opgraph_op(g, e->dst)->fused_into != e->dst) {

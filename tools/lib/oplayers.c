@@ -89,7 +89,7 @@ evaluated(const struct opgraph *g, long id)
  */
 static void
 layer_problem(const struct opgraph *g, long layer, int backward,
-    const struct sched_opts *so, struct sched_problem *p, long **ids_out)
+    struct sched_problem *p, long **ids_out)
 {
 	size_t nall = 0, n = 0;
 	long *all = xmalloc((size_t)(g->maxid + 1) * sizeof(long));
@@ -97,7 +97,6 @@ layer_problem(const struct opgraph *g, long layer, int backward,
 	long *ids, *stack;
 	unsigned char *seen;
 
-	(void)so;
 	for (long i = 0; i <= g->maxid; i++)
 		pos[i] = -1;
 	/* every fused node of the layer: the heads, Nop ones included */
@@ -162,7 +161,7 @@ ilp_times(const struct opgraph *g, long layer, const struct sched_opts *so,
 		long *ids;
 		int ret;
 
-		layer_problem(g, layer, bwd, so, &p, &ids);
+		layer_problem(g, layer, bwd, &p, &ids);
 		p.tc_cores = so->tc_cores;
 		p.vc_cores = so->vc_cores;
 		ret = sched_solve(&p, so, &r, err);

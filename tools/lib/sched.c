@@ -46,7 +46,6 @@ sched_sgs(const struct sched_problem *p, const size_t *order, const int *intra,
 	double *cand = xmalloc((n + 1) * sizeof(double));
 	long *utc = xmalloc(n * sizeof(long)), *uvc = xmalloc(n * sizeof(long));
 	size_t *placed = xmalloc(n * sizeof(size_t));
-	unsigned char *done = xcalloc(n, 1);
 	double makespan = 0;
 
 	for (size_t idx = 0; idx < n; idx++) {
@@ -99,7 +98,6 @@ sched_sgs(const struct sched_problem *p, const size_t *order, const int *intra,
 		en[j] = at + d;
 		utc[j] = d > 0 ? tc : 0;
 		uvc[j] = d > 0 ? vc : 0;
-		done[j] = 1;
 		placed[nplaced++] = j;
 		if (en[j] > makespan)
 			makespan = en[j];
@@ -112,7 +110,6 @@ sched_sgs(const struct sched_problem *p, const size_t *order, const int *intra,
 	free(utc);
 	free(uvc);
 	free(placed);
-	free(done);
 	return makespan;
 }
 

@@ -211,7 +211,6 @@ outfile_open(struct outfile *o, const char *path, struct pl_err *err)
 			return pl_errf(err, NULL, 0, "cannot open '%s': %s", path,
 			    strerror(errno));
 		o->path = xstrdup(path);	/* for messages; no tmp, no rename */
-		o->special = 1;
 		return 0;
 	}
 	n = strlen(path) + 32;

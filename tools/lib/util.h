@@ -80,9 +80,8 @@ const char *numfmt(char *buf, double v);
  */
 struct outfile {
 	FILE *fp;
-	char *path;		/* NULL for stdout or a special file */
-	char *tmp;
-	int special;		/* a device or pipe, written in place */
+	char *path;		/* NULL for stdout */
+	char *tmp;		/* NULL when written in place */
 };
 int outfile_open(struct outfile *o, const char *path, struct pl_err *err);
 int outfile_commit(struct outfile *o, struct pl_err *err);
