@@ -248,11 +248,12 @@ opgraph_to_layers(const struct opgraph *g, long nlayers, int timing,
 		if (ids[i] <= 0 || evaluated(g, ids[i]))
 			continue;
 		if (zero < 0 || !evaluated(g, 0)) {
-			free(ids);
-			layers_release(out);
-			return pl_errf(err, g->ops_file, 0, "layer %ld has no "
+			pl_errf(err, g->ops_file, 0, "layer %ld has no "
 			    "estimates and there is no evaluated layer 0 to copy",
 			    ids[i]);
+			free(ids);
+			layers_release(out);
+			return -1;
 		}
 		out->l[i] = out->l[zero];
 		out->l[i].id = ids[i];
