@@ -91,6 +91,33 @@ results/configs.csv: $(CONFIGS) bin/config-check
 	@mkdir -p $(@D)
 	bin/config-check -C configs -o $@ $(CONFIGS)
 
+# ---- analytic per-layer graphs (the embedded default) --------------------
+# One set per accelerator, model and micro-batch size an experiment names:
+# every variant (t, sp, e, c) in results/layers/ACCEL/MODEL/bB/, indexed by
+# index.csv.  The list comes from the experiment configs (config-check -M).
+EXPERIMENTS = $(wildcard configs/experiments/*.xml)
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+-include build/experiments.mk
+endif
+build/experiments.mk: $(EXPERIMENTS) bin/config-check
+	@mkdir -p $(@D)
+	bin/config-check -M -o $@ $(EXPERIMENTS)
+
+set_word = $(word $2,$(subst /, ,$1))
+.SECONDEXPANSION:
+results/layers/%/index.csv: configs/accelerators/$$(call set_word,$$*,1).xml \
+    configs/models/$$(call set_word,$$*,2).xml bin/graph-normalize
+	@mkdir -p $(@D)
+	bin/graph-normalize -D $(@D) -a configs/accelerators/$(call set_word,$*,1).xml \
+	    -c configs/models/$(call set_word,$*,2).xml \
+	    -V b=$(patsubst b%,%,$(call set_word,$*,3)) -o $@
+
+# One row per model: parameters (closed form and from the graph), FLOPs per
+# token, activation bytes per layer at b = 1, t = 1.
+results/models.csv: $(wildcard configs/models/*.xml) bin/graph-normalize
+	@mkdir -p $(@D)
+	bin/graph-normalize -s -o $@ $(wildcard configs/models/*.xml)
+
 # ---- the paper's artifact (profiled costs, read from $(ARTIFACT)) --------
 # Graph directories are named <model>_mbs_...; each maps to our model config
 # (for its layer count).
@@ -108,7 +135,6 @@ art_model = $(strip \
   $(error no model config for artifact graph $1))))))))
 art_inputs = $(addprefix $(ARTIFACT)/$1/,ops.csv op_edges.csv fused_edges.csv)
 
-.SECONDEXPANSION:
 results/artifact/layers/%.edges.csv: $$(call art_inputs,$$*) \
     configs/models/$$(call art_model,$$*).xml bin/graph-normalize
 	@mkdir -p $(@D)
@@ -147,7 +173,7 @@ artifact: $(ART_LAYERS) $(ART_EDGES) $(ART_ILP)
 .PHONY: all tools results artifact artifact-check check check-rel check-san clean
 all: tools results
 tools: $(BINS)
-results: $(COSTS) results/configs.csv
+results: $(COSTS) results/configs.csv results/models.csv $(LAYER_SETS)
 
 # ---- tests --------------------------------------------------------------
 check: check-rel check-san
@@ -165,4 +191,5 @@ check-san: $(SAN_BINS) $(SAN_UNITS)
 	    cat build/check-san.tap
 
 clean:
-	rm -rf bin build results/costs results/configs.csv results/artifact
+	rm -rf bin build results/costs results/configs.csv results/models.csv \
+	    results/layers results/artifact

@@ -3,7 +3,9 @@
  * schemas and semantic rules, and print one summary row per file.  With
  * -C dir, an experiment's references (accelerator, networks, models) are
  * loaded from dir and checked too (a cluster's device count must be its
- * network's).
+ * network's).  With -M, it writes instead the Make fragment that lists
+ * the analytic layer sets the experiments need (accelerator, model and
+ * micro-batch size each), which the Makefile includes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,8 @@ static void
 usage(FILE *fp, int status)
 {
 	fprintf(fp, "usage: config-check [-h] [-C configdir] [-o file] "
-	    "config.xml...\n");
+	    "config.xml...\n"
+	    "       config-check -M [-o file] experiment.xml...\n");
 	exit(status);
 }
 
@@ -144,6 +147,53 @@ check_doc(xmlDocPtr doc, enum xmlio_kind kind, const char *file,
 	return 0;
 }
 
+/* The Make fragment of -M: LAYER_SETS, each set once, in input order. */
+static int
+make_fragment(char **files, int n, const char *outpath, struct pl_err *err)
+{
+	size_t cap = 64, nsets = 0;
+	char (*sets)[512] = xmalloc(cap * sizeof(*sets));
+	struct outfile out;
+
+	for (int i = 0; i < n; i++) {
+		struct experiment_cfg e;
+
+		if (experiment_load(&e, files[i], err) < 0) {
+			free(sets);
+			return -1;
+		}
+		for (int k = 0; k < e.nmodels; k++)
+			for (int b = 0; b < e.nmbs; b++) {
+				char set[512];
+				size_t j;
+
+				snprintf(set, sizeof(set), "results/layers/%s/%s/b%ld/"
+				    "index.csv", e.accelerator, e.model[k].name,
+				    e.mbs[b]);
+				for (j = 0; j < nsets; j++)
+					if (strcmp(sets[j], set) == 0)
+						break;
+				if (j < nsets)
+					continue;
+				if (nsets == cap) {
+					cap *= 2;
+					sets = xrealloc(sets, cap * sizeof(*sets));
+				}
+				memcpy(sets[nsets++], set, sizeof(set));
+			}
+	}
+	if (outfile_open(&out, outpath, err) < 0) {
+		free(sets);
+		return -1;
+	}
+	fprintf(out.fp, "# written by config-check -M from the experiment "
+	    "configs\n");
+	for (size_t j = 0; j < nsets; j++)
+		fprintf(out.fp, "LAYER_SETS += %s\n", sets[j]);
+	free(sets);
+	return outfile_commit(&out, err);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -155,12 +205,13 @@ main(int argc, char *argv[])
 	struct outfile out;
 	struct pl_err err;
 	const char *dir = NULL, *outpath = NULL;
-	int ch;
+	int ch, fragment = 0;
 
 	opterr = 0;
-	while ((ch = getopt(argc, argv, ":C:ho:")) != -1) {
+	while ((ch = getopt(argc, argv, ":C:Mho:")) != -1) {
 		switch (ch) {
 		case 'C': dir = optarg; break;
+		case 'M': fragment = 1; break;
 		case 'h': usage(stdout, 0); break;
 		case 'o': outpath = optarg; break;
 		default: bad_option(ch); usage(stderr, 2);
@@ -170,6 +221,11 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc < 1)
 		usage(stderr, 2);
+	if (fragment) {
+		if (make_fragment(argv, argc, outpath, &err) < 0)
+			die_err(&err);
+		return 0;
+	}
 	s = xcalloc((size_t)argc, sizeof(*s));
 	for (int i = 0; i < argc; i++)
 		if (check(argv[i], dir, &s[i], &err) < 0)

@@ -1,22 +1,27 @@
 /*
  * graph-normalize - operator graph -> per-layer graph (and layer edges).
  *
- * Profiled path: the directory of one graph of the paper's artifact export
- * (ops.csv, op_edges.csv, fused_edges.csv).  The per-layer graph format is
+ * Analytic path (the default): the model config's operator graph for one
+ * variant (lib/analytic.c).  Profiled path: the directory of one graph of
+ * the paper's artifact export (ops.csv, op_edges.csv, fused_edges.csv).
+ * Summary (-s): one row per model config, results/models.csv.  Formats are
  * in docs/formats.md.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "analytic.h"
 #include "config.h"
+#include "csvio.h"
 #include "opgraph.h"
 #include "util.h"
 
 struct opts {
-	const char *accel, *model, *edges, *out;
+	const char *accel, *model, *edges, *out, *ops, *dir;
 	long nlayers;
-	int timing;
+	int timing, summary;
+	struct variant v;
 	struct sched_opts sched;
 };
 
@@ -24,15 +29,53 @@ static void
 usage(FILE *fp, int status)
 {
 	fprintf(fp, "usage: graph-normalize [-hv] [-a accelerator.xml] "
-	    "[-c model.xml] [-e edges.csv] [-n layers] [-o file] "
-	    "[-T seconds] [-t sequential|ilp] [-w model.lp] graph-dir\n");
+	    "[-c model.xml] [-e edges.csv] [-n layers] [-O ops.csv] [-o file] "
+	    "[-T seconds] [-t sequential|ilp] [-V variant] [-w model.lp] "
+	    "[graph-dir]\n"
+	    "       graph-normalize -D dir -a accelerator.xml -c model.xml "
+	    "[-V b=,t=,c=] [-o index.csv]\n"
+	    "       graph-normalize -s [-o file] model.xml ...\n");
 	exit(status);
 }
 
+/* Write the per-layer graph, its edges and the operator CSV, all or none. */
 static int
-run(const struct opts *o, const char *dir, struct pl_err *err)
+write_all(const struct opts *o, const struct layer_graph *lg,
+    const struct aop_graph *ag, struct pl_err *err)
 {
-	struct outfile out, eout;
+	struct outfile out, eout, oout;
+
+	if (outfile_open(&out, o->out, err) < 0)
+		return -1;
+	if (o->edges && outfile_open(&eout, o->edges, err) < 0) {
+		outfile_abort(&out);
+		return -1;
+	}
+	if (o->ops && outfile_open(&oout, o->ops, err) < 0) {
+		outfile_abort(&out);
+		if (o->edges)
+			outfile_abort(&eout);
+		return -1;
+	}
+	layers_write(out.fp, o->edges ? eout.fp : NULL, lg);
+	if (o->ops)
+		analytic_write_ops(oout.fp, ag);
+	if (o->ops && outfile_commit(&oout, err) < 0) {
+		outfile_abort(&out);
+		if (o->edges)
+			outfile_abort(&eout);
+		return -1;
+	}
+	if (o->edges && outfile_commit(&eout, err) < 0) {
+		outfile_abort(&out);
+		return -1;
+	}
+	return outfile_commit(&out, err);
+}
+
+static int
+run_profiled(const struct opts *o, const char *dir, struct pl_err *err)
+{
 	struct opgraph g;
 	struct layer_graph lg;
 	int ret = -1;
@@ -40,40 +83,193 @@ run(const struct opts *o, const char *dir, struct pl_err *err)
 	if (opgraph_read_artifact(&g, dir, err) < 0)
 		return -1;
 	if (opgraph_to_layers(&g, o->nlayers, o->timing, &o->sched, &lg,
-	    err) < 0)
-		goto out_graph;
-	if (outfile_open(&out, o->out, err) < 0)
-		goto out_layers;
-	if (o->edges && outfile_open(&eout, o->edges, err) < 0) {
-		outfile_abort(&out);
-		goto out_layers;
+	    err) == 0) {
+		ret = write_all(o, &lg, NULL, err);
+		layers_release(&lg);
 	}
-	layers_write(out.fp, o->edges ? eout.fp : NULL, &lg);
-	if (o->edges && outfile_commit(&eout, err) < 0) {
-		outfile_abort(&out);
-		goto out_layers;
-	}
-	ret = outfile_commit(&out, err);
-out_layers:
-	layers_release(&lg);
-out_graph:
 	opgraph_release(&g);
 	return ret;
+}
+
+static int
+run_analytic(const struct opts *o, const struct model_cfg *m,
+    const struct accel_cfg *a, struct pl_err *err)
+{
+	struct aop_graph ag;
+	struct layer_graph lg;
+	int ret;
+
+	if (analytic_build(m, a, &o->v, &ag, err) < 0)
+		return -1;
+	analytic_layers(&ag, &lg);
+	ret = write_all(o, &lg, &ag, err);
+	layers_release(&lg);
+	analytic_release(&ag);
+	return ret;
+}
+
+/*
+ * -D: every variant the planner considers, one per-layer graph each in
+ * `dir`, and the index of them (the -o file) written last.
+ */
+static int
+run_variants(const struct opts *o, const struct model_cfg *m,
+    const struct accel_cfg *a, struct pl_err *err)
+{
+	static const char *const head[] = {
+		"file", "t", "e", "c", "sp", "micro_batch_samples", "width"
+	};
+	struct variant v[512];
+	size_t n = analytic_variants(m, o->v.b, o->v.t, o->v.c, v, 512);
+	struct outfile idx;
+
+	if (n > 512)
+		return pl_errf(err, NULL, 0, "model '%s': %zu variants, more "
+		    "than 512", m->name, n);
+	if (outfile_open(&idx, o->out, err) < 0)
+		return -1;
+	csvio_write_row(idx.fp, head, 7);
+	for (size_t i = 0; i < n; i++) {
+		struct opts one = *o;
+		char name[96], path[4096], b[6][NUMFMT_LEN];
+		const char *f[7];
+
+		snprintf(name, sizeof(name), "b%ld-t%ld-sp%d-e%ld-c%ld.csv",
+		    v[i].b, v[i].t, v[i].sp, v[i].e, v[i].c);
+		snprintf(path, sizeof(path), "%s/%s", o->dir, name);
+		one.out = path;
+		one.v = v[i];
+		if (run_analytic(&one, m, a, err) < 0) {
+			outfile_abort(&idx);
+			return -1;
+		}
+		f[0] = name;
+		f[1] = numfmt(b[0], (double)v[i].t);
+		f[2] = numfmt(b[1], (double)v[i].e);
+		f[3] = numfmt(b[2], (double)v[i].c);
+		f[4] = numfmt(b[3], (double)v[i].sp);
+		f[5] = numfmt(b[4], (double)v[i].b);
+		f[6] = numfmt(b[5], (double)(v[i].t * v[i].e * v[i].c));
+		csvio_write_row(idx.fp, f, 7);
+	}
+	return outfile_commit(&idx, err);
+}
+
+/*
+ * results/models.csv: per model the closed-form parameter count, the
+ * analytic graph's (they must agree), and at b = 1, t = 1 the forward
+ * FLOPs per token of the whole model and one transformer layer's
+ * activation bytes.
+ */
+static int
+run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
+{
+	static const char *const head[] = {
+		"model", "parameters", "graph_parameters", "layers", "hidden",
+		"heads", "kv_heads", "ffn_hidden", "experts", "top_k", "seq_len",
+		"flops_per_token_fwd", "activation_bytes_per_layer"
+	};
+	struct variant one = { 1, 1, 1, 0, 1 };
+	struct outfile out;
+
+	if (outfile_open(&out, o->out, err) < 0)
+		return -1;
+	csvio_write_row(out.fp, head, 13);
+	for (int i = 0; i < n; i++) {
+		struct model_cfg m;
+		struct aop_graph ag;
+		double params = 0, flops = 0, act = 0;
+		char b[13][NUMFMT_LEN];
+		const char *f[13];
+
+		if (model_load(&m, models[i], err) < 0 ||
+		    analytic_build(&m, NULL, &one, &ag, err) < 0) {
+			outfile_abort(&out);
+			return -1;
+		}
+		for (size_t k = 0; k < ag.n; k++) {
+			params += ag.op[k].parameter_bytes / 2;
+			flops += ag.op[k].fwd_flops;
+			if (ag.op[k].layer == 0)
+				act += ag.op[k].activation_bytes;
+		}
+		analytic_release(&ag);
+		f[0] = m.name;
+		f[1] = numfmt(b[1], model_parameters(&m));
+		f[2] = numfmt(b[2], params);
+		f[3] = numfmt(b[3], (double)m.layers);
+		f[4] = numfmt(b[4], (double)m.hidden);
+		f[5] = numfmt(b[5], (double)m.heads);
+		f[6] = numfmt(b[6], (double)m.kv_heads);
+		f[7] = numfmt(b[7], (double)m.ffn_hidden);
+		f[8] = numfmt(b[8], (double)m.experts);
+		f[9] = numfmt(b[9], (double)m.top_k);
+		f[10] = numfmt(b[10], (double)m.seq_len);
+		f[11] = numfmt(b[11], flops / (double)m.seq_len);
+		f[12] = numfmt(b[12], act);
+		csvio_write_row(out.fp, f, 13);
+	}
+	return outfile_commit(&out, err);
+}
+
+/* -V t=8,sp=1,e=1,c=1,b=1 (any subset, any order). */
+static void
+parse_variant(const char *arg, struct variant *v)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+
+	for (char *tok = strtok_r(copy, ",", &save); tok;
+	    tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		long *dst = NULL, sp;
+
+		if (eq == NULL)
+			goto bad;
+		*eq++ = '\0';
+		if (strcmp(tok, "t") == 0)
+			dst = &v->t;
+		else if (strcmp(tok, "e") == 0)
+			dst = &v->e;
+		else if (strcmp(tok, "c") == 0)
+			dst = &v->c;
+		else if (strcmp(tok, "b") == 0)
+			dst = &v->b;
+		else if (strcmp(tok, "sp") == 0) {
+			sp = opt_long('V', eq, 0, 1);
+			v->sp = (int)sp;
+			continue;
+		} else
+			goto bad;
+		*dst = opt_long('V', eq, 1, 1L << 20);
+	}
+	free(copy);
+	return;
+bad:
+	warnx("-V: '%s' is not a list of t=, e=, c=, sp=, b= settings", arg);
+	free(copy);
+	usage(stderr, 2);
 }
 
 int
 main(int argc, char *argv[])
 {
 	struct opts o;
+	struct model_cfg m;
+	struct accel_cfg a;
 	struct pl_err err;
 	int ch;
 
 	memset(&o, 0, sizeof(o));
 	o.timing = LAYER_TIME_SEQUENTIAL;
 	o.sched.time_limit_s = 60;
+	o.v.e = o.v.b = 1;	/* t and c: 0 until set (-D reads them as maxima) */
 	opterr = 0;
-	while ((ch = getopt(argc, argv, ":T:a:c:e:hn:o:t:vw:")) != -1) {
+	while ((ch = getopt(argc, argv, ":D:O:T:V:a:c:e:hn:o:st:vw:")) != -1) {
 		switch (ch) {
+		case 'D': o.dir = optarg; break;
+		case 'O': o.ops = optarg; break;
+		case 'V': parse_variant(optarg, &o.v); break;
+		case 's': o.summary = 1; break;
 		case 'T': o.sched.time_limit_s = opt_double('T', optarg, 0.001,
 		    1e6); break;
 		case 'a': o.accel = optarg; break;
@@ -99,24 +295,49 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc != 1)
-		usage(stderr, 2);
-	if (o.timing == LAYER_TIME_ILP) {
-		struct accel_cfg a;
-
-		if (o.accel == NULL) {
-			warnx("-t ilp needs the accelerator's cores: -a "
-			    "accelerator.xml");
+	if (o.summary) {
+		if (argc < 1)
 			usage(stderr, 2);
-		}
+		if (run_summary(&o, argv, argc, &err) < 0)
+			die_err(&err);
+		return 0;
+	}
+	if (argc > 1 || (argc == 0 && o.model == NULL))
+		usage(stderr, 2);
+	if (o.dir && (argc == 1 || o.ops || o.edges)) {
+		warnx("-D writes analytic variants: no graph-dir, -O or -e");
+		usage(stderr, 2);
+	}
+	if (o.dir && (o.v.sp || o.v.e > 1)) {
+		warnx("-D tries every sp and e: -V sets only b, t and c");
+		usage(stderr, 2);
+	}
+	o.v.t = o.v.t ? o.v.t : o.dir ? 8 : 1;
+	o.v.c = o.v.c ? o.v.c : o.dir ? 4 : 1;
+	if (argc == 1 && o.ops) {
+		warnx("-O writes the analytic operator graph: no graph-dir");
+		usage(stderr, 2);
+	}
+	if (argc == 0 && o.accel == NULL) {
+		warnx("the analytic path needs the accelerator: -a "
+		    "accelerator.xml");
+		usage(stderr, 2);
+	}
+	if (argc == 0 && o.nlayers) {
+		warnx("-n: the analytic path takes the layers from -c");
+		usage(stderr, 2);
+	}
+	if (o.accel) {
 		if (accel_load(&a, o.accel, &err) < 0)
 			die_err(&err);
 		o.sched.tc_cores = a.tensor_cores;
 		o.sched.vc_cores = a.vector_cores;
+	} else if (o.timing == LAYER_TIME_ILP) {
+		warnx("-t ilp needs the accelerator's cores: -a "
+		    "accelerator.xml");
+		usage(stderr, 2);
 	}
 	if (o.model) {
-		struct model_cfg m;
-
 		if (model_load(&m, o.model, &err) < 0)
 			die_err(&err);
 		if (o.nlayers && o.nlayers != m.layers)
@@ -124,7 +345,9 @@ main(int argc, char *argv[])
 			    o.model, m.layers);
 		o.nlayers = m.layers;
 	}
-	if (run(&o, argv[0], &err) < 0)
+	/* the analytic layer is a chain: its optimal schedule is sequential */
+	if ((argc == 1 ? run_profiled(&o, argv[0], &err) : o.dir ?
+	    run_variants(&o, &m, &a, &err) : run_analytic(&o, &m, &a, &err)) < 0)
 		die_err(&err);
 	return 0;
 }

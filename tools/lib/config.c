@@ -113,7 +113,8 @@ model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
 	    xmlio_child_bool(path, r, "tied_embeddings", &m->tied_embeddings,
 	    err) < 0 ||
 	    xmlio_child_bool(path, r, "bias", &m->bias, err) < 0 ||
-	    xmlio_child_bool(path, r, "pooler", &m->pooler, err) < 0)
+	    xmlio_child_bool(path, r, "pooler", &m->pooler, err) < 0 ||
+	    xmlio_child_bool(path, r, "dropout", &m->dropout, err) < 0)
 		goto done;
 	if (m->hidden % m->heads != 0) {
 		pl_errf(err, path, line_of(xmlio_child(r, "heads")), "element "

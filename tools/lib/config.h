@@ -27,6 +27,7 @@ struct model_cfg {
 	long max_positions, type_vocab, experts, top_k;
 	int norm, activation, mlp, position;
 	int tied_embeddings, bias, pooler;
+	int dropout;		/* trains with dropout (masks are kept) */
 };
 
 /* Efficiency factors of the roofline, indexed by these kinds. */

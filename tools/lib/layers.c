@@ -11,11 +11,56 @@ static const char *const coll_cols[LCOLL_N] = {
 	"all_to_all_bytes"
 };
 
+static const char *const variant_cols[] = {
+	"t", "e", "c", "sp", "micro_batch_samples"
+};
+
+/* The variant columns, all or none, each the same on every row. */
+static int
+read_variant(const struct csvio_table *t, struct layer_graph *g,
+    struct pl_err *err)
+{
+	long *dst[5] = { &g->var_t, &g->var_e, &g->var_c, NULL,
+		&g->var_b };
+	long sp = 0;
+	int col[5], present = 0;
+
+	dst[3] = &sp;
+	for (int k = 0; k < 5; k++)
+		present += (col[k] = csvio_col_opt(t, variant_cols[k])) >= 0;
+	if (present == 0)
+		return 0;
+	for (int k = 0; k < 5; k++) {
+		if (col[k] < 0)
+			return csvio_col(t, variant_cols[k], err);
+		for (size_t r = 0; r < t->nrows; r++) {
+			long v;
+
+			if (csvio_long(t, r, col[k], CSVIO_POSITIVE * (k != 3),
+			    &v, err) < 0)
+				return -1;
+			if (k == 3 && v > 1)
+				return pl_errf(err, t->file, t->lines[r], "column "
+				    "'sp': %ld is not 0 or 1", v);
+			if (r > 0 && v != *dst[k])
+				return pl_errf(err, t->file, t->lines[r], "column "
+				    "'%s': %ld differs from the first row's %ld "
+				    "(one variant a file)", variant_cols[k], v,
+				    *dst[k]);
+			*dst[k] = v;
+		}
+	}
+	g->var_sp = (int)sp;
+	g->has_variant = 1;
+	return 0;
+}
+
 int
 layers_read(struct layer_graph *g, const char *path, struct pl_err *err)
 {
 	struct csvio_table t;
 	int cid, cpar, cact, cin, ckind, cfwd, cbwd, ccopy, ccoll[LCOLL_N];
+	int cdense;
 
 	memset(g, 0, sizeof(*g));
 	if (csvio_read(&t, path, err) < 0)
@@ -33,6 +78,7 @@ layers_read(struct layer_graph *g, const char *path, struct pl_err *err)
 	cfwd = csvio_col_opt(&t, "forward_s");
 	cbwd = csvio_col_opt(&t, "backward_s");
 	ccopy = csvio_col_opt(&t, "copy_of");
+	cdense = csvio_col_opt(&t, "dense_parameter_bytes");
 	for (int k = 0; k < LCOLL_N; k++)
 		ccoll[k] = csvio_col_opt(&t, coll_cols[k]);
 	g->file = xstrdup(t.file);
@@ -83,7 +129,21 @@ layers_read(struct layer_graph *g, const char *path, struct pl_err *err)
 				goto fail;
 			L->coll_bytes[k] = isnan(v) ? 0 : v;
 		}
+		L->dense_parameter_bytes = L->parameter_bytes;
+		if (cdense >= 0) {
+			if (csvio_double(&t, r, cdense, CSVIO_NONNEG, &v, err) < 0)
+				goto fail;
+			if (v > L->parameter_bytes) {
+				pl_errf(err, t.file, t.lines[r], "column "
+				    "'dense_parameter_bytes': %g exceeds "
+				    "parameter_bytes %g", v, L->parameter_bytes);
+				goto fail;
+			}
+			L->dense_parameter_bytes = v;
+		}
 	}
+	if (read_variant(&t, g, err) < 0)
+		goto fail;
 	csvio_release(&t);
 	return 0;
 fail:
@@ -179,4 +239,81 @@ layers_boundary_input(const struct layer_graph *g, size_t first, size_t last)
 			b += g->l[v].input_bytes;
 	}
 	return b;
+}
+
+int
+layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
+{
+	static const char *const eheader[] = { "src_layer", "dst_layer", "bytes" };
+	const char *head[32], *f[32];
+	char b[32][NUMFMT_LEN];
+	size_t nc = 0;
+	int bad;
+
+	head[nc++] = "layer_id";
+	head[nc++] = "kind";
+	head[nc++] = "copy_of";
+	head[nc++] = "forward_s";
+	head[nc++] = "backward_s";
+	head[nc++] = "parameter_bytes";
+	head[nc++] = "activation_bytes";
+	head[nc++] = "input_bytes";
+	for (int k = 0; k < LCOLL_N; k++)
+		head[nc++] = coll_cols[k];
+	if (g->has_variant) {
+		head[nc++] = "dense_parameter_bytes";
+		for (int k = 0; k < 5; k++)
+			head[nc++] = variant_cols[k];
+	}
+	if (g->scheduled) {
+		head[nc++] = "forward_bound_s";
+		head[nc++] = "backward_bound_s";
+		head[nc++] = "schedule";
+	}
+	bad = csvio_write_row(fp, head, nc);
+	for (size_t i = 0; i < g->n; i++) {
+		const struct layer *L = &g->l[i];
+		size_t c = 0;
+
+		snprintf(b[c], NUMFMT_LEN, "%ld", L->id);
+		f[c] = b[c], c++;
+		f[c++] = L->kind;
+		snprintf(b[c], NUMFMT_LEN, "%ld", L->copy_of);
+		f[c] = L->is_copy ? b[c] : "", c++;
+		f[c] = numfmt(b[c], L->forward_s), c++;
+		f[c] = numfmt(b[c], L->backward_s), c++;
+		f[c] = numfmt(b[c], L->parameter_bytes), c++;
+		f[c] = numfmt(b[c], L->activation_bytes), c++;
+		f[c] = numfmt(b[c], L->input_bytes), c++;
+		for (int k = 0; k < LCOLL_N; k++)
+			f[c] = numfmt(b[c], L->coll_bytes[k]), c++;
+		if (g->has_variant) {
+			long v[5] = { g->var_t, g->var_e, g->var_c, g->var_sp,
+				g->var_b };
+
+			f[c] = numfmt(b[c], L->dense_parameter_bytes), c++;
+			for (int k = 0; k < 5; k++) {
+				snprintf(b[c], NUMFMT_LEN, "%ld", v[k]);
+				f[c] = b[c], c++;
+			}
+		}
+		if (g->scheduled) {
+			f[c] = numfmt(b[c], L->forward_bound_s), c++;
+			f[c] = numfmt(b[c], L->backward_bound_s), c++;
+			f[c++] = L->is_copy ? "" : L->schedule;
+		}
+		bad |= csvio_write_row(fp, f, nc);
+	}
+	if (edges_fp == NULL)
+		return bad;
+	bad |= csvio_write_row(edges_fp, eheader, 3);
+	for (size_t k = 0; k < g->nedges; k++) {
+		snprintf(b[0], NUMFMT_LEN, "%ld", g->l[g->e[k].src].id);
+		snprintf(b[1], NUMFMT_LEN, "%ld", g->l[g->e[k].dst].id);
+		f[0] = b[0];
+		f[1] = b[1];
+		f[2] = numfmt(b[2], g->e[k].bytes);
+		bad |= csvio_write_row(edges_fp, f, 3);
+	}
+	return bad;
 }

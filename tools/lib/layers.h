@@ -13,6 +13,7 @@
 #define NP_LAYERS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "util.h"
 
@@ -24,6 +25,9 @@ struct layer {
 	char kind[32];
 	double forward_s, backward_s;
 	double parameter_bytes, activation_bytes, input_bytes;
+	/* parameters replicated over the variant's c*e devices (all but the
+	 * experts'): their gradients are also summed over that group */
+	double dense_parameter_bytes;
 	double coll_bytes[LCOLL_N];
 	double forward_bound_s, backward_bound_s; /* proven, for ilp times */
 	int schedule_optimal;
@@ -41,6 +45,9 @@ struct layer_edge {
 struct layer_graph {
 	char *file;
 	int scheduled;		/* times from the ilp schedule (bounds kept) */
+	int has_variant;	/* the variant columns are present */
+	long var_t, var_e, var_c, var_b;
+	int var_sp;
 	size_t n;
 	struct layer *l;
 	size_t nedges;
@@ -62,5 +69,12 @@ long layers_index(const struct layer_graph *g, long id);
  */
 double layers_boundary_input(const struct layer_graph *g, size_t first,
     size_t last);
+
+/*
+ * Write a per-layer graph (the variant columns when has_variant, the
+ * bound and schedule columns when scheduled) and, if edges_fp is not
+ * NULL, its edges.
+ */
+int layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g);
 
 #endif

@@ -96,7 +96,4 @@ enum { LAYER_TIME_SEQUENTIAL, LAYER_TIME_ILP };
 int opgraph_to_layers(const struct opgraph *g, long nlayers, int timing,
     const struct sched_opts *so, struct layer_graph *out, struct pl_err *err);
 
-/* Write a per-layer graph and, if edges_fp is not NULL, its edges. */
-int layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g);
-
 #endif

@@ -60,6 +60,7 @@ layer_sums(const struct opgraph *g, long id, struct layer *L)
 		if (o->layer != id)
 			continue;
 		L->parameter_bytes += 2 * o->param_elems;
+		L->dense_parameter_bytes += 2 * o->param_elems;
 		L->activation_bytes += 2 * o->act_elems;
 		if (!opgraph_scheduled(o))
 			continue;
@@ -298,56 +299,4 @@ opgraph_to_layers(const struct opgraph *g, long nlayers, int timing,
 		out->l[out->e[k].dst].input_bytes += out->e[k].bytes;
 	}
 	return 0;
-}
-
-int
-layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
-{
-	static const char *const header[] = {
-		"layer_id", "kind", "copy_of", "forward_s", "backward_s",
-		"parameter_bytes", "activation_bytes", "input_bytes",
-		"all_reduce_bytes", "all_gather_bytes", "reduce_scatter_bytes",
-		"all_to_all_bytes", "forward_bound_s", "backward_bound_s",
-		"schedule"
-	};
-	static const char *const eheader[] = { "src_layer", "dst_layer", "bytes" };
-	char b[14][NUMFMT_LEN];
-	size_t ncols = g->scheduled ? 15 : 12;
-	int bad = csvio_write_row(fp, header, ncols);
-
-	for (size_t i = 0; i < g->n; i++) {
-		const struct layer *L = &g->l[i];
-		const char *f[15];
-
-		snprintf(b[0], NUMFMT_LEN, "%ld", L->id);
-		f[0] = b[0];
-		f[1] = L->kind;
-		snprintf(b[1], NUMFMT_LEN, "%ld", L->copy_of);
-		f[2] = L->is_copy ? b[1] : "";
-		f[3] = numfmt(b[2], L->forward_s);
-		f[4] = numfmt(b[3], L->backward_s);
-		f[5] = numfmt(b[4], L->parameter_bytes);
-		f[6] = numfmt(b[5], L->activation_bytes);
-		f[7] = numfmt(b[6], L->input_bytes);
-		for (int k = 0; k < LCOLL_N; k++)
-			f[8 + k] = numfmt(b[7 + k], L->coll_bytes[k]);
-		f[12] = numfmt(b[11], L->forward_bound_s);
-		f[13] = numfmt(b[12], L->backward_bound_s);
-		f[14] = L->is_copy ? "" : L->schedule;
-		bad |= csvio_write_row(fp, f, ncols);
-	}
-	if (edges_fp == NULL)
-		return bad;
-	bad |= csvio_write_row(edges_fp, eheader, 3);
-	for (size_t k = 0; k < g->nedges; k++) {
-		const char *f[3];
-
-		snprintf(b[0], NUMFMT_LEN, "%ld", g->l[g->e[k].src].id);
-		snprintf(b[1], NUMFMT_LEN, "%ld", g->l[g->e[k].dst].id);
-		f[0] = b[0];
-		f[1] = b[1];
-		f[2] = numfmt(b[2], g->e[k].bytes);
-		bad |= csvio_write_row(edges_fp, f, 3);
-	}
-	return bad;
 }

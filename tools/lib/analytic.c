@@ -1,0 +1,593 @@
+/*
+ * analytic.c - operator graphs from model hyperparameters (analytic.h).
+ *
+ * Every size below is for one device of the variant and one micro-batch.
+ * Tensors are fp16/bf16 (2 bytes an element) except dropout masks (1 byte
+ * an element) and the logits the loss keeps (fp32), as in Korthikanti et
+ * al., "Reducing Activation Recomputation in Large Transformer Models"
+ * (MLSys 2023), whose per-layer count s*b*h*(34 + 5*a*s/h) this code must
+ * reproduce for a dense layer with dropout at t = 1.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytic.h"
+#include "csvio.h"
+
+/* The shape of the work one device does for one layer. */
+struct dims {
+	double n;		/* tokens on the device: b*s/(c*e) */
+	double s_full;		/* keys each query sees: s (whole sequence) */
+	double b;
+	double h, kv, f, heads, vocab, experts, top_k;
+	double t, shard;	/* shard: t with sp (norm/residual tensors), else 1 */
+	double ce;		/* devices sharing the micro-batch's tokens */
+	double e;
+	int dropout, gated, rms, bias, moe;
+};
+
+struct builder {
+	struct aop_graph *g;
+	const struct accel_cfg *a;
+	const struct dims *d;
+	long layer;
+};
+
+static struct aop *
+add(struct builder *B, const char *name, int kind)
+{
+	struct aop_graph *g = B->g;
+	struct aop *o;
+
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 64;
+		g->op = xrealloc(g->op, g->cap * sizeof(*g->op));
+	}
+	o = &g->op[g->n++];
+	memset(o, 0, sizeof(*o));
+	o->layer = B->layer;
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	o->kind = kind;
+	o->fwd_coll = o->bwd_coll = -1;
+	o->param_split = SPLIT_NONE;
+	return o;
+}
+
+/*
+ * A matmul of a (tokens x k) input with a (k x n_out) weight: 2*tokens*k*n
+ * FLOPs forward; backward computes the input and the weight gradient,
+ * twice the FLOPs and twice the traffic.  Memory traffic reads the input
+ * and the weight and writes the output once (2 bytes an element).
+ */
+static struct aop *
+matmul(struct builder *B, const char *name, double tokens, double k,
+    double n_out, double params, int split)
+{
+	struct aop *o = add(B, name, AOP_MATMUL);
+
+	o->fwd_flops = 2 * tokens * k * n_out;
+	o->bwd_flops = 2 * o->fwd_flops;
+	o->fwd_bytes = 2 * (tokens * k + k * n_out + tokens * n_out);
+	o->bwd_bytes = 2 * o->fwd_bytes;
+	o->parameter_bytes = 2 * params;
+	o->param_split = split;
+	return o;
+}
+
+/* An elementwise or reduction op over `elems` elements, `flops` each;
+ * it reads and writes every element; backward costs twice as much. */
+static struct aop *
+vector(struct builder *B, const char *name, int kind, double elems,
+    double flops)
+{
+	struct aop *o = add(B, name, kind);
+
+	o->fwd_flops = elems * flops;
+	o->bwd_flops = 2 * o->fwd_flops;
+	o->fwd_bytes = 2 * 2 * elems;
+	o->bwd_bytes = 2 * o->fwd_bytes;
+	return o;
+}
+
+static void
+collective(struct builder *B, const char *name, int fwd, int bwd,
+    double bytes)
+{
+	struct aop *o = add(B, name, AOP_COLLECTIVE);
+
+	o->fwd_coll = fwd;
+	o->bwd_coll = bwd;
+	o->coll_bytes = bytes;
+}
+
+/*
+ * Megatron's conjugate pair around a tensor-parallel block: "f" before
+ * the column-parallel matmul (identity forward, all-reduce backward) and
+ * "g" after the row-parallel one (all-reduce forward, identity backward);
+ * with sequence parallelism f is an all-gather (reduce-scatter backward)
+ * and g a reduce-scatter (all-gather backward).  Nothing at t = 1.
+ */
+static void
+tp_enter(struct builder *B, const char *name, double bytes)
+{
+	if (B->d->t == 1)
+		return;
+	if (B->d->shard > 1)
+		collective(B, name, LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER, bytes);
+	else
+		collective(B, name, -1, LCOLL_ALL_REDUCE, bytes);
+}
+
+static void
+tp_leave(struct builder *B, const char *name, double bytes)
+{
+	if (B->d->t == 1)
+		return;
+	if (B->d->shard > 1)
+		collective(B, name, LCOLL_REDUCE_SCATTER, LCOLL_ALL_GATHER, bytes);
+	else
+		collective(B, name, LCOLL_ALL_REDUCE, -1, bytes);
+}
+
+/* LayerNorm: mean, variance, normalise, scale, shift (~8 FLOPs an
+ * element); RMSNorm ~5.  It keeps its input. */
+static void
+norm(struct builder *B, const char *name)
+{
+	const struct dims *d = B->d;
+	double elems = d->n * d->h / d->shard;
+	struct aop *o = vector(B, name, AOP_NORM, elems, d->rms ? 5 : 8);
+
+	o->parameter_bytes = 2 * (d->rms ? d->h : 2 * d->h);
+	o->activation_bytes = 2 * elems;
+}
+
+/* Dropout (when the model trains with it) and the residual add: the mask
+ * is kept, one byte an element. */
+static void
+dropout_residual(struct builder *B, const char *name)
+{
+	const struct dims *d = B->d;
+	double elems = d->n * d->h / d->shard;
+	struct aop *o = vector(B, name, AOP_VECTOR, elems, d->dropout ? 3 : 1);
+
+	if (d->dropout)
+		o->activation_bytes = elems;
+}
+
+/* The two batched matmuls of attention: backward computes the gradients
+ * of both operands, twice the forward work. */
+static void
+attention_backward(struct aop *o)
+{
+	o->bwd_flops = 2 * o->fwd_flops;
+	o->bwd_bytes = 2 * o->fwd_bytes;
+}
+
+static void
+attention(struct builder *B)
+{
+	const struct dims *d = B->d;
+	double n = d->n, h = d->h, kv = d->kv, t = d->t;
+	double probs = d->b * (d->heads / t) * (n / d->b) * d->s_full;
+	struct aop *o;
+
+	norm(B, "attn_norm");
+	tp_enter(B, "attn_f", 2 * n * h);
+	/* the column-parallel q, k, v projections; they keep their input */
+	o = matmul(B, "qkv", n, h, (h + 2 * kv) / t,
+	    (h * (h + 2 * kv) + (d->bias ? h + 2 * kv : 0)) / t, SPLIT_T);
+	o->activation_bytes = 2 * n * h / d->shard;
+	/* context parallel: every device needs the whole sequence's keys
+	 * and values (their gradients are reduce-scattered back) */
+	if (d->ce > 1)
+		collective(B, "kv_gather", LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER,
+		    2 * d->b * d->s_full * 2 * kv / t);
+	o = add(B, "scores", AOP_ATTENTION);
+	o->fwd_flops = 2 * n * d->s_full * h / t;
+	o->fwd_bytes = 2 * (n * h / t + d->b * d->s_full * kv / t + probs);
+	attention_backward(o);
+	o->activation_bytes = 2 * n * (h + kv) / t;	/* q and k */
+	/* softmax keeps its output; dropout its mask and its output */
+	o = vector(B, "softmax", AOP_VECTOR, probs, d->dropout ? 8 : 5);
+	o->activation_bytes = 2 * probs + (d->dropout ? probs + 2 * probs : 0);
+	o = add(B, "context", AOP_ATTENTION);
+	o->fwd_flops = 2 * n * d->s_full * h / t;
+	o->fwd_bytes = 2 * (probs + d->b * d->s_full * kv / t + n * h / t);
+	attention_backward(o);
+	o->activation_bytes = 2 * n * kv / t;		/* v */
+	o = matmul(B, "attn_out", n, h / t, h, h * h / t, SPLIT_T);
+	o->activation_bytes = 2 * n * h / t;
+	if (d->bias)
+		add(B, "attn_out_bias", AOP_VECTOR)->parameter_bytes = 2 * h;
+	tp_leave(B, "attn_g", 2 * n * h);
+	dropout_residual(B, "attn_residual");
+}
+
+/*
+ * The MLP on `tokens` tokens whose input is sharded `in_shard` ways: up
+ * (and gate) column-parallel, the activation, down row-parallel.  A dense
+ * MLP keeps the up projection's input and output (GeLU's input) and the
+ * down projection's input; a gated one keeps the gate and up outputs.
+ * An expert MLP holds `experts` experts' weights (split over e as well).
+ */
+static void
+mlp(struct builder *B, double tokens, double in_shard, double experts,
+    const char *prefix)
+{
+	const struct dims *d = B->d;
+	double h = d->h, f = d->f, t = d->t, ups = d->gated ? 2 : 1;
+	int is_expert = experts > 0;
+	double copies = is_expert ? experts : 1;
+	char name[24];
+	struct aop *o;
+
+	snprintf(name, sizeof(name), "%s_f", prefix);
+	tp_enter(B, name, 2 * tokens * h);
+	snprintf(name, sizeof(name), "%s_up", prefix);
+	o = matmul(B, name, tokens, h, ups * f / t,
+	    copies * (ups * h * f + (d->bias ? ups * f : 0)) / t,
+	    is_expert ? SPLIT_TE : SPLIT_T);
+	o->activation_bytes = 2 * tokens * h / in_shard;
+	snprintf(name, sizeof(name), "%s_act", prefix);
+	o = vector(B, name, AOP_VECTOR, tokens * f / t, d->gated ? 6 : 8);
+	o->activation_bytes = 2 * ups * tokens * f / t;
+	snprintf(name, sizeof(name), "%s_down", prefix);
+	o = matmul(B, name, tokens, f / t, h, copies * f * h / t,
+	    is_expert ? SPLIT_TE : SPLIT_T);
+	o->activation_bytes = 2 * tokens * f / t;
+	if (d->bias) {
+		/* a row-parallel bias is whole on every device of the t group */
+		snprintf(name, sizeof(name), "%s_down_bias", prefix);
+		o = add(B, name, AOP_VECTOR);
+		o->parameter_bytes = 2 * copies * h;
+		o->param_split = is_expert ? SPLIT_E : SPLIT_NONE;
+	}
+	snprintf(name, sizeof(name), "%s_g", prefix);
+	tp_leave(B, name, 2 * tokens * h);
+}
+
+/*
+ * Mixture of experts (GShard/Switch style, top-k routing, perfectly
+ * balanced): a replicated router, an all-to-all that sends each local
+ * token to its k experts, the local experts' MLPs on the n*k tokens that
+ * arrive (E/e experts a device), and an all-to-all back.
+ */
+static void
+moe(struct builder *B)
+{
+	const struct dims *d = B->d;
+	double n = d->n, h = d->h, k = d->top_k, local = d->experts / d->e;
+	struct aop *o;
+
+	o = matmul(B, "router", n / d->shard, h, d->experts, h * d->experts,
+	    SPLIT_NONE);
+	o->activation_bytes = 2 * n * h / d->shard;
+	o = vector(B, "topk", AOP_VECTOR, n / d->shard * d->experts, 5);
+	o->activation_bytes = 2 * n / d->shard * d->experts;
+	collective(B, "dispatch", LCOLL_ALL_TO_ALL, LCOLL_ALL_TO_ALL,
+	    2 * n * k * h / d->shard);
+	mlp(B, n * k, 1, local, "expert");
+	collective(B, "combine", LCOLL_ALL_TO_ALL, LCOLL_ALL_TO_ALL,
+	    2 * n * k * h / d->shard);
+	o = vector(B, "combine_sum", AOP_VECTOR, n * k * h / d->shard, 2);
+	o->activation_bytes = 2 * n * k * h / d->shard;
+}
+
+static void
+transformer_layer(struct builder *B)
+{
+	attention(B);
+	norm(B, "mlp_norm");
+	if (B->d->moe)
+		moe(B);
+	else
+		mlp(B, B->d->n, B->d->shard, 0, "mlp");
+	dropout_residual(B, "mlp_residual");
+}
+
+/* Vocabulary-parallel embedding (Megatron): each device holds V/t rows;
+ * the partial lookups are summed (reduce-scattered with sp). */
+static void
+embedding(struct builder *B, const struct model_cfg *m)
+{
+	const struct dims *d = B->d;
+	double n = d->n, h = d->h;
+	struct aop *o;
+
+	o = add(B, "token_embedding", AOP_EMBEDDING);
+	o->fwd_bytes = 2 * n * h;
+	o->bwd_bytes = 2 * 2 * n * h;
+	o->parameter_bytes = 2 * d->vocab * h / d->t;
+	o->param_split = SPLIT_T;
+	if (d->t > 1) {
+		if (d->shard > 1)
+			collective(B, "embedding_g", LCOLL_REDUCE_SCATTER,
+			    LCOLL_ALL_GATHER, 2 * n * h);
+		else
+			collective(B, "embedding_g", LCOLL_ALL_REDUCE, -1,
+			    2 * n * h);
+	}
+	if (m->position == POS_LEARNED || m->type_vocab > 0) {
+		o = vector(B, "position_embedding", AOP_EMBEDDING, n * h / d->shard,
+		    1);
+		o->parameter_bytes = 2 * h * ((m->position == POS_LEARNED ?
+		    (double)m->max_positions : 0) + (double)m->type_vocab);
+	}
+	if (m->architecture == ARCH_ENCODER)
+		norm(B, "embedding_norm");
+	if (d->dropout) {
+		o = vector(B, "embedding_dropout", AOP_VECTOR, n * h / d->shard, 2);
+		o->activation_bytes = n * h / d->shard;
+	}
+}
+
+/*
+ * The head: final norm (decoders), pooler (BERT), the column-parallel
+ * output projection over the vocabulary (its weight is the embedding's
+ * when tied, held by the embedding layer) and the vocabulary-parallel
+ * cross-entropy, whose three per-token reductions are all-reduced (fp32).
+ */
+static void
+head(struct builder *B, const struct model_cfg *m)
+{
+	const struct dims *d = B->d;
+	double n = d->n, h = d->h, V = d->vocab, t = d->t;
+	struct aop *o;
+
+	if (m->architecture == ARCH_DECODER)
+		norm(B, "final_norm");
+	if (m->pooler) {
+		o = matmul(B, "pooler", d->b, h, h, h * h + h, SPLIT_NONE);
+		o->activation_bytes = 2 * d->b * h;
+	}
+	tp_enter(B, "head_f", 2 * n * h);
+	o = matmul(B, "output", n, h, V / t, m->tied_embeddings ? 0 : V * h / t,
+	    SPLIT_T);
+	o->activation_bytes = 2 * n * h / d->shard;
+	o = vector(B, "cross_entropy", AOP_VECTOR, n * V / t, 5);
+	o->fwd_bytes = (2 + 4) * n * V / t;
+	o->bwd_bytes = 2 * o->fwd_bytes;
+	o->activation_bytes = 4 * n * V / t;
+	if (t > 1)
+		collective(B, "loss_reduce", LCOLL_ALL_REDUCE, -1, 3 * 4 * n);
+}
+
+static double
+roofline(const struct accel_cfg *a, int kind, double flops, double bytes)
+{
+	double peak, mem = bytes / (a->memory_bandwidth_Bps *
+	    a->efficiency[EFF_MEMORY]);
+
+	switch (kind) {
+	case AOP_COLLECTIVE:
+		return 0;	/* priced by the evaluator at its network level */
+	case AOP_MATMUL:
+		peak = a->peak_matmul_flops_per_s * a->efficiency[EFF_MATMUL];
+		break;
+	case AOP_ATTENTION:
+		peak = a->peak_matmul_flops_per_s * a->efficiency[EFF_ATTENTION];
+		break;
+	default:
+		peak = a->peak_vector_flops_per_s * a->efficiency[EFF_VECTOR];
+	}
+	return fmax(flops / peak, mem);
+}
+
+static int
+check_variant(const struct model_cfg *m, const struct variant *v,
+    struct pl_err *err)
+{
+	const char *why = NULL;
+	char buf[160];
+
+	if (v->t < 1 || v->e < 1 || v->c < 1 || v->b < 1)
+		why = "t, e, c and the micro-batch must be at least 1";
+	else if (m->heads % v->t || m->kv_heads % v->t || m->ffn_hidden % v->t) {
+		snprintf(buf, sizeof(buf), "t = %ld does not divide the heads "
+		    "(%ld), key/value heads (%ld) and MLP width (%ld)", v->t,
+		    m->heads, m->kv_heads, m->ffn_hidden);
+		why = buf;
+	} else if (v->sp && v->t == 1)
+		why = "sequence parallelism needs t > 1";
+	else if (v->e > 1 && m->experts == 1)
+		why = "expert parallelism needs a mixture-of-experts model";
+	else if (m->experts % v->e) {
+		snprintf(buf, sizeof(buf), "e = %ld does not divide the %ld "
+		    "experts", v->e, m->experts);
+		why = buf;
+	} else if (m->seq_len % (v->c * v->e)) {
+		snprintf(buf, sizeof(buf), "c * e = %ld does not divide the "
+		    "sequence (%ld)", v->c * v->e, m->seq_len);
+		why = buf;
+	} else if (v->sp && (v->b * m->seq_len / (v->c * v->e)) % v->t) {
+		why = "t does not divide the tokens a device holds";
+	}
+	if (why)
+		return pl_errf(err, NULL, 0, "model '%s', variant t=%ld e=%ld "
+		    "c=%ld sp=%d b=%ld: %s", m->name, v->t, v->e, v->c, v->sp,
+		    v->b, why);
+	return 0;
+}
+
+size_t
+analytic_variants(const struct model_cfg *m, long b, long max_t, long max_c,
+    struct variant *out, size_t cap)
+{
+	struct pl_err quiet;
+	size_t n = 0;
+
+	for (long t = 1; t <= max_t; t *= 2)
+		for (int sp = 0; sp <= (t > 1); sp++)
+			for (long e = 1; e <= m->experts; e *= 2)
+				for (long c = 1; c <= max_c; c *= 2) {
+					struct variant v = { t, e, c, sp, b };
+
+					if (check_variant(m, &v, &quiet) < 0)
+						continue;
+					if (n < cap)
+						out[n] = v;
+					n++;
+				}
+	return n;
+}
+
+int
+analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
+    const struct variant *v, struct aop_graph *g, struct pl_err *err)
+{
+	struct dims d;
+	struct builder B;
+
+	memset(g, 0, sizeof(*g));
+	if (check_variant(m, v, err) < 0)
+		return -1;
+	g->v = *v;
+	g->nlayers = m->layers + 2;
+	d.b = (double)v->b;
+	d.ce = (double)(v->c * v->e);
+	d.s_full = (double)m->seq_len;
+	d.n = d.b * d.s_full / d.ce;
+	d.h = (double)m->hidden;
+	d.heads = (double)m->heads;
+	d.kv = d.h / d.heads * (double)m->kv_heads;
+	d.f = (double)m->ffn_hidden;
+	/* the vocabulary is padded to a multiple of t, each device holding
+	 * an equal slice (Megatron pads to a multiple of 128 t) */
+	d.vocab = (double)((m->vocab + v->t - 1) / v->t * v->t);
+	d.experts = (double)m->experts;
+	d.top_k = (double)m->top_k;
+	d.t = (double)v->t;
+	d.shard = v->sp ? d.t : 1;
+	d.e = (double)v->e;
+	d.dropout = m->dropout;
+	d.gated = m->mlp == MLP_GATED;
+	d.rms = m->norm == NORM_RMSNORM;
+	d.bias = m->bias;
+	d.moe = m->experts > 1;
+	B.g = g;
+	B.a = a;
+	B.d = &d;
+	B.layer = -1;
+	embedding(&B, m);
+	for (B.layer = 0; B.layer < m->layers; B.layer++)
+		transformer_layer(&B);
+	head(&B, m);
+	g->boundary_bytes = 2 * d.n * d.h / d.shard;
+	for (size_t i = 0; a && i < g->n; i++) {
+		struct aop *o = &g->op[i];
+
+		o->fwd_s = roofline(a, o->kind, o->fwd_flops, o->fwd_bytes);
+		o->bwd_s = roofline(a, o->kind, o->bwd_flops, o->bwd_bytes);
+	}
+	return 0;
+}
+
+void
+analytic_release(struct aop_graph *g)
+{
+	free(g->op);
+	memset(g, 0, sizeof(*g));
+}
+
+/*
+ * Per-layer sums.  The ops of a layer form a chain, so the sequential sum
+ * is also the optimal schedule (each op on all cores of its kind).  Every
+ * layer's input is the previous layer's output, b*s/(c*e) tokens of
+ * width h (sharded over t with sp); the embedding reads token ids only.
+ */
+void
+analytic_layers(const struct aop_graph *g, struct layer_graph *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->file = xstrdup("(analytic)");
+	out->n = (size_t)g->nlayers;
+	out->l = xcalloc(out->n, sizeof(struct layer));
+	out->has_variant = 1;
+	out->var_t = g->v.t;
+	out->var_e = g->v.e;
+	out->var_c = g->v.c;
+	out->var_sp = g->v.sp;
+	out->var_b = g->v.b;
+	for (size_t r = 0; r < out->n; r++) {
+		struct layer *L = &out->l[r];
+
+		L->id = (long)r - 1;
+		snprintf(L->kind, sizeof(L->kind), "%s", r == 0 ? "embedding" :
+		    r + 1 == out->n ? "head" : "transformer");
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		const struct aop *o = &g->op[i];
+		struct layer *L = &out->l[o->layer + 1];
+
+		L->forward_s += o->fwd_s;
+		L->backward_s += o->bwd_s;
+		L->parameter_bytes += o->parameter_bytes;
+		if (o->param_split != SPLIT_TE && o->param_split != SPLIT_E)
+			L->dense_parameter_bytes += o->parameter_bytes;
+		L->activation_bytes += o->activation_bytes;
+		if (o->fwd_coll >= 0)
+			L->coll_bytes[o->fwd_coll] += o->coll_bytes;
+		if (o->bwd_coll >= 0)
+			L->coll_bytes[o->bwd_coll] += o->coll_bytes;
+	}
+	out->nedges = out->n - 1;
+	out->e = xcalloc(out->nedges, sizeof(struct layer_edge));
+	for (size_t r = 1; r < out->n; r++) {
+		out->l[r].input_bytes = g->boundary_bytes;
+		out->e[r - 1].src = r - 1;
+		out->e[r - 1].dst = r;
+		out->e[r - 1].bytes = g->boundary_bytes;
+	}
+	/* identical transformer layers: say so, as the profiled path does */
+	for (size_t r = 2; r + 1 < out->n; r++) {
+		out->l[r].is_copy = 1;
+		out->l[r].copy_of = 0;
+	}
+}
+
+int
+analytic_write_ops(FILE *fp, const struct aop_graph *g)
+{
+	static const char *const header[] = {
+		"op_id", "layer_id", "name", "kind", "forward_flops",
+		"backward_flops", "forward_bytes", "backward_bytes",
+		"parameter_bytes", "activation_bytes", "forward_collective",
+		"backward_collective", "collective_bytes", "forward_s",
+		"backward_s"
+	};
+	static const char *const kinds[] = {
+		"matmul", "attention", "vector", "norm", "embedding", "collective"
+	};
+	static const char *const colls[] = {
+		"all_reduce", "all_gather", "reduce_scatter", "all_to_all"
+	};
+	char b[12][NUMFMT_LEN];
+	int bad = csvio_write_row(fp, header, 15);
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct aop *o = &g->op[i];
+		const char *f[15];
+
+		snprintf(b[0], NUMFMT_LEN, "%zu", i);
+		snprintf(b[1], NUMFMT_LEN, "%ld", o->layer);
+		f[0] = b[0];
+		f[1] = b[1];
+		f[2] = o->name;
+		f[3] = kinds[o->kind];
+		f[4] = numfmt(b[2], o->fwd_flops);
+		f[5] = numfmt(b[3], o->bwd_flops);
+		f[6] = numfmt(b[4], o->fwd_bytes);
+		f[7] = numfmt(b[5], o->bwd_bytes);
+		f[8] = numfmt(b[6], o->parameter_bytes);
+		f[9] = numfmt(b[7], o->activation_bytes);
+		f[10] = o->fwd_coll >= 0 ? colls[o->fwd_coll] : "";
+		f[11] = o->bwd_coll >= 0 ? colls[o->bwd_coll] : "";
+		f[12] = numfmt(b[8], o->coll_bytes);
+		f[13] = numfmt(b[9], o->fwd_s);
+		f[14] = numfmt(b[10], o->bwd_s);
+		bad |= csvio_write_row(fp, f, 15);
+	}
+	return bad;
+}
