@@ -1,0 +1,38 @@
+# results/models.csv (graph-normalize -s): parameter counts within 1% of the
+# published totals, the analytic graph's own count equal to the closed form,
+# activation bytes per layer equal to Korthikanti et al.'s sbh(34 + 5as/h)
+# for the models trained with dropout and a 4h-wide MLP (the form assumes
+# both), and forward FLOPs per token within
+# 0.5% of Narayanan et al.'s 24h^2 L (1 + s/6h) + 2hV (the rest is the
+# norms', softmaxes' and other vector work, which their count leaves out).
+set -u
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$BIN/graph-normalize" -s -o "$out" configs/models/*.xml || exit 1
+awk -F, '
+function near(got, want, rel) { d = got - want; if (d < 0) d = -d; return d <= rel * want }
+NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+{
+	m = $c["model"]; p = $c["parameters"]; seen[m] = 1
+	pub["bertlarge"] = 335e6; pub["llama2-7b"] = 6.74e9
+	pub["llama3-70b"] = 70.6e9; pub["gpt3-175b"] = 175e9
+	pub["mixtral-8x7b"] = 46.7e9; pub["gpt3-35b"] = 35e9
+	pub["mixtral-scaled"] = 790e6
+	if (!(m in pub)) { print m ": no published total"; bad = 1; next }
+	if (!near(p, pub[m], 0.01)) { print m ": " p " parameters, published " pub[m]; bad = 1 }
+	if ($c["graph_parameters"] != p) { print m ": graph has " $c["graph_parameters"] ", closed form " p; bad = 1 }
+	s = $c["seq_len"]; h = $c["hidden"]; a = $c["heads"]; L = $c["layers"]
+	if (m == "bertlarge" || m == "gpt3-175b") checked++
+	if ((m == "bertlarge" || m ~ /^gpt3/) && $c["ffn_hidden"] == 4 * h) {
+		want = s * h * (34 + 5 * a * s / h)
+		if ($c["activation_bytes_per_layer"] != want) { print m ": activations " $c["activation_bytes_per_layer"] ", want " want; bad = 1 }
+		V = (m == "bertlarge") ? 30522 : 50257
+		f = 24 * h * h * L * (1 + s / (6 * h)) + 2 * h * V
+		if (!near($c["flops_per_token_fwd"], f, 0.005)) { print m ": FLOPs/token " $c["flops_per_token_fwd"] ", Narayanan " f; bad = 1 }
+	}
+}
+END {
+	for (m in pub) if (!(m in seen)) { print m ": missing"; bad = 1 }
+	if (checked != 2) { print "bertlarge and gpt3-175b not both checked"; bad = 1 }
+	exit bad
+}' "$out"

@@ -1,0 +1,325 @@
+/*
+ * t-analytic.c - the analytic operator graphs against closed forms:
+ * Narayanan et al. (SC'21) for FLOPs, Korthikanti et al. (MLSys'23) for
+ * activation bytes, Megatron's collective placement, and conservation of
+ * FLOPs and parameters under tensor parallelism.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analytic.h"
+#include "config.h"
+#include "tap.h"
+
+static struct model_cfg
+model(const char *name)
+{
+	struct model_cfg m;
+	struct pl_err err;
+	char path[256];
+
+	snprintf(path, sizeof(path), "configs/models/%s.xml", name);
+	if (model_load(&m, path, &err) < 0) {
+		printf("Bail out! %s\n", path);
+		exit(1);
+	}
+	return m;
+}
+
+static void
+build(const struct model_cfg *m, long t, int sp, long e, long c, long b,
+    struct aop_graph *g)
+{
+	struct variant v = { t, e, c, sp, b };
+	struct pl_err err;
+
+	if (analytic_build(m, NULL, &v, g, &err) < 0) {
+		printf("Bail out! %s t=%ld\n", m->name, t);
+		exit(1);
+	}
+}
+
+struct sums {
+	double matmul_flops, act, params;
+	int fwd[LCOLL_N], bwd[LCOLL_N];
+	double fwd_bytes[LCOLL_N];
+};
+
+static struct sums
+layer_sums(const struct aop_graph *g, long layer)
+{
+	struct sums s = { 0 };
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct aop *o = &g->op[i];
+
+		if (o->layer != layer)
+			continue;
+		if (o->kind == AOP_MATMUL || o->kind == AOP_ATTENTION)
+			s.matmul_flops += o->fwd_flops;
+		s.act += o->activation_bytes;
+		s.params += o->parameter_bytes;
+		if (o->fwd_coll >= 0) {
+			s.fwd[o->fwd_coll]++;
+			s.fwd_bytes[o->fwd_coll] += o->coll_bytes;
+		}
+		if (o->bwd_coll >= 0)
+			s.bwd[o->bwd_coll]++;
+	}
+	return s;
+}
+
+/* Korthikanti et al., Section 4: per layer, with dropout, 16-bit. */
+static void
+test_activations(void)
+{
+	struct model_cfg m = model("gpt3-175b");
+	double s = 2048, h = 12288, a = 96;
+	struct aop_graph g;
+
+	for (long b = 1; b <= 2; b++) {
+		double sbh = s * b * h, sq = a * s * s * b;
+
+		build(&m, 1, 0, 1, 1, b, &g);
+		EQ_DBL(layer_sums(&g, 0).act, sbh * (34 + 5 * a * s / h), 1e-12,
+		    "gpt3 activations = sbh(34 + 5as/h), t = 1");
+		analytic_release(&g);
+		build(&m, 8, 0, 1, 1, b, &g);
+		EQ_DBL(layer_sums(&g, 0).act, sbh * (10 + 24.0 / 8) + 5 * sq / 8,
+		    1e-12, "gpt3 activations = sbh(10 + 24/t) + 5as^2b/t, t = 8");
+		analytic_release(&g);
+		build(&m, 4, 1, 1, 1, b, &g);
+		EQ_DBL(layer_sums(&g, 0).act, sbh * (34 + 5 * a * s / h) / 4,
+		    1e-12, "gpt3 activations with sp = sbh(34 + 5as/h)/t, t = 4");
+		analytic_release(&g);
+	}
+	m = model("bertlarge");
+	build(&m, 1, 0, 1, 1, 1, &g);
+	EQ_DBL(layer_sums(&g, 0).act, 512.0 * 1024 * (34 + 5 * 16 * 512.0 /
+	    1024), 1e-12, "bert-large activations = sbh(34 + 5as/h)");
+	analytic_release(&g);
+	/* without dropout: no masks (2 sbh) and no dropout output or mask of
+	 * the attention probabilities (3as^2b); GQA: k and v are kv wide;
+	 * a gated MLP keeps its input and three f-wide tensors */
+	m = model("llama3-70b");
+	build(&m, 1, 0, 1, 1, 1, &g);
+	{
+		double S = 4096, H = 8192, A = 64, KV = 1024, F = 28672;
+		double want = S * (4 * H +		/* two norm inputs */
+		    2 * H + 2 * H + 2 * KV + 2 * KV +	/* qkv in, q, k, v */
+		    2 * H +				/* attention out in */
+		    2 * H + 2 * 2 * F + 2 * F) +	/* mlp in, gate+up, down in */
+		    2 * A * S * S;			/* softmax output */
+
+		EQ_DBL(layer_sums(&g, 0).act, want, 1e-12,
+		    "llama3 activations (no dropout, GQA, gated MLP)");
+	}
+	analytic_release(&g);
+}
+
+/* Narayanan et al.: 24Bsh^2 + 4Bs^2h forward FLOPs a dense layer (MHA,
+ * f = 4h); adjusted: q/k/v 2Bsh(h + 2kv), gated MLP 6Bshf. */
+static void
+test_flops(void)
+{
+	struct model_cfg m = model("gpt3-175b");
+	struct aop_graph g;
+	double B = 2, s = 2048, h = 12288;
+
+	build(&m, 1, 0, 1, 1, 2, &g);
+	EQ_DBL(layer_sums(&g, 0).matmul_flops, 24 * B * s * h * h +
+	    4 * B * s * s * h, 1e-12, "gpt3 layer FLOPs = 24Bsh^2 + 4Bs^2h");
+	analytic_release(&g);
+
+	m = model("llama3-70b");
+	build(&m, 1, 0, 1, 1, 1, &g);
+	s = 4096, h = 8192;
+	EQ_DBL(layer_sums(&g, 0).matmul_flops, 2 * s * h * (h + 2 * 1024) +
+	    4 * s * s * h + 2 * s * h * h + 6 * s * h * 28672, 1e-12,
+	    "llama3 layer FLOPs, GQA and gated MLP");
+	analytic_release(&g);
+
+	/* MoE: the router, and each token through top_k experts */
+	m = model("mixtral-8x7b");
+	build(&m, 1, 0, 1, 1, 1, &g);
+	s = 4096, h = 4096;
+	EQ_DBL(layer_sums(&g, 0).matmul_flops, 2 * s * h * (h + 2 * 1024) +
+	    4 * s * s * h + 2 * s * h * h + 2 * s * h * 8 +
+	    2 * 6 * s * h * 14336, 1e-12, "mixtral layer FLOPs, top-2 of 8");
+	analytic_release(&g);
+	/* expert parallel: each of e devices holds s/e tokens and E/e
+	 * experts; a device's work is 1/e of the layer's */
+	{
+		struct aop_graph g4;
+
+		build(&m, 1, 0, 1, 1, 1, &g);
+		build(&m, 1, 0, 4, 1, 1, &g4);
+		EQ_DBL(4 * layer_sums(&g4, 0).matmul_flops,
+		    layer_sums(&g, 0).matmul_flops, 1e-12,
+		    "e = 4: a device does a quarter of the layer's FLOPs");
+		analytic_release(&g4);
+		analytic_release(&g);
+	}
+}
+
+/* Splits conserve FLOPs and parameters: every split op times t (times e
+ * for experts) plus the replicated ones gives the t = 1 totals. */
+static void
+test_conservation(void)
+{
+	static const char *const names[] = {
+		"llama2-7b", "llama3-70b", "bertlarge", "mixtral-8x7b"
+	};
+
+	for (int k = 0; k < 4; k++) {
+		struct model_cfg m = model(names[k]);
+		struct aop_graph g1, gt;
+		/* t divides the vocabulary, so no padding row is added */
+		long t = m.experts > 1 || m.vocab % 8 ? 2 : 8;
+		long e = m.experts > 1 ? 4 : 1;
+		double f1 = 0, ft = 0, p1 = 0, pt = 0;
+		char label[128];
+
+		build(&m, 1, 0, 1, 1, 1, &g1);
+		build(&m, t, 0, e, 1, 1, &gt);
+		for (size_t i = 0; i < g1.n; i++) {
+			p1 += g1.op[i].parameter_bytes;
+			if (g1.op[i].kind == AOP_MATMUL ||
+			    g1.op[i].kind == AOP_ATTENTION)
+				f1 += g1.op[i].fwd_flops;
+		}
+		for (size_t i = 0; i < gt.n; i++) {
+			const struct aop *o = &gt.op[i];
+			double copies = o->param_split == SPLIT_T ? (double)t :
+			    o->param_split == SPLIT_TE ? (double)(t * e) :
+			    o->param_split == SPLIT_E ? (double)e : 1;
+
+			pt += o->parameter_bytes * copies;
+			/* every matmul is split over t except the router and
+			 * the pooler, which the t devices of a group repeat */
+			if (o->kind == AOP_MATMUL || o->kind == AOP_ATTENTION)
+				ft += o->fwd_flops * (double)e *
+				    (strcmp(o->name, "router") == 0 ||
+				    strcmp(o->name, "pooler") == 0 ? 1 : (double)t);
+		}
+		snprintf(label, sizeof(label), "%s: t=%ld e=%ld conserves "
+		    "parameters", names[k], t, e);
+		EQ_DBL(pt, p1, 1e-12, label);
+		snprintf(label, sizeof(label), "%s: t=%ld e=%ld conserves FLOPs",
+		    names[k], t, e);
+		EQ_DBL(ft, f1, 1e-12, label);
+		snprintf(label, sizeof(label), "%s: graph parameters = closed "
+		    "form", names[k]);
+		EQ_DBL(p1 / 2, model_parameters(&m), 1e-12, label);
+		analytic_release(&g1);
+		analytic_release(&gt);
+	}
+}
+
+/* Megatron's placement: per layer, t > 1 without sp: two all-reduces
+ * forward (after the row-parallel attention output and MLP down
+ * projections) and two backward (at the column-parallel inputs); with sp
+ * each becomes an all-gather before and a reduce-scatter after; c > 1
+ * gathers keys and values; e > 1 adds dispatch and combine all-to-alls. */
+static void
+test_collectives(void)
+{
+	struct model_cfg m = model("llama2-7b");
+	struct aop_graph g;
+	struct sums s;
+	double sh = 2.0 * 4096 * 4096;	/* one s x h fp16 activation, b = 1 */
+
+	build(&m, 1, 0, 1, 1, 1, &g);
+	s = layer_sums(&g, 0);
+	EQ_INT(s.fwd[LCOLL_ALL_REDUCE] + s.fwd[LCOLL_ALL_GATHER] +
+	    s.fwd[LCOLL_REDUCE_SCATTER] + s.fwd[LCOLL_ALL_TO_ALL] +
+	    s.bwd[LCOLL_ALL_REDUCE], 0, "t = 1: no collectives");
+	analytic_release(&g);
+
+	build(&m, 4, 0, 1, 1, 1, &g);
+	s = layer_sums(&g, 0);
+	EQ_INT(s.fwd[LCOLL_ALL_REDUCE], 2, "t = 4: two all-reduces forward");
+	EQ_INT(s.bwd[LCOLL_ALL_REDUCE], 2, "t = 4: two all-reduces backward");
+	EQ_INT(s.fwd[LCOLL_ALL_GATHER] + s.fwd[LCOLL_REDUCE_SCATTER], 0,
+	    "t = 4: nothing else");
+	EQ_DBL(s.fwd_bytes[LCOLL_ALL_REDUCE], 2 * sh, 1e-12,
+	    "t = 4: each all-reduce carries the s x h activation");
+	{
+		int first = -1, ar[2], k = 0;
+
+		for (size_t i = 0; i < g.n; i++)
+			if (g.op[i].layer == 0 && first < 0)
+				first = (int)i;
+		for (size_t i = 0; i < g.n; i++)
+			if (g.op[i].layer == 0 && g.op[i].fwd_coll ==
+			    LCOLL_ALL_REDUCE && k < 2)
+				ar[k++] = (int)i - 1;
+		EQ_STR(g.op[ar[0]].name, "attn_out", "first all-reduce follows "
+		    "the attention output projection");
+		EQ_STR(g.op[ar[1]].name, "mlp_down", "second follows the MLP "
+		    "down projection");
+	}
+	analytic_release(&g);
+
+	build(&m, 4, 1, 1, 1, 1, &g);
+	s = layer_sums(&g, 0);
+	EQ_INT(s.fwd[LCOLL_ALL_REDUCE] + s.bwd[LCOLL_ALL_REDUCE], 0,
+	    "sp: no all-reduce");
+	EQ_INT(s.fwd[LCOLL_ALL_GATHER], 2, "sp: two all-gathers forward");
+	EQ_INT(s.fwd[LCOLL_REDUCE_SCATTER], 2, "sp: two reduce-scatters forward");
+	EQ_INT(s.bwd[LCOLL_ALL_GATHER], 2, "sp: two all-gathers backward");
+	EQ_INT(s.bwd[LCOLL_REDUCE_SCATTER], 2, "sp: two reduce-scatters "
+	    "backward");
+	analytic_release(&g);
+
+	build(&m, 1, 0, 1, 2, 1, &g);
+	s = layer_sums(&g, 0);
+	EQ_INT(s.fwd[LCOLL_ALL_GATHER], 1, "c = 2: keys and values gathered");
+	EQ_DBL(s.fwd_bytes[LCOLL_ALL_GATHER], 2.0 * 4096 * 2 * 4096, 1e-12,
+	    "c = 2: the whole sequence's k and v");
+	analytic_release(&g);
+
+	m = model("mixtral-8x7b");
+	build(&m, 1, 0, 2, 1, 1, &g);
+	s = layer_sums(&g, 0);
+	EQ_INT(s.fwd[LCOLL_ALL_TO_ALL], 2, "e = 2: dispatch and combine");
+	EQ_DBL(s.fwd_bytes[LCOLL_ALL_TO_ALL], 2 * (2.0 * 2048 * 2 * 4096),
+	    1e-12, "e = 2: each sends its s/e tokens to top-2 experts");
+	analytic_release(&g);
+}
+
+static void
+test_variants(void)
+{
+	struct model_cfg m = model("llama3-70b");
+	struct variant v[256], bad = { 16, 1, 1, 0, 1 };
+	struct aop_graph g;
+	struct pl_err err;
+	size_t n;
+
+	OK(analytic_build(&m, NULL, &bad, &g, &err) < 0,
+	    "t = 16 > kv heads 8 is refused");
+	/* t 1,2,4,8 (sp for t > 1: 7) x c 1,2,4 */
+	n = analytic_variants(&m, 1, 8, 4, v, 256);
+	EQ_INT(n, 21, "llama3: 7 t/sp x 3 c variants");
+	m = model("mixtral-8x7b");
+	n = analytic_variants(&m, 1, 8, 4, v, 256);
+	EQ_INT(n, 7 * 4 * 3, "mixtral: 7 t/sp x 4 e x 3 c variants");
+	m = model("bertlarge");
+	bad.t = 1, bad.sp = 1;
+	OK(analytic_build(&m, NULL, &bad, &g, &err) < 0, "sp at t = 1 refused");
+	bad.sp = 0, bad.e = 2;
+	OK(analytic_build(&m, NULL, &bad, &g, &err) < 0, "e on a dense model "
+	    "refused");
+}
+
+int
+main(void)
+{
+	test_activations();
+	test_flops();
+	test_conservation();
+	test_collectives();
+	test_variants();
+	return tap_done();
+}
