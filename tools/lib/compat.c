@@ -1,0 +1,377 @@
+/* compat.c - the artifact's cost model (compat.h, docs/compat.md). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compat.h"
+#include "csvio.h"
+
+#define GiB_BYTES 1073741824.0
+
+struct chain_row {
+	long order, id;
+	double fwd, bwd, param, act;
+};
+
+static int
+cmp_order(const void *a, const void *b)
+{
+	long x = ((const struct chain_row *)a)->order;
+	long y = ((const struct chain_row *)b)->order;
+
+	return (x > y) - (x < y);
+}
+
+static int
+read_layers(struct compat_graph *g, const char *path, int ilp,
+    struct pl_err *err)
+{
+	struct csvio_table t;
+	struct chain_row *rows;
+	int c[7];
+	const char *names[7] = {
+		"dp_order", "layer_id", ilp ? "fwd_ilp_ms" : "fwd_seq_ms",
+		ilp ? "bwd_ilp_ms" : "bwd_seq_ms", "parameterSize_bytes",
+		"activationSize_bytes", NULL
+	};
+
+	if (csvio_read(&t, path, err) < 0)
+		return -1;
+	for (int k = 0; k < 6; k++)
+		if ((c[k] = csvio_col(&t, names[k], err)) < 0) {
+			csvio_release(&t);
+			return -1;
+		}
+	rows = xcalloc(t.nrows ? t.nrows : 1, sizeof(*rows));
+	for (size_t r = 0; r < t.nrows; r++) {
+		struct chain_row *w = &rows[r];
+
+		if (csvio_long(&t, r, c[0], CSVIO_NONNEG, &w->order, err) < 0 ||
+		    csvio_long(&t, r, c[1], 0, &w->id, err) < 0 ||
+		    csvio_double(&t, r, c[2], CSVIO_NONNEG, &w->fwd, err) < 0 ||
+		    csvio_double(&t, r, c[3], CSVIO_NONNEG, &w->bwd, err) < 0 ||
+		    csvio_double(&t, r, c[4], CSVIO_NONNEG, &w->param, err) < 0 ||
+		    csvio_double(&t, r, c[5], CSVIO_NONNEG, &w->act, err) < 0) {
+			free(rows);
+			csvio_release(&t);
+			return -1;
+		}
+	}
+	qsort(rows, t.nrows, sizeof(*rows), cmp_order);
+	g->n = t.nrows;
+	g->layer_id = xcalloc(g->n + 1, sizeof(long));
+	g->fwd_ms = xcalloc(g->n + 1, sizeof(double));
+	g->bwd_ms = xcalloc(g->n + 1, sizeof(double));
+	g->param_bytes = xcalloc(g->n + 1, sizeof(double));
+	g->act_bytes = xcalloc(g->n + 1, sizeof(double));
+	g->boundary_bytes = xcalloc(g->n + 1, sizeof(double));
+	for (size_t i = 0; i < g->n; i++) {
+		g->layer_id[i] = rows[i].id;
+		g->fwd_ms[i] = rows[i].fwd;
+		g->bwd_ms[i] = rows[i].bwd;
+		g->param_bytes[i] = rows[i].param;
+		g->act_bytes[i] = rows[i].act;
+	}
+	free(rows);
+	csvio_release(&t);
+	if (g->n == 0)
+		return pl_errf(err, path, 0, "no layers");
+	return 0;
+}
+
+static long
+chain_pos(const struct compat_graph *g, long id)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->layer_id[i] == id)
+			return (long)i;
+	return -1;
+}
+
+/* Rule 6: a boundary carries the edges between the two chain entries
+ * that meet there, whichever way they point. */
+static int
+read_edges(struct compat_graph *g, const char *path, struct pl_err *err)
+{
+	struct csvio_table t;
+	int cs, cd, cb;
+
+	if (csvio_read(&t, path, err) < 0)
+		return -1;
+	if ((cs = csvio_col(&t, "src", err)) < 0 ||
+	    (cd = csvio_col(&t, "dst", err)) < 0 ||
+	    (cb = csvio_col(&t, "bytes", err)) < 0)
+		goto fail;
+	for (size_t r = 0; r < t.nrows; r++) {
+		long s, d, ps, pd;
+		double b;
+
+		if (csvio_long(&t, r, cs, 0, &s, err) < 0 ||
+		    csvio_long(&t, r, cd, 0, &d, err) < 0 ||
+		    csvio_double(&t, r, cb, CSVIO_NONNEG, &b, err) < 0)
+			goto fail;
+		ps = chain_pos(g, s);
+		pd = chain_pos(g, d);
+		if (ps < 0 || pd < 0) {
+			pl_errf(err, t.file, t.lines[r], "column '%s': unknown "
+			    "layer %ld", ps < 0 ? "src" : "dst", ps < 0 ? s : d);
+			goto fail;
+		}
+		if (labs(ps - pd) == 1)
+			g->boundary_bytes[ps < pd ? ps : pd] += b;
+	}
+	csvio_release(&t);
+	return 0;
+fail:
+	csvio_release(&t);
+	return -1;
+}
+
+int
+compat_read_graph(struct compat_graph *g, const char *dir, int ilp,
+    struct pl_err *err)
+{
+	char path[4096];
+
+	memset(g, 0, sizeof(*g));
+	snprintf(path, sizeof(path), "%s/layers.csv", dir);
+	if (read_layers(g, path, ilp, err) < 0) {
+		compat_release_graph(g);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/layer_edges.csv", dir);
+	if (read_edges(g, path, err) < 0) {
+		compat_release_graph(g);
+		return -1;
+	}
+	return 0;
+}
+
+void
+compat_release_graph(struct compat_graph *g)
+{
+	free(g->layer_id);
+	free(g->fwd_ms);
+	free(g->bwd_ms);
+	free(g->param_bytes);
+	free(g->act_bytes);
+	free(g->boundary_bytes);
+	memset(g, 0, sizeof(*g));
+}
+
+/* A space-separated list of numbers from a setups.csv cell. */
+static int
+number_list(const struct csvio_table *t, size_t r, int col, double *out,
+    int max, struct pl_err *err)
+{
+	const char *s = csvio_cell(t, r, col);
+	int n = 0;
+
+	while (*s) {
+		char *end;
+		double v;
+
+		while (*s == ' ')
+			s++;
+		if (*s == '\0')
+			break;
+		v = strtod(s, &end);
+		if (end == s || n == max || !(v > 0))
+			return pl_errf(err, t->file, t->lines[r], "column '%s': "
+			    "'%s' is not a list of up to %d positive numbers",
+			    t->header[col], csvio_cell(t, r, col), max);
+		out[n++] = v;
+		s = end;
+	}
+	return n;
+}
+
+int
+compat_read_cluster(struct compat_cluster *c, const char *setups_csv,
+    const char *setup, long devices, struct pl_err *err)
+{
+	static const char *const names[] = {
+		"setup", "devices", "devices_per_level",
+		"bandwidth_per_level_GiBps", "latency_per_level_s", "hbm_GiB",
+		"global_batch_samples", "micro_batch", "layer_time_source"
+	};
+	struct csvio_table t;
+	int col[9];
+	int ret = -1;
+
+	memset(c, 0, sizeof(*c));
+	if (csvio_read(&t, setups_csv, err) < 0)
+		return -1;
+	for (int k = 0; k < 9; k++)
+		if ((col[k] = csvio_col(&t, names[k], err)) < 0)
+			goto done;
+	for (size_t r = 0; r < t.nrows; r++) {
+		double cnt[COMPAT_MAX_LEVELS], bw[COMPAT_MAX_LEVELS];
+		double lat[COMPAT_MAX_LEVELS], gib;
+		long dev;
+		int n1, n2, n3;
+
+		if (strcmp(csvio_cell(&t, r, col[0]), setup) != 0)
+			continue;
+		if (csvio_long(&t, r, col[1], CSVIO_POSITIVE, &dev, err) < 0)
+			goto done;
+		if (dev != devices)
+			continue;
+		if ((n1 = number_list(&t, r, col[2], cnt, COMPAT_MAX_LEVELS,
+		    err)) < 0 ||
+		    (n2 = number_list(&t, r, col[3], bw, COMPAT_MAX_LEVELS,
+		    err)) < 0 ||
+		    (n3 = number_list(&t, r, col[4], lat, COMPAT_MAX_LEVELS,
+		    err)) < 0 ||
+		    csvio_double(&t, r, col[5], CSVIO_POSITIVE, &gib, err) < 0 ||
+		    csvio_long(&t, r, col[6], CSVIO_POSITIVE, &c->global_batch,
+		    err) < 0 ||
+		    csvio_long(&t, r, col[7], CSVIO_POSITIVE, &c->micro_batch,
+		    err) < 0)
+			goto done;
+		if (n1 == 0 || n1 != n2 || n1 != n3) {
+			pl_errf(err, t.file, t.lines[r], "the per-level lists "
+			    "have %d, %d and %d entries", n1, n2, n3);
+			goto done;
+		}
+		c->devices = devices;
+		c->nlevels = n1;
+		for (int l = 0; l < n1; l++) {
+			c->count[l] = (long)cnt[l];
+			c->bw_Bps[l] = bw[l] * GiB_BYTES;
+			c->lat_s[l] = lat[l];
+		}
+		c->memory_bytes = gib * GiB_BYTES;
+		c->ilp = strcmp(csvio_cell(&t, r, col[8]), "ilp") == 0;
+		ret = 0;
+		goto done;
+	}
+	pl_errf(err, t.file, 0, "no setup '%s' with %ld devices", setup,
+	    devices);
+done:
+	csvio_release(&t);
+	return ret;
+}
+
+int
+compat_uniform_split(struct compat_plan *plan, size_t entries,
+    long transformer_layers, int p, long width)
+{
+	long k = (transformer_layers + p - 1) / p;
+	long last = (long)entries - k * (p - 1);
+
+	if (p < 1 || p > COMPAT_MAX_STAGES || last < 1)
+		return -1;
+	plan->nstages = p;
+	for (int i = 0; i < p; i++) {
+		plan->size[i] = i == p - 1 ? last : k;
+		plan->width[i] = width;
+	}
+	plan->reversed = 1;
+	return 0;
+}
+
+/* The lowest level whose groups contain both devices. */
+static int
+common_level(const struct compat_cluster *c, long a, long b)
+{
+	long span = 1;
+
+	for (int l = 0; l < c->nlevels; l++) {
+		span *= c->count[l];
+		if (a / span == b / span)
+			return l;
+	}
+	return c->nlevels - 1;
+}
+
+/* Rule 6. */
+static double
+transfer(const struct compat_cluster *c, double bytes, int level)
+{
+	double bw = c->bw_Bps[0];
+
+	if (level == 0)
+		return bytes / bw + c->lat_s[0];
+	for (int l = 1; l <= level; l++)
+		bw = fmin(bw, c->bw_Bps[l]);
+	return 2 * (bytes / bw + c->lat_s[level]);
+}
+
+/* Rule 8. */
+static double
+sync_time(const struct compat_cluster *c, double bytes, long d, int top)
+{
+	double t = 0, run = 0;
+	int steps = 0;
+
+	if (d <= 1)
+		return 0;
+	while ((2L << steps) <= d)
+		steps++;
+	for (int i = 0; i < steps; i++)
+		t += 2 * (c->lat_s[0] + bytes / ldexp(1, i) / c->bw_Bps[0]);
+	for (int l = 1; l <= top; l++) {
+		run += 2 * (c->lat_s[l] + bytes / c->bw_Bps[l]);
+		t += run;
+	}
+	return t;
+}
+
+double
+compat_time(const struct compat_graph *g, const struct compat_cluster *c,
+    const struct compat_plan *plan)
+{
+	int S = plan->nstages;
+	long first[COMPAT_MAX_STAGES], offset[COMPAT_MAX_STAGES], R = 0;
+	int order[COMPAT_MAX_STAGES];
+	double worst = 0, bytes = 0;
+	long m, lo, hi;
+	int top;
+
+	for (int s = 0, e = 0; s < S; e += (int)plan->size[s], s++)
+		first[s] = e;
+	/* rules 2 and 5: scoring order and replica 0's placement */
+	for (int q = 0; q < S; q++) {
+		order[q] = plan->reversed ? S - 1 - q : q;
+		offset[q] = R;
+		R += plan->width[order[q]];
+	}
+	for (int q = 0; q < S; q++) {
+		int s = order[q];
+		double f = 0, b = 0, load;
+		int recomputes = plan->recompute && q != S - 1 && S > 1;
+
+		for (long i = first[s]; i < first[s] + plan->size[s]; i++) {
+			f += g->fwd_ms[i];
+			b += g->bwd_ms[i];
+		}
+		load = recomputes ? f + 2 * b : f + b;	/* rule 4 */
+		/* rule 7; boundary between chain entries of stages s, s2 */
+		if (q + 1 < S) {
+			int s2 = order[q + 1];
+			long at = s2 > s ? first[s2] - 1 : first[s] - 1;
+
+			load += transfer(c, g->boundary_bytes[at],
+			    common_level(c, offset[q], offset[q + 1]));
+		}
+		if (q > 0 && !recomputes) {
+			int s2 = order[q - 1];
+			long at = s2 < s ? first[s] - 1 : first[s2] - 1;
+
+			load += transfer(c, g->boundary_bytes[at],
+			    common_level(c, offset[q - 1], offset[q]));
+		}
+		worst = fmax(worst, load);
+	}
+	/* rule 8: the first scored stage's parameters, over its replicas */
+	for (long i = first[order[0]]; i < first[order[0]] + plan->size[order[0]];
+	    i++)
+		bytes += g->param_bytes[i];
+	lo = offset[0];
+	hi = (plan->d - 1) * R + offset[0];
+	top = common_level(c, lo, hi);
+	m = (c->global_batch + c->micro_batch * plan->d - 1) /
+	    (c->micro_batch * plan->d);
+	return worst * (double)(m + S - 1) + sync_time(c, bytes, plan->d, top);
+}
