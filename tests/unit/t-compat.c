@@ -3,7 +3,11 @@
  * every plan of check/nest_dp_reference.csv (NEST's, Manual's, Phaze's and
  * MCMC's, bert and llama2 on the fat-tree, 64 to 1,024 devices), priced on
  * the artifact's layer tables, must give the time per batch it lists to a
- * relative 1e-9.  Reads $ARTIFACT (default ../shared/nest-artifact).
+ * relative 1e-9.  Then compat_solve(): on each NEST cell its plan is at
+ * least as fast as the artifact's own DP's (ours is exact over the same
+ * space) and re-prices to the time it reports; and on 300 seeded random
+ * small instances it equals exhaustive enumeration.  Reads $ARTIFACT
+ * (default ../shared/nest-artifact).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +15,8 @@
 #include "compat.h"
 #include "csvio.h"
 #include "tap.h"
+
+#define GiB_BYTES_TEST 1073741824.0
 
 static const char *artifact;
 
@@ -72,6 +78,114 @@ list(const char *s, long *out, int max)
 		s = end;
 	}
 	return n;
+}
+
+/* A tiny deterministic generator (the tests' seed is fixed). */
+static unsigned long rng_state = 12345;
+
+static double
+uniform(void)
+{
+	rng_state = rng_state * 6364136223846793005UL + 1442695040888963407UL;
+	return (double)((rng_state >> 11) & ((1UL << 53) - 1)) / 9007199254740992.0;
+}
+
+/* Every composition of n entries into stages, every d: the best fitting
+ * plan's time (INFINITY if none). */
+static double
+brute_force(const struct compat_graph *g, const struct compat_cluster *c,
+    long width, int recompute)
+{
+	long n = (long)g->n;
+	double best = INFINITY;
+
+	for (unsigned long mask = 0; mask < (1UL << (n - 1)); mask++) {
+		struct compat_plan p;
+		long start = 0;
+
+		memset(&p, 0, sizeof(p));
+		for (long i = 1; i <= n; i++)
+			if (i == n || (mask >> (i - 1) & 1)) {
+				p.width[p.nstages] = width;
+				p.size[p.nstages++] = i - start;
+				start = i;
+			}
+		p.recompute = recompute;
+		for (p.d = 1; p.d * p.nstages * width <= c->devices; p.d++) {
+			double t;
+
+			if (!compat_fits(g, c, &p))
+				break;
+			t = compat_time(g, c, &p);
+			if (t < best)
+				best = t;
+		}
+	}
+	return best;
+}
+
+static void
+random_instances(void)
+{
+	int agree = 0, infeasible = 0, total = 300;
+
+	for (int k = 0; k < total; k++) {
+		struct compat_graph g;
+		struct compat_cluster c;
+		struct compat_plan plan;
+		long n = 2 + (long)(uniform() * 7);	/* 2..8 entries */
+		long width = uniform() < 0.3 ? 2 : 1;
+		int recompute = uniform() < 0.5;
+		double mine, brute, biggest = 0;
+
+		memset(&g, 0, sizeof(g));
+		g.n = (size_t)n;
+		g.layer_id = xcalloc((size_t)n, sizeof(long));
+		g.fwd_ms = xcalloc((size_t)n, sizeof(double));
+		g.bwd_ms = xcalloc((size_t)n, sizeof(double));
+		g.param_bytes = xcalloc((size_t)n, sizeof(double));
+		g.act_bytes = xcalloc((size_t)n, sizeof(double));
+		g.boundary_bytes = xcalloc((size_t)n, sizeof(double));
+		for (long i = 0; i < n; i++) {
+			g.fwd_ms[i] = 0.1 + 10 * uniform();
+			g.bwd_ms[i] = 0.1 + 20 * uniform();
+			g.param_bytes[i] = 1e6 + 1e9 * uniform();
+			g.act_bytes[i] = 1e6 + 4e9 * uniform();
+			g.boundary_bytes[i] = 1e6 + 1e8 * uniform();
+			biggest = fmax(biggest, 2 * g.param_bytes[i] +
+			    g.act_bytes[i]);
+		}
+		memset(&c, 0, sizeof(c));
+		c.nlevels = 2 + (uniform() < 0.5);
+		for (int l = 0; l < c.nlevels; l++) {
+			c.count[l] = 2 + (long)(uniform() * 3);
+			c.bw_Bps[l] = (5 + 900 * uniform()) * GiB_BYTES_TEST;
+			c.lat_s[l] = 1e-5 + 1e-3 * uniform();
+		}
+		c.devices = 4 + (long)(uniform() * 29);	/* up to 32 */
+		c.global_batch = 64 + (long)(uniform() * 512);
+		c.micro_batch = 1 + (long)(uniform() * 2);
+		/* binding memory: from below one layer (infeasible) to a few */
+		c.memory_bytes = biggest * (0.9 + 3 * uniform());
+		mine = compat_solve(&g, &c, width, recompute, &plan);
+		brute = brute_force(&g, &c, width, recompute);
+		if (isinf(brute))
+			infeasible++;
+		if ((isinf(mine) && isinf(brute)) ||
+		    (!isinf(mine) && fabs(mine - brute) <= 1e-12 * brute &&
+		    fabs(compat_time(&g, &c, &plan) - mine) <= 1e-12 * mine &&
+		    compat_fits(&g, &c, &plan)))
+			agree++;
+		else
+			printf("# instance %d: dp %.17g, brute force %.17g\n", k,
+			    mine, brute);
+		compat_release_graph(&g);
+	}
+	EQ_INT(agree, total, "compat_solve equals brute force on 300 random "
+	    "instances");
+	OK(infeasible > 10 && infeasible < total - 100, "some instances are "
+	    "infeasible, most are not");
+	printf("# %d of %d random instances infeasible\n", infeasible, total);
 }
 
 int
@@ -136,11 +250,27 @@ main(void)
 		plan.d = atol(CELL("dp_degree"));
 		plan.recompute = recompute;
 		EQ_DBL(compat_time(&g, &c, &plan), want, 1e-9, label);
+		if (strcmp(CELL("method"), "nest") == 0) {
+			struct compat_plan mine;
+			double ours;
+
+			OK(compat_fits(&g, &c, &plan), "the artifact's NEST plan "
+			    "fits under rule 10");
+			ours = compat_solve(&g, &c, t, recompute, &mine);
+			OK(ours <= want * (1 + 1e-9), "compat_solve at least as "
+			    "fast as the artifact's DP");
+			EQ_DBL(compat_time(&g, &c, &mine), ours, 1e-12,
+			    "its plan re-prices to the time it reports");
+			OK(compat_fits(&g, &c, &mine), "its plan fits");
+			printf("# %s: ours %.10g (S=%d d=%ld), artifact %.10g\n",
+			    label, ours, mine.nstages, mine.d, want);
+		}
 		compat_release_graph(&g);
 		rows++;
 #undef CELL
 	}
 	EQ_INT(rows, 40, "every reference row priced");
 	csvio_release(&ref);
+	random_instances();
 	return tap_done();
 }

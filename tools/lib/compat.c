@@ -375,3 +375,176 @@ compat_time(const struct compat_graph *g, const struct compat_cluster *c,
 	    (c->micro_batch * plan->d);
 	return worst * (double)(m + S - 1) + sync_time(c, bytes, plan->d, top);
 }
+
+/* Prefix sums over the chain, so a stage's totals are O(1). */
+struct sums {
+	double *f, *b, *p, *a;
+};
+
+static void
+sums_make(struct sums *s, const struct compat_graph *g)
+{
+	s->f = xcalloc(g->n + 1, sizeof(double));
+	s->b = xcalloc(g->n + 1, sizeof(double));
+	s->p = xcalloc(g->n + 1, sizeof(double));
+	s->a = xcalloc(g->n + 1, sizeof(double));
+	for (size_t i = 0; i < g->n; i++) {
+		s->f[i + 1] = s->f[i] + g->fwd_ms[i];
+		s->b[i + 1] = s->b[i] + g->bwd_ms[i];
+		s->p[i + 1] = s->p[i] + g->param_bytes[i];
+		s->a[i + 1] = s->a[i] + g->act_bytes[i];
+	}
+}
+
+static void
+sums_free(struct sums *s)
+{
+	free(s->f);
+	free(s->b);
+	free(s->p);
+	free(s->a);
+}
+
+/*
+ * Rule 10 for the stage of chain entries [i, j) at scoring position q of
+ * S (the plan's own order): weights and gradients, all activations, and
+ * S - q - 1 stashes (the bytes entering the stage with recomputation).
+ */
+static double
+stage_memory(const struct compat_graph *g, const struct sums *s, long i,
+    long j, int q, int S, int recompute)
+{
+	double act = s->a[j] - s->a[i];
+	double stash = recompute ? (i > 0 ? g->boundary_bytes[i - 1] : 0) : act;
+
+	return 2 * (s->p[j] - s->p[i]) + act + (double)(S - q - 1) * stash;
+}
+
+int
+compat_fits(const struct compat_graph *g, const struct compat_cluster *c,
+    const struct compat_plan *plan)
+{
+	struct sums s;
+	long i = 0;
+	int ok = 1;
+
+	sums_make(&s, g);
+	for (int k = 0; k < plan->nstages; k++) {
+		/* position in scoring order */
+		int q = plan->reversed ? plan->nstages - 1 - k : k;
+
+		if (stage_memory(g, &s, i, i + plan->size[k], q, plan->nstages,
+		    plan->recompute) > c->memory_bytes)
+			ok = 0;
+		i += plan->size[k];
+	}
+	sums_free(&s);
+	return ok;
+}
+
+/* Rules 4, 6, 7 for the stage [i, j) at position q of S, width w. */
+static double
+stage_load(const struct compat_graph *g, const struct compat_cluster *c,
+    const struct sums *s, long i, long j, int q, int S, long w, int recompute)
+{
+	int recomputes = recompute && q != S - 1 && S > 1;
+	double load = s->f[j] - s->f[i] + (recomputes ? 2 : 1) *
+	    (s->b[j] - s->b[i]);
+
+	if (q + 1 < S)
+		load += transfer(c, g->boundary_bytes[j - 1],
+		    common_level(c, q * w, (q + 1) * w));
+	if (q > 0 && !recomputes)
+		load += transfer(c, g->boundary_bytes[i - 1],
+		    common_level(c, (q - 1) * w, q * w));
+	return load;
+}
+
+double
+compat_solve(const struct compat_graph *g, const struct compat_cluster *c,
+    long width, int recompute, struct compat_plan *best)
+{
+	long n = (long)g->n;
+	double best_t = INFINITY;
+	double *dp = xmalloc((size_t)(n + 1) * sizeof(double));
+	double *next = xmalloc((size_t)(n + 1) * sizeof(double));
+	long *cut = xmalloc((size_t)(COMPAT_MAX_STAGES + 1) * (size_t)(n + 1) *
+	    sizeof(long));
+	struct sums s;
+
+	sums_make(&s, g);
+	for (int S = 1; S <= n && S <= COMPAT_MAX_STAGES &&
+	    (long)S * width <= c->devices; S++) {
+		long maxd = c->devices / ((long)S * width);
+
+		/* dp[i]: the smallest bottleneck of stages q..S-1 over
+		 * entries [i, n); filled from q = S - 1 down to q = 1 */
+		for (long i = 0; i <= n; i++)
+			next[i] = i == n ? 0 : INFINITY;
+		for (int q = S - 1; q >= 1; q--) {
+			for (long i = 0; i <= n; i++) {
+				dp[i] = INFINITY;
+				cut[(size_t)q * (size_t)(n + 1) + (size_t)i] = -1;
+				for (long j = i + 1; j <= n; j++) {
+					double v;
+
+					if (next[j] == INFINITY ||
+					    stage_memory(g, &s, i, j, q, S, recompute) >
+					    c->memory_bytes)
+						continue;
+					v = fmax(stage_load(g, c, &s, i, j, q, S, width,
+					    recompute), next[j]);
+					if (v < dp[i]) {
+						dp[i] = v;
+						cut[(size_t)q * (size_t)(n + 1) +
+						    (size_t)i] = j;
+					}
+				}
+			}
+			memcpy(next, dp, (size_t)(n + 1) * sizeof(double));
+		}
+		/* the first stage [0, j0), then every d */
+		for (long j0 = 1; j0 <= n; j0++) {
+			double w0, P = s.p[j0];
+
+			if (next[j0] == INFINITY ||
+			    stage_memory(g, &s, 0, j0, 0, S, recompute) >
+			    c->memory_bytes)
+				continue;
+			w0 = fmax(stage_load(g, c, &s, 0, j0, 0, S, width,
+			    recompute), next[j0]);
+			for (long d = 1; d <= maxd; d++) {
+				long R = (long)S * width;
+				long m = (c->global_batch + c->micro_batch * d - 1) /
+				    (c->micro_batch * d);
+				double t = w0 * (double)(m + S - 1) + sync_time(c, P,
+				    d, common_level(c, 0, (d - 1) * R));
+
+				if (t < best_t) {
+					long i = j0;
+
+					best_t = t;
+					best->nstages = S;
+					best->size[0] = j0;
+					for (int q = 1; q < S; q++) {
+						long j = cut[(size_t)q * (size_t)(n + 1) +
+						    (size_t)i];
+
+						best->size[q] = j - i;
+						i = j;
+					}
+					for (int q = 0; q < S; q++)
+						best->width[q] = width;
+					best->d = d;
+					best->recompute = recompute;
+					best->reversed = 0;
+				}
+			}
+		}
+	}
+	sums_free(&s);
+	free(dp);
+	free(next);
+	free(cut);
+	return best_t;
+}

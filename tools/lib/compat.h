@@ -65,4 +65,19 @@ int compat_uniform_split(struct compat_plan *plan, size_t entries,
 double compat_time(const struct compat_graph *g, const struct compat_cluster *c,
     const struct compat_plan *plan);
 
+/* Does every stage of the plan fit in device memory (rule 10)? */
+int compat_fits(const struct compat_graph *g, const struct compat_cluster *c,
+    const struct compat_plan *plan);
+
+/*
+ * The fastest plan under rules 1-10 over the artifact's plan space: any
+ * number of contiguous stages S in the plan's own order, each `width`
+ * devices, any d with d * S * width <= the cluster's devices, every stage
+ * fitting in memory.  Exact: a minimax dynamic program over (stage
+ * position, chain entry) for each S, then every first stage and d.
+ * Returns the time, or INFINITY (plan untouched) when nothing fits.
+ */
+double compat_solve(const struct compat_graph *g, const struct compat_cluster *c,
+    long width, int recompute, struct compat_plan *best);
+
 #endif
