@@ -485,7 +485,8 @@ compat_solve(const struct compat_graph *g, const struct compat_cluster *c,
 			for (long i = 0; i <= n; i++) {
 				dp[i] = INFINITY;
 				cut[(size_t)q * (size_t)(n + 1) + (size_t)i] = -1;
-				for (long j = i + 1; j <= n; j++) {
+				/* q stages before it need q entries */
+				for (long j = i + 1; i >= q && j <= n; j++) {
 					double v;
 
 					if (next[j] == INFINITY ||
