@@ -20,12 +20,10 @@ static int
 read_variant(const struct csvio_table *t, struct layer_graph *g,
     struct pl_err *err)
 {
-	long *dst[5] = { &g->var_t, &g->var_e, &g->var_c, NULL,
+	long *dst[5] = { &g->var_t, &g->var_e, &g->var_c, &g->var_sp,
 		&g->var_b };
-	long sp = 0;
 	int col[5], present = 0;
 
-	dst[3] = &sp;
 	for (int k = 0; k < 5; k++)
 		present += (col[k] = csvio_col_opt(t, variant_cols[k])) >= 0;
 	if (present == 0)
@@ -36,8 +34,8 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 		for (size_t r = 0; r < t->nrows; r++) {
 			long v;
 
-			if (csvio_long(t, r, col[k], CSVIO_POSITIVE * (k != 3),
-			    &v, err) < 0)
+			if (csvio_long(t, r, col[k], k == 3 ? CSVIO_NONNEG :
+			    CSVIO_POSITIVE, &v, err) < 0)
 				return -1;
 			if (k == 3 && v > 1)
 				return pl_errf(err, t->file, t->lines[r], "column "
@@ -50,7 +48,6 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 			*dst[k] = v;
 		}
 	}
-	g->var_sp = (int)sp;
 	g->has_variant = 1;
 	return 0;
 }

@@ -46,8 +46,7 @@ struct layer_graph {
 	char *file;
 	int scheduled;		/* times from the ilp schedule (bounds kept) */
 	int has_variant;	/* the variant columns are present */
-	long var_t, var_e, var_c, var_b;
-	int var_sp;
+	long var_t, var_e, var_c, var_sp, var_b;
 	size_t n;
 	struct layer *l;
 	size_t nedges;
