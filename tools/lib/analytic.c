@@ -29,7 +29,6 @@ struct dims {
 
 struct builder {
 	struct aop_graph *g;
-	const struct accel_cfg *a;
 	const struct dims *d;
 	long layer;
 };
@@ -467,7 +466,6 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	d.bias = m->bias;
 	d.moe = m->experts > 1;
 	B.g = g;
-	B.a = a;
 	B.d = &d;
 	B.layer = -1;
 	embedding(&B, m);

@@ -28,11 +28,11 @@ read_layers(struct compat_graph *g, const char *path, int ilp,
 {
 	struct csvio_table t;
 	struct chain_row *rows;
-	int c[7];
-	const char *names[7] = {
+	int c[6];
+	const char *names[6] = {
 		"dp_order", "layer_id", ilp ? "fwd_ilp_ms" : "fwd_seq_ms",
 		ilp ? "bwd_ilp_ms" : "bwd_seq_ms", "parameterSize_bytes",
-		"activationSize_bytes", NULL
+		"activationSize_bytes"
 	};
 
 	if (csvio_read(&t, path, err) < 0)
@@ -318,6 +318,42 @@ sync_time(const struct compat_cluster *c, double bytes, long d, int top)
 	return t;
 }
 
+/*
+ * Rules 4, 6 and 7: the load per micro-batch of the stage at scoring
+ * position q of S, from its compute and its two boundaries (a level < 0:
+ * no boundary on that side).
+ */
+static double
+stage_load(const struct compat_cluster *c, double fwd, double bwd,
+    int recompute, int q, int S, double out_bytes, int out_level,
+    double in_bytes, int in_level)
+{
+	int recomputes = recompute && q != S - 1 && S > 1;
+	double load = fwd + (recomputes ? 2 : 1) * bwd;
+
+	if (out_level >= 0)
+		load += transfer(c, out_bytes, out_level);
+	if (in_level >= 0 && !recomputes)
+		load += transfer(c, in_bytes, in_level);
+	return load;
+}
+
+/*
+ * Rules 8 and 9: the time per batch of S stages whose slowest load is
+ * `worst`, the first scored stage holding `bytes` of parameters at
+ * `offset` of each of d replicas of R devices.
+ */
+static double
+step_time(const struct compat_cluster *c, double worst, int S, double bytes,
+    long d, long R, long offset)
+{
+	long m = (c->global_batch + c->micro_batch * d - 1) /
+	    (c->micro_batch * d);
+	int top = common_level(c, offset, (d - 1) * R + offset);
+
+	return worst * (double)(m + S - 1) + sync_time(c, bytes, d, top);
+}
+
 double
 compat_time(const struct compat_graph *g, const struct compat_cluster *c,
     const struct compat_plan *plan)
@@ -326,8 +362,6 @@ compat_time(const struct compat_graph *g, const struct compat_cluster *c,
 	long first[COMPAT_MAX_STAGES], offset[COMPAT_MAX_STAGES], R = 0;
 	int order[COMPAT_MAX_STAGES];
 	double worst = 0, bytes = 0;
-	long m, lo, hi;
-	int top;
 
 	for (int s = 0, e = 0; s < S; e += (int)plan->size[s], s++)
 		first[s] = e;
@@ -338,42 +372,36 @@ compat_time(const struct compat_graph *g, const struct compat_cluster *c,
 		R += plan->width[order[q]];
 	}
 	for (int q = 0; q < S; q++) {
-		int s = order[q];
-		double f = 0, b = 0, load;
-		int recomputes = plan->recompute && q != S - 1 && S > 1;
+		int s = order[q], out_level = -1, in_level = -1;
+		double f = 0, b = 0, out_bytes = 0, in_bytes = 0;
 
 		for (long i = first[s]; i < first[s] + plan->size[s]; i++) {
 			f += g->fwd_ms[i];
 			b += g->bwd_ms[i];
 		}
-		load = recomputes ? f + 2 * b : f + b;	/* rule 4 */
-		/* rule 7; boundary between chain entries of stages s, s2 */
+		/* the boundary between the chain entries of stages s, s2 */
 		if (q + 1 < S) {
 			int s2 = order[q + 1];
-			long at = s2 > s ? first[s2] - 1 : first[s] - 1;
 
-			load += transfer(c, g->boundary_bytes[at],
-			    common_level(c, offset[q], offset[q + 1]));
+			out_bytes = g->boundary_bytes[s2 > s ? first[s2] - 1 :
+			    first[s] - 1];
+			out_level = common_level(c, offset[q], offset[q + 1]);
 		}
-		if (q > 0 && !recomputes) {
+		if (q > 0) {
 			int s2 = order[q - 1];
-			long at = s2 < s ? first[s] - 1 : first[s2] - 1;
 
-			load += transfer(c, g->boundary_bytes[at],
-			    common_level(c, offset[q - 1], offset[q]));
+			in_bytes = g->boundary_bytes[s2 < s ? first[s] - 1 :
+			    first[s2] - 1];
+			in_level = common_level(c, offset[q - 1], offset[q]);
 		}
-		worst = fmax(worst, load);
+		worst = fmax(worst, stage_load(c, f, b, plan->recompute, q, S,
+		    out_bytes, out_level, in_bytes, in_level));
 	}
 	/* rule 8: the first scored stage's parameters, over its replicas */
 	for (long i = first[order[0]]; i < first[order[0]] + plan->size[order[0]];
 	    i++)
 		bytes += g->param_bytes[i];
-	lo = offset[0];
-	hi = (plan->d - 1) * R + offset[0];
-	top = common_level(c, lo, hi);
-	m = (c->global_batch + c->micro_batch * plan->d - 1) /
-	    (c->micro_batch * plan->d);
-	return worst * (double)(m + S - 1) + sync_time(c, bytes, plan->d, top);
+	return step_time(c, worst, S, bytes, plan->d, R, offset[0]);
 }
 
 /* Prefix sums over the chain, so a stage's totals are O(1). */
@@ -442,22 +470,17 @@ compat_fits(const struct compat_graph *g, const struct compat_cluster *c,
 	return ok;
 }
 
-/* Rules 4, 6, 7 for the stage [i, j) at position q of S, width w. */
+/* The stage [i, j) at position q of S stages each w wide, in the plan's
+ * own order: its neighbours are the chain entries next to it. */
 static double
-stage_load(const struct compat_graph *g, const struct compat_cluster *c,
+chain_stage_load(const struct compat_graph *g, const struct compat_cluster *c,
     const struct sums *s, long i, long j, int q, int S, long w, int recompute)
 {
-	int recomputes = recompute && q != S - 1 && S > 1;
-	double load = s->f[j] - s->f[i] + (recomputes ? 2 : 1) *
-	    (s->b[j] - s->b[i]);
-
-	if (q + 1 < S)
-		load += transfer(c, g->boundary_bytes[j - 1],
-		    common_level(c, q * w, (q + 1) * w));
-	if (q > 0 && !recomputes)
-		load += transfer(c, g->boundary_bytes[i - 1],
-		    common_level(c, (q - 1) * w, q * w));
-	return load;
+	return stage_load(c, s->f[j] - s->f[i], s->b[j] - s->b[i], recompute, q,
+	    S, q + 1 < S ? g->boundary_bytes[j - 1] : 0, q + 1 < S ?
+	    common_level(c, q * w, (q + 1) * w) : -1,
+	    q > 0 ? g->boundary_bytes[i - 1] : 0, q > 0 ?
+	    common_level(c, (q - 1) * w, q * w) : -1);
 }
 
 double
@@ -493,8 +516,8 @@ compat_solve(const struct compat_graph *g, const struct compat_cluster *c,
 					    stage_memory(g, &s, i, j, q, S, recompute) >
 					    c->memory_bytes)
 						continue;
-					v = fmax(stage_load(g, c, &s, i, j, q, S, width,
-					    recompute), next[j]);
+					v = fmax(chain_stage_load(g, c, &s, i, j, q, S,
+					    width, recompute), next[j]);
 					if (v < dp[i]) {
 						dp[i] = v;
 						cut[(size_t)q * (size_t)(n + 1) +
@@ -512,14 +535,11 @@ compat_solve(const struct compat_graph *g, const struct compat_cluster *c,
 			    stage_memory(g, &s, 0, j0, 0, S, recompute) >
 			    c->memory_bytes)
 				continue;
-			w0 = fmax(stage_load(g, c, &s, 0, j0, 0, S, width,
+			w0 = fmax(chain_stage_load(g, c, &s, 0, j0, 0, S, width,
 			    recompute), next[j0]);
 			for (long d = 1; d <= maxd; d++) {
-				long R = (long)S * width;
-				long m = (c->global_batch + c->micro_batch * d - 1) /
-				    (c->micro_batch * d);
-				double t = w0 * (double)(m + S - 1) + sync_time(c, P,
-				    d, common_level(c, 0, (d - 1) * R));
+				double t = step_time(c, w0, S, P, d, (long)S * width,
+				    0);
 
 				if (t < best_t) {
 					long i = j0;
