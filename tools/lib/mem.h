@@ -42,4 +42,10 @@ struct mem_breakdown {
 void mem_stage_breakdown(const struct layer_graph *g,
     const struct mem_stage *s, int optimizer, struct mem_breakdown *out);
 
+/* The same from the stage's totals: parameter bytes, one micro-batch's
+ * activations, and the stash unit (activations, or with recomputation the
+ * bytes entering the stage).  first/last of s are not read. */
+void mem_breakdown_of(double params, double acts, double stash_unit,
+    const struct mem_stage *s, int optimizer, struct mem_breakdown *out);
+
 #endif

@@ -1,0 +1,394 @@
+/*
+ * t-dp.c - the default evaluator against a step worked out by hand, and
+ * the dynamic program against exhaustive enumeration of the same plan
+ * space on 300 seeded random instances (chains of 2-8 layers, 2-32 devices
+ * on 2-3 levels, binding memory, some infeasible, some needing ZeRO): the
+ * optimum is the same, and the returned plan re-evaluates to exactly the
+ * step reported.  Also: network awareness (a 50x slower upper level keeps
+ * pipeline cuts inside nodes; a flat-network plan is never better), ZeRO
+ * only when nothing else fits, and "nothing fits" reported.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "dp.h"
+#include "plan.h"
+#include "tap.h"
+
+static void
+level(struct network *n, int l, long fanout, double bw, double lat)
+{
+	n->level[l].fanout = fanout;
+	n->level[l].bandwidth_Bps = bw;
+	n->level[l].latency_s = lat;
+	n->level[l].oversubscription = 1;
+	n->level[l].algo = NET_RING;
+}
+
+static void
+graph_alloc(struct layer_graph *g, size_t n)
+{
+	memset(g, 0, sizeof *g);
+	g->file = xstrdup("test");
+	g->n = n;
+	g->l = xcalloc(n, sizeof *g->l);
+	for (size_t i = 0; i < n; i++)
+		g->l[i].id = (long)i;
+}
+
+static void
+set_row(struct layer_graph *g, size_t i, double fwd, double bwd,
+    double params, double acts, double in)
+{
+	struct layer *l = &g->l[i];
+
+	l->forward_s = fwd;
+	l->backward_s = bwd;
+	l->parameter_bytes = l->dense_parameter_bytes = params;
+	l->activation_bytes = acts;
+	l->input_bytes = in;
+}
+
+/* The plan of the worked example: rows 0 | 1, d = 2, on 2 x 2 devices. */
+static void
+hand_example(void)
+{
+	struct network net;
+	struct layer_graph g;
+	struct plan_env env;
+	struct plan_stage st[2] = { { 0, 0, 1, 0 }, { 1, 1, 1, 0 } };
+	struct plan p = { &g, 2, 0, 2, st };
+	struct plan_result r;
+	struct pl_err err;
+
+	memset(&net, 0, sizeof net);
+	net.nlevels = 2;
+	level(&net, 0, 2, 1e9, 1e-6);
+	level(&net, 1, 2, 1e8, 1e-5);
+	network_finish(&net, "net", &err);
+	graph_alloc(&g, 2);
+	set_row(&g, 0, 0.01, 0.02, 1e6, 1e7, 0);
+	set_row(&g, 1, 0.02, 0.04, 2e6, 1e7, 1e6);
+	env = (struct plan_env){ &net, 4, 2.7e7, OPT_ADAM, 8 };
+
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "the example evaluates");
+	/* m = 8 / 2 = 4; the cut joins devices 0-1 (2-3 in replica 1):
+	 * level 0, 2 (1e-6 + 1e6 / 1e9) each way */
+	EQ_INT(r.m, 4, "m = ceil(B / bd)");
+	EQ_INT(r.stage[0].level_out, 0, "the cut stays in the node");
+	EQ_DBL(r.stage[0].p2p_out_s, 0.002002, 1e-12, "p2p out");
+	EQ_DBL(r.stage[1].load_s, 0.06 + 0.002002, 1e-12, "stage 1 load");
+	/* replicas sit in different nodes: a 2-ring at level 1,
+	 * 2 (1e-6 + 1e-5) + 2 (1/2) bytes / 1e8 */
+	EQ_DBL(r.stage[0].sync_s, 2.2e-5 + 1e6 / 1e8, 1e-12, "sync stage 0");
+	EQ_DBL(r.stage[1].sync_s, 2.2e-5 + 2e6 / 1e8, 1e-12, "sync stage 1");
+	EQ_DBL(r.step_s, 5 * 0.062002 + 0.020022, 1e-12,
+	    "step = (m + S - 1) max load + max sync");
+	EQ_INT(r.bottleneck, 1, "bottleneck named");
+	/* Adam: 16 bytes a parameter; stage 0 holds 2 micro-batches */
+	EQ_DBL(r.stage[0].mem.total, 8e6 + 2e7, 1e-12, "stage 0 memory");
+	EQ_DBL(r.stage[1].mem.total, 1.6e7 + 1e7, 1e-12, "stage 1 memory");
+	OK(!r.stage[0].fits && r.stage[1].fits && !r.fits,
+	    "2.8e7 bytes do not fit in 2.7e7, 2.6e7 do");
+	plan_result_release(&r);
+	layers_release(&g);
+}
+
+static unsigned long rng_state = 20261121;
+static long brute_plans;
+
+static double
+uniform(void)
+{
+	rng_state = rng_state * 6364136223846793005UL + 1442695040888963407UL;
+	return (double)((rng_state >> 11) & ((1UL << 53) - 1)) / 9007199254740992.0;
+}
+
+static long
+pick(long lo, long hi)
+{
+	return lo + (long)(uniform() * (double)(hi - lo + 1));
+}
+
+/* Every plan of the space (dp.h) for one zero mode: the best step. */
+static double
+brute_mode(const struct plan_env *env, struct layer_graph *const *g,
+    size_t ng, int zero_on, long zmax)
+{
+	double best = INFINITY;
+
+	for (size_t vi = 0; vi < ng; vi++) {
+		struct plan_variant v;
+		size_t n = g[vi]->n;
+
+		plan_variant_init(&v, env, g[vi], NULL);
+		for (int rc = 0; rc <= 1; rc++)
+		for (unsigned long mask = 0; mask < (1UL << (n - 1)); mask++) {
+			struct plan_stage st[8];
+			int S = 0;
+			size_t start = 0;
+
+			for (size_t i = 1; i <= n; i++)
+				if (i == n || (mask >> (i - 1) & 1)) {
+					st[S].first = start;
+					st[S++].last = i - 1;
+					start = i;
+				}
+			for (long d = 1; d * v.b <= env->global_batch &&
+			    d * v.w <= env->devices; d++) {
+				struct plan_cell c;
+				struct plan p = { g[vi], d, rc, S, st };
+				struct plan_result r;
+				long K = 0;
+				int ok = 1;
+
+				/* the ZeRO choice does not depend on K */
+				plan_cell_init(&c, env, &v, d, 1, rc);
+				for (int i = 0; i < S && ok; i++) {
+					ok = dp_stage_zero(&c, st[i].first,
+					    st[i].last, S - i, S > 1, zero_on,
+					    zmax, &st[i].z,
+					    &st[i].zero_stage) == 0;
+					K += st[i].z;
+				}
+				plan_cell_release(&c);
+				if (!ok || d * K * v.w > env->devices)
+					continue;
+				brute_plans++;
+				if (plan_evaluate(env, &p, &r, NULL) == 0) {
+					if (r.fits && r.step_s < best)
+						best = r.step_s;
+					plan_result_release(&r);
+				}
+			}
+		}
+		plan_variant_release(&v);
+	}
+	return best;
+}
+
+/* One random chain and its t = 2 variant (half the work, collectives). */
+static size_t
+random_graphs(struct layer_graph *g, size_t n)
+{
+	size_t ng = pick(1, 2);
+	long b = pick(1, 2);
+
+	for (size_t k = 0; k < ng; k++) {
+		graph_alloc(&g[k], n);
+		g[k].has_variant = 1;
+		g[k].var_t = k ? 2 : 1;
+		g[k].var_e = g[k].var_c = 1;
+		g[k].var_b = b;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double f = 0.001 * (1 + 9 * uniform()), p = 1e6 * (1 + 20 *
+		    uniform()), a = 1e6 * (1 + 20 * uniform()), in = 1e6 *
+		    (1 + 50 * uniform());
+
+		set_row(&g[0], i, f, f * (1.5 + uniform()), p, a, in);
+		if (uniform() < 0.3)
+			g[0].l[i].dense_parameter_bytes = p / 2;
+		if (ng > 1) {
+			set_row(&g[1], i, f * 0.55, f * 1.1, p / 2, a * 0.6,
+			    in);
+			g[1].l[i].coll_bytes[LCOLL_ALL_REDUCE] = 4 * in;
+		}
+	}
+	return ng;
+}
+
+static void
+random_instances(void)
+{
+	int agree = 0, exact = 0, flat_ok = 0, infeasible = 0, zero = 0;
+	int total = 300;
+
+	for (int it = 0; it < total; it++) {
+		struct network net, flat;
+		struct layer_graph g[2];
+		const struct layer_graph *gp[2] = { &g[0], &g[1] };
+		struct layer_graph *gm[2] = { &g[0], &g[1] };
+		struct plan_env env, fenv;
+		struct dp_options o = { 0, 1, DP_ZERO_AUTO, 4 };
+		struct dp_stats st;
+		struct plan best, fbest;
+		struct plan_result r;
+		double step = INFINITY, fstep, want, need = 0;
+		size_t n = (size_t)pick(2, 8), ng;
+		int rc;
+
+		memset(&net, 0, sizeof net);
+		net.nlevels = (int)pick(2, 3);
+		level(&net, 0, pick(1, 4), 1e11 * (0.5 + uniform()),
+		    1e-6 * uniform());
+		level(&net, 1, pick(2, 4), 1e10 * (0.2 + uniform()),
+		    1e-5 * uniform());
+		if (net.nlevels == 3)
+			level(&net, 2, 2, 1e9 * (0.5 + uniform()), 1e-4 *
+			    uniform());
+		net.level[1].oversubscription = uniform() < 0.3 ? 2 : 1;
+		network_finish(&net, "net", NULL);
+		ng = random_graphs(g, n);
+		for (size_t i = 0; i < n; i++)
+			need += 16 * g[0].l[i].parameter_bytes +
+			    g[0].l[i].activation_bytes;
+		/* from a few layers' worth (ZeRO or nothing) to it all */
+		env = (struct plan_env){ &net, pick(1, net.ndevices),
+		    need * (0.04 + 1.2 * uniform() * uniform()), uniform() < 0.8 ?
+		    OPT_ADAM : OPT_SGD, pick(2, 64) };
+		want = brute_mode(&env, gm, ng, 0, o.zmax);
+		if (isinf(want))
+			want = brute_mode(&env, gm, ng, 1, o.zmax);
+		rc = dp_solve(&env, gp, ng, &o, &best, &step, &st, NULL);
+		if (rc == 1 && isinf(want)) {
+			agree++;
+			exact++;
+			flat_ok++;
+			infeasible++;
+		} else if (rc == 0 && step == want) {
+			agree++;
+			zero += st.zero_used;
+			if (plan_evaluate(&env, &best, &r, NULL) == 0) {
+				exact += r.step_s == step && r.fits;
+				plan_result_release(&r);
+			}
+			/* a flat-network optimum, priced on the real one */
+			network_flatten(&net, &flat);
+			fenv = env;
+			fenv.net = &flat;
+			if (dp_solve(&fenv, gp, ng, &o, &fbest, &fstep, &st,
+			    NULL) == 0 && plan_evaluate(&env, &fbest, &r,
+			    NULL) == 0) {
+				flat_ok += r.step_s >= step;
+				plan_result_release(&r);
+			} else
+				flat_ok++;	/* no flat plan to compare */
+			free(fbest.stage);
+		} else
+			printf("# instance %d: dp %d %.17g, brute force "
+			    "%.17g\n", it, rc, step, want);
+		free(best.stage);
+		for (size_t k = 0; k < ng; k++)
+			layers_release(&g[k]);
+	}
+	EQ_INT(agree, total, "dp equals brute force on 300 random instances");
+	EQ_INT(exact, total, "its plan re-evaluates to exactly its step");
+	EQ_INT(flat_ok, total, "a flat-network plan is never better");
+	OK(infeasible > 10 && infeasible < total / 2, "some are infeasible");
+	OK(zero > 10, "some need ZeRO");
+	printf("# %d infeasible, %d solved with ZeRO, %ld plans enumerated\n",
+	    infeasible, zero, brute_plans);
+}
+
+/*
+ * 6 layers on two nodes of 4 devices, the upper level 50x slower, at most
+ * 2 layers a stage fit: 3 stages x 2 replicas would cut replica 1 across
+ * the nodes; 4 stages x 2 replicas keep every cut inside a node.
+ */
+static void
+network_awareness(void)
+{
+	struct network net, flat;
+	struct layer_graph g;
+	const struct layer_graph *gp[1] = { &g };
+	struct plan_env env, fenv;
+	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4 };
+	struct dp_stats st;
+	struct plan best, fbest;
+	struct plan_result r, fr;
+	double step, fstep;
+	int inside = 1;
+
+	memset(&net, 0, sizeof net);
+	net.nlevels = 2;
+	level(&net, 0, 4, 1e11, 0);
+	level(&net, 1, 2, 2e9, 0);
+	network_finish(&net, "net", NULL);
+	graph_alloc(&g, 6);
+	for (size_t i = 0; i < 6; i++)
+		set_row(&g, i, 1, 2, 1e6, 0, 1e10);
+	env = (struct plan_env){ &net, 8, 1.7e7, OPT_ADAM, 8 };
+	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0,
+	    "aware: solved");
+	OK(plan_evaluate(&env, &best, &r, NULL) == 0, "aware: evaluates");
+	for (int i = 1; i < r.nstages; i++)
+		inside &= r.stage[i].level_in == 0;
+	OK(inside && best.nstages == 4 && best.d == 2,
+	    "every cut inside a node (4 stages x 2 replicas)");
+	/* 4 micro-batches, 7 slots; stages of 2, 1, 1, 2 layers (3 s
+	 * each) and 0.2 s a cut: the end stages, 6.2 s, are the slowest;
+	 * sync: 2e6 bytes across the nodes, 2e6 / 2e9 */
+	EQ_DBL(step, 7 * 6.2 + 0.001, 1e-12, "aware step");
+	network_flatten(&net, &flat);
+	fenv = env;
+	fenv.net = &flat;
+	OK(dp_solve(&fenv, gp, 1, &o, &fbest, &fstep, &st, NULL) == 0,
+	    "flat: solved");
+	OK(fbest.nstages == 3 && fbest.d == 2, "flat: 3 stages x 2 replicas");
+	OK(plan_evaluate(&env, &fbest, &fr, NULL) == 0 && fr.step_s > step,
+	    "the flat plan is slower on the real network");
+	/* replica 1's first cut joins devices 3 and 4: 2 x 1e10 / 2e9 */
+	EQ_DBL(fr.step_s, 6 * (6 + 0.2 + 10) + 0.001, 1e-12,
+	    "flat plan re-scored");
+	plan_result_release(&r);
+	plan_result_release(&fr);
+	free(best.stage);
+	free(fbest.stage);
+	layers_release(&g);
+}
+
+/* A layer too large for a device: ZeRO on that stage only; smaller
+ * memory still: nothing fits. */
+static void
+zero_when_needed(void)
+{
+	struct network net;
+	struct layer_graph g;
+	const struct layer_graph *gp[1] = { &g };
+	struct plan_env env;
+	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2 };
+	struct dp_stats st;
+	struct plan best;
+	double step;
+
+	memset(&net, 0, sizeof net);
+	net.nlevels = 1;
+	level(&net, 0, 4, 1e11, 0);
+	network_finish(&net, "net", NULL);
+	graph_alloc(&g, 3);
+	/* Adam: 8 P bytes (P = 2 bytes a parameter); ZeRO-1 over z:
+	 * P (2 + 6/z), ZeRO-2: P (1 + 7/z), ZeRO-3: 8P/z */
+	set_row(&g, 0, 10, 20, 1e8, 0, 1e3);	/* 8e8 */
+	set_row(&g, 1, 1, 2, 2e8, 0, 1e3);	/* 1.6e9; ZeRO-1 x 2: 1e9 */
+	set_row(&g, 2, 10, 20, 1e8, 0, 1e3);
+	/* on 1.04e9-byte devices two rows together need more than ZeRO-3
+	 * over 2 (1.2e9), so: 3 stages, the middle one ZeRO-1 over 2 */
+	env = (struct plan_env){ &net, 4, 1.04e9, OPT_ADAM, 8 };
+	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0 &&
+	    st.zero_used, "ZeRO turned on");
+	OK(best.nstages == 3 && best.stage[1].z == 2 &&
+	    best.stage[1].zero_stage == 1 && best.stage[0].z == 1 &&
+	    best.stage[2].z == 1, "only the stage that needs it: ZeRO-1 x 2");
+	free(best.stage);
+	o.zero = DP_ZERO_OFF;
+	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 1,
+	    "without ZeRO nothing fits");
+	o.zero = DP_ZERO_AUTO;
+	env.memory_bytes = 1e7;
+	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 1,
+	    "ZeRO-3 over 8 still too large: nothing fits");
+	layers_release(&g);
+}
+
+int
+main(void)
+{
+	hand_example();
+	network_awareness();
+	zero_when_needed();
+	random_instances();
+	return tap_done();
+}

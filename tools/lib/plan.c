@@ -1,0 +1,453 @@
+/* plan.c - the default-mode plan evaluator (docs/model.md, "Plans"). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "plan.h"
+
+#define NZ (PLAN_ZLOG_MAX + 1)
+
+static int
+zlog(long z)
+{
+	int k = 0;
+
+	while ((1L << k) < z)
+		k++;
+	return k;
+}
+
+/* Is cost a worse than cost b (per byte first, then latency)? */
+static int
+costlier(struct net_cost a, struct net_cost b)
+{
+	if (a.beta_s_per_byte != b.beta_s_per_byte)
+		return a.beta_s_per_byte > b.beta_s_per_byte;
+	return a.alpha_s > b.alpha_s;
+}
+
+/*
+ * An intra-layer group: `n` members `stride` apart inside a block of w
+ * devices.  Blocks start at multiples of w; the cost is the worst over
+ * the block positions of one period of the network (every position, when
+ * w divides the node or the node divides w, gives the same).
+ */
+static struct net_cost
+group_cost(const struct plan_env *env, long w, long n, long stride,
+    enum net_coll kind)
+{
+	const struct network *net = env->net;
+	struct net_cost worst = { 0, 0 };
+	long period = net->span[net->nlevels - 1], *devs;
+
+	if (n <= 1)
+		return worst;
+	devs = xcalloc((size_t)n, sizeof *devs);
+	for (long o = 0; o < period && o + w <= net->ndevices; o += w) {
+		struct net_shape s;
+		struct net_cost c;
+
+		for (long i = 0; i < n; i++)
+			devs[i] = o + i * stride;
+		if (net_shape_of(net, devs, (size_t)n, &s, NULL) < 0)
+			break;
+		c = net_collective(net, kind, &s);
+		if (costlier(c, worst))
+			worst = c;
+		if (o / w > 4096)	/* a period this long repeats itself */
+			break;
+	}
+	free(devs);
+	return worst;
+}
+
+static double *
+prefix(const struct layer_graph *g, size_t off)
+{
+	double *pf = xcalloc(g->n + 1, sizeof *pf);
+
+	for (size_t i = 0; i < g->n; i++)
+		pf[i + 1] = pf[i] + *(const double *)((const char *)&g->l[i] + off);
+	return pf;
+}
+
+int
+plan_variant_init(struct plan_variant *v, const struct plan_env *env,
+    const struct layer_graph *g, struct pl_err *err)
+{
+	double *diff;
+
+	memset(v, 0, sizeof *v);
+	if (g->n == 0)
+		return pl_errf(err, g->file, 0, "the graph has no layers");
+	v->g = g;
+	v->t = g->has_variant ? g->var_t : 1;
+	v->e = g->has_variant ? g->var_e : 1;
+	v->c = g->has_variant ? g->var_c : 1;
+	v->sp = g->has_variant ? g->var_sp : 0;
+	v->b = g->has_variant ? g->var_b : 1;
+	v->w = v->t * v->e * v->c;
+	v->pf_fwd = prefix(g, offsetof(struct layer, forward_s));
+	v->pf_bwd = prefix(g, offsetof(struct layer, backward_s));
+	v->pf_param = prefix(g, offsetof(struct layer, parameter_bytes));
+	v->pf_dense = prefix(g, offsetof(struct layer, dense_parameter_bytes));
+	v->pf_act = prefix(g, offsetof(struct layer, activation_bytes));
+
+	/* Megatron's t-group runs the all-reduces and reduce-scatters (and
+	 * the all-gathers of sequence parallelism); without t, all-gathers
+	 * are context parallel's, over the c*e devices sharing a sequence;
+	 * all-to-all is the expert group's. */
+	v->coll[LCOLL_ALL_REDUCE] = group_cost(env, v->w, v->t, 1,
+	    NET_ALL_REDUCE);
+	v->coll[LCOLL_REDUCE_SCATTER] = group_cost(env, v->w, v->t, 1,
+	    NET_REDUCE_SCATTER);
+	v->coll[LCOLL_ALL_GATHER] = v->t > 1 ?
+	    group_cost(env, v->w, v->t, 1, NET_ALL_GATHER) :
+	    group_cost(env, v->w, v->c * v->e, v->t, NET_ALL_GATHER);
+	v->coll[LCOLL_ALL_TO_ALL] = group_cost(env, v->w, v->e, v->t,
+	    NET_ALL_TO_ALL);
+	v->pf_coll = xcalloc(g->n + 1, sizeof *v->pf_coll);
+	for (size_t i = 0; i < g->n; i++) {
+		double s = 0;
+
+		for (int k = 0; k < LCOLL_N; k++)
+			s += net_time(v->coll[k], g->l[i].coll_bytes[k]);
+		v->pf_coll[i + 1] = v->pf_coll[i] + s;
+	}
+
+	/* Bytes crossing each cut: every edge is relayed by the stages
+	 * between its ends; a row no edge feeds reads the model input. */
+	v->cut = xcalloc(g->n + 1, sizeof *v->cut);
+	diff = xcalloc(g->n + 2, sizeof *diff);
+	if (g->nedges == 0) {
+		for (size_t i = 0; i < g->n; i++)
+			v->cut[i] = g->l[i].input_bytes;
+	} else {
+		unsigned char *fed = xcalloc(g->n, 1);
+
+		for (size_t k = 0; k < g->nedges; k++) {
+			diff[g->e[k].src + 1] += g->e[k].bytes;
+			diff[g->e[k].dst + 1] -= g->e[k].bytes;
+			fed[g->e[k].dst] = 1;
+		}
+		for (size_t i = 0; i < g->n; i++) {
+			if (fed[i])
+				continue;
+			v->cut[0] += g->l[i].input_bytes;
+			diff[1] += g->l[i].input_bytes;
+			diff[i + 1] -= g->l[i].input_bytes;
+		}
+		for (size_t i = 1; i < g->n; i++) {
+			diff[i] += diff[i - 1];
+			v->cut[i] = diff[i];
+		}
+		free(fed);
+	}
+	free(diff);
+	return 0;
+}
+
+void
+plan_variant_release(struct plan_variant *v)
+{
+	free(v->pf_fwd);
+	free(v->pf_bwd);
+	free(v->pf_param);
+	free(v->pf_dense);
+	free(v->pf_act);
+	free(v->pf_coll);
+	free(v->cut);
+	memset(v, 0, sizeof *v);
+}
+
+void
+plan_cell_init(struct plan_cell *c, const struct plan_env *env,
+    const struct plan_variant *v, long d, long K, int recompute)
+{
+	size_t n = (size_t)(K + 1) * NZ;
+
+	memset(c, 0, sizeof *c);
+	c->env = env;
+	c->v = v;
+	c->d = d;
+	c->K = K;
+	c->recompute = recompute;
+	c->m = plan_microbatches(env->global_batch, v->b, d);
+	c->cut_level = xmalloc((size_t)(K + 1));
+	memset(c->cut_level, -2, (size_t)(K + 1));
+	c->sync_dense = xcalloc(n, sizeof *c->sync_dense);
+	c->sync_expert = xcalloc(n, sizeof *c->sync_expert);
+	c->zero_gather = xcalloc(n, sizeof *c->zero_gather);
+	c->have = xcalloc(n, 1);
+}
+
+void
+plan_cell_release(struct plan_cell *c)
+{
+	free(c->cut_level);
+	free(c->sync_dense);
+	free(c->sync_expert);
+	free(c->zero_gather);
+	free(c->have);
+	memset(c, 0, sizeof *c);
+}
+
+long
+plan_microbatches(long global_batch, long b, long d)
+{
+	return (global_batch + b * d - 1) / (b * d);
+}
+
+/* Highest level any replica's device range [x, y] (offsets) reaches. */
+static int
+range_level(const struct plan_cell *c, long x, long y, long *worst_r)
+{
+	const struct network *net = c->env->net;
+	long R = c->K * c->v->w;
+	int top = -1;
+
+	for (long r = 0; r < c->d; r++) {
+		int l = net_common_level(net, r * R + x, r * R + y);
+
+		if (l > top) {
+			top = l;
+			if (worst_r)
+				*worst_r = r;
+		}
+		if (top == net->nlevels - 1)
+			break;
+	}
+	return top;
+}
+
+/* The boundary at slot u joins the w-blocks at slots u-1 and u. */
+static int
+cut_level(struct plan_cell *c, long u)
+{
+	if (c->cut_level[u] == -2) {
+		long w = c->v->w;
+
+		c->cut_level[u] = (signed char)range_level(c, (u - 1) * w,
+		    (u + 1) * w - 1, NULL);
+	}
+	return c->cut_level[u];
+}
+
+static struct net_cost
+shape_cost(const struct network *net, const long *devs, long n,
+    enum net_coll kind)
+{
+	struct net_shape s;
+	struct net_cost none = { 0, 0 };
+
+	if (n <= 1 || net_shape_of(net, devs, (size_t)n, &s, NULL) < 0)
+		return none;
+	return net_collective(net, kind, &s);
+}
+
+/*
+ * The data-parallel groups of a stage at slot u with z copies: slot 0's
+ * dense parameters live on the d*z*c*e devices sharing them, its experts
+ * on d*z*c; and the z copies of the worst-placed replica (ZeRO gathers).
+ */
+static void
+group_costs(struct plan_cell *c, long u, long z)
+{
+	const struct plan_variant *v = c->v;
+	const struct network *net = c->env->net;
+	long w = v->w, R = c->K * w, ce = v->c * v->e, n = 0, r0 = 0;
+	size_t at = (size_t)u * NZ + (size_t)zlog(z);
+	long *devs = xcalloc((size_t)(c->d * z * ce), sizeof *devs);
+
+	for (long r = 0; r < c->d; r++)
+		for (long j = 0; j < z; j++)
+			for (long q = 0; q < ce; q++)
+				devs[n++] = r * R + (u + j) * w + v->t * q;
+	c->sync_dense[at] = shape_cost(net, devs, n, NET_ALL_REDUCE);
+	n = 0;
+	for (long r = 0; r < c->d; r++)
+		for (long j = 0; j < z; j++)
+			for (long q = 0; q < v->c; q++)
+				devs[n++] = r * R + (u + j) * w + v->t * v->e * q;
+	c->sync_expert[at] = shape_cost(net, devs, n, NET_ALL_REDUCE);
+	range_level(c, u * w, (u + z) * w - 1, &r0);
+	for (n = 0; n < z; n++)
+		devs[n] = r0 * R + (u + n) * w;
+	c->zero_gather[at] = shape_cost(net, devs, z, NET_ALL_GATHER);
+	c->have[at] = 1;
+	free(devs);
+}
+
+int
+plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
+    long z, int zs, long k, int many_stages, struct mem_breakdown *mem)
+{
+	const struct plan_variant *v = c->v;
+	double params = v->pf_param[last + 1] - v->pf_param[first];
+	double acts = v->pf_act[last + 1] - v->pf_act[first];
+	struct mem_stage s = {
+		.first = first, .last = last, .devices = v->w * z,
+		.zero_stage = zs, .zero_degree = z,
+		.recompute = c->recompute && many_stages,
+		.schedule = SCHED_1F1B, .position_from_end = k,
+		.microbatches = c->m,
+	};
+
+	mem_breakdown_of(params, acts, s.recompute ? v->cut[first] : acts, &s,
+	    c->env->optimizer, mem);
+	return mem->total <= c->env->memory_bytes;
+}
+
+void
+plan_stage_price(struct plan_cell *c, size_t first, size_t last, long u,
+    long z, int zs, long k, int many_stages, struct stage_cost *o)
+{
+	const struct plan_variant *v = c->v;
+	const struct network *net = c->env->net;
+	size_t at = (size_t)u * NZ + (size_t)zlog(z);
+	double fwd = v->pf_fwd[last + 1] - v->pf_fwd[first];
+	double params = v->pf_param[last + 1] - v->pf_param[first];
+	double dense = v->pf_dense[last + 1] - v->pf_dense[first];
+	int rc = c->recompute && many_stages;
+
+	o->compute_s = fwd + (v->pf_bwd[last + 1] - v->pf_bwd[first]) +
+	    (rc ? fwd : 0);
+	o->collective_s = v->pf_coll[last + 1] - v->pf_coll[first];
+	o->level_in = o->level_out = -1;
+	o->p2p_in_s = o->p2p_out_s = 0;
+	/* activations one way, their gradients the other */
+	if (first > 0) {
+		o->level_in = cut_level(c, u);
+		o->p2p_in_s = 2 * net_time(net_p2p(net, o->level_in),
+		    v->cut[first]);
+	}
+	if (last + 1 < v->g->n) {
+		o->level_out = cut_level(c, u + z);
+		o->p2p_out_s = 2 * net_time(net_p2p(net, o->level_out),
+		    v->cut[last + 1]);
+	}
+	if (!c->have[at])
+		group_costs(c, u, z);
+	/* ZeRO-3 gathers the stage's weights for the forward and again for
+	 * the backward pass of every micro-batch */
+	o->zero_s = zs == 3 ? 2 * net_time(c->zero_gather[at], params) : 0;
+	o->load_s = o->compute_s + o->collective_s + o->p2p_in_s +
+	    o->p2p_out_s + o->zero_s;
+	/* all-reduce = reduce-scatter + all-gather; ZeRO-3 needs no gather
+	 * of the updated weights (they are gathered on use) */
+	o->sync_s = net_time(c->sync_dense[at], dense) +
+	    net_time(c->sync_expert[at], params - dense);
+	if (zs == 3)
+		o->sync_s /= 2;
+	o->fits = plan_stage_memory(c, first, last, z, zs, k, many_stages,
+	    &o->mem);
+	o->first_device = u * v->w;
+	o->devices = z * v->w;
+}
+
+int
+plan_evaluate(const struct plan_env *env, const struct plan *p,
+    struct plan_result *r, struct pl_err *err)
+{
+	const struct layer_graph *g = p->g;
+	struct plan_variant v;
+	struct plan_cell cell;
+	long K = 0, u = 0;
+	size_t next = 0;
+
+	memset(r, 0, sizeof *r);
+	if (p->nstages < 1)
+		return pl_errf(err, NULL, 0, "a plan needs at least one stage");
+	if (p->d < 1)
+		return pl_errf(err, NULL, 0, "d must be at least 1");
+	for (int i = 0; i < p->nstages; i++) {
+		const struct plan_stage *s = &p->stage[i];
+
+		if (s->first != next || s->last < s->first || s->last >= g->n)
+			return pl_errf(err, NULL, 0, "stage %d: rows %zu..%zu "
+			    "do not continue the previous stage (next row %zu "
+			    "of %zu)", i, s->first, s->last, next, g->n);
+		if (s->z < 1 || (s->z & (s->z - 1)) || zlog(s->z) > PLAN_ZLOG_MAX)
+			return pl_errf(err, NULL, 0, "stage %d: ZeRO degree %ld "
+			    "is not a power of two up to %d", i, s->z,
+			    1 << PLAN_ZLOG_MAX);
+		if ((s->z == 1) != (s->zero_stage == 0) || s->zero_stage > 3)
+			return pl_errf(err, NULL, 0, "stage %d: ZeRO stage %d "
+			    "with degree %ld (stage 1-3 exactly when the degree "
+			    "is above 1)", i, s->zero_stage, s->z);
+		K += s->z;
+		next = s->last + 1;
+	}
+	if (next != g->n)
+		return pl_errf(err, NULL, 0, "the stages end at row %zu of %zu",
+		    next, g->n);
+	if (plan_variant_init(&v, env, g, err) < 0)
+		return -1;
+	if (p->d * v.b > env->global_batch) {
+		plan_variant_release(&v);
+		return pl_errf(err, NULL, 0, "d = %ld replicas of %ld samples "
+		    "exceed the global batch of %ld", p->d, v.b,
+		    env->global_batch);
+	}
+	if (p->d * K * v.w > env->devices) {
+		plan_variant_release(&v);
+		return pl_errf(err, NULL, 0, "the plan needs %ld devices, "
+		    "%ld are available", p->d * K * v.w, env->devices);
+	}
+	plan_cell_init(&cell, env, &v, p->d, K, p->recompute);
+	r->nstages = p->nstages;
+	r->stage = xcalloc((size_t)p->nstages, sizeof *r->stage);
+	r->m = cell.m;
+	r->devices_used = p->d * K * v.w;
+	r->fits = 1;
+	for (int i = 0; i < p->nstages; i++) {
+		const struct plan_stage *s = &p->stage[i];
+		struct stage_cost *sc = &r->stage[i];
+		double eff;
+
+		plan_stage_price(&cell, s->first, s->last, u, s->z,
+		    s->zero_stage, p->nstages - i, p->nstages > 1, sc);
+		eff = sc->load_s / (double)s->z;
+		if (i == 0 || eff > r->max_load_s) {
+			r->max_load_s = eff;
+			r->bottleneck = i;
+		}
+		if (i == 0 || sc->sync_s > r->max_sync_s) {
+			r->max_sync_s = sc->sync_s;
+			r->sync_stage = i;
+		}
+		r->fits &= sc->fits;
+		u += s->z;
+	}
+	r->step_s = plan_step(r->m, p->nstages, r->max_load_s, r->max_sync_s);
+	r->throughput_samples_per_s = (double)env->global_batch / r->step_s;
+	plan_cell_release(&cell);
+	plan_variant_release(&v);
+	return 0;
+}
+
+double
+plan_step(long m, int nstages, double max_load_s, double max_sync_s)
+{
+	return (double)(m + nstages - 1) * max_load_s + max_sync_s;
+}
+
+void
+plan_result_release(struct plan_result *r)
+{
+	free(r->stage);
+	memset(r, 0, sizeof *r);
+}
+
+void
+network_flatten(const struct network *net, struct network *flat)
+{
+	memset(flat, 0, sizeof *flat);
+	memcpy(flat->name, net->name, sizeof flat->name);
+	flat->nlevels = 1;
+	flat->level[0] = net->level[0];
+	flat->level[0].fanout = net->ndevices;
+	flat->span[0] = net->ndevices;
+	flat->ndevices = net->ndevices;
+}

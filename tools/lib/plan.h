@@ -1,0 +1,136 @@
+/*
+ * plan.h - a training plan and the one evaluator every method shares (the
+ * default cost model; docs/model.md, "Plans", states it rule by rule).
+ *
+ * A plan takes one intra-layer variant (a per-layer graph with t, e, c, sp
+ * and micro-batch b; w = t*e*c devices), a data-parallel degree d,
+ * recomputation on or off, and S contiguous stages; stage i has w * z_i
+ * devices, z_i > 1 being copies of the stage that share its micro-batches
+ * and shard its states ZeRO-style.  Replica r of the pipeline occupies
+ * devices [r*R, (r+1)*R), R = sum w*z_i, stages one after another, so
+ * every device of every replica has an id on the network.
+ *
+ *   load_i = compute + intra-layer collectives + p2p in + p2p out + ZeRO
+ *            gathers                              (one micro-batch, one copy)
+ *   step   = (m + S - 1) * max_i load_i / z_i + max_i sync_i,
+ *   m      = ceil(B / (b d)),  throughput = B / step.
+ *
+ * The dynamic program (dp.h) prices stages with plan_stage_price() on the
+ * same plan_cell, so the time it reports is the evaluator's, bit for bit.
+ */
+#ifndef NP_PLAN_H
+#define NP_PLAN_H
+
+#include <stddef.h>
+
+#include "layers.h"
+#include "mem.h"
+#include "netmodel.h"
+#include "util.h"
+
+#define PLAN_ZLOG_MAX 10		/* z = 1, 2, 4, ..., 1024 */
+
+/* What a plan runs on. */
+struct plan_env {
+	const struct network *net;
+	long devices;			/* usable devices, <= net->ndevices */
+	double memory_bytes;		/* per device */
+	int optimizer;			/* OPT_ADAM or OPT_SGD */
+	long global_batch;		/* B, samples */
+};
+
+struct plan_stage {
+	size_t first, last;		/* rows of the variant's graph */
+	long z;				/* copies: the stage has w*z devices */
+	int zero_stage;			/* 0 when z == 1, else 1..3 */
+};
+
+struct plan {
+	const struct layer_graph *g;	/* the variant */
+	long d;
+	int recompute;
+	int nstages;
+	struct plan_stage *stage;
+};
+
+struct stage_cost {
+	double compute_s, collective_s, p2p_in_s, p2p_out_s, zero_s;
+	double load_s;			/* their sum: one micro-batch, one copy */
+	double sync_s;			/* gradient reduction over d*z copies */
+	int level_in, level_out;	/* network level of each boundary, -1 */
+	struct mem_breakdown mem;
+	int fits;
+	long first_device, devices;	/* replica 0 */
+};
+
+struct plan_result {
+	double step_s, throughput_samples_per_s;
+	double max_load_s, max_sync_s;	/* max load_i / z_i, max sync_i */
+	long m, devices_used;
+	int nstages, bottleneck, sync_stage, fits;
+	struct stage_cost *stage;	/* nstages, owned */
+};
+
+/* One variant's per-row costs, independent of d and placement. */
+struct plan_variant {
+	const struct layer_graph *g;
+	long t, e, c, sp, b, w;
+	double *pf_fwd, *pf_bwd, *pf_param, *pf_dense, *pf_act, *pf_coll;
+	double *cut;			/* [i]: bytes entering row i from rows < i */
+	struct net_cost coll[LCOLL_N];
+};
+
+/* Placement-dependent costs for one (variant, d, R), cached lazily. */
+struct plan_cell {
+	const struct plan_env *env;
+	const struct plan_variant *v;
+	long d, K;			/* R = K * w devices a replica */
+	long m;
+	int recompute;
+	signed char *cut_level;		/* [u]: level of the boundary at slot u */
+	struct net_cost *sync_dense, *sync_expert, *zero_gather;
+	unsigned char *have;		/* [u * (ZLOG+1) + zlog] cached */
+};
+
+int plan_variant_init(struct plan_variant *v, const struct plan_env *env,
+    const struct layer_graph *g, struct pl_err *err);
+void plan_variant_release(struct plan_variant *v);
+
+void plan_cell_init(struct plan_cell *c, const struct plan_env *env,
+    const struct plan_variant *v, long d, long K, int recompute);
+void plan_cell_release(struct plan_cell *c);
+
+/*
+ * Memory of rows [first, last] as a stage k-th from the end with z copies
+ * at ZeRO stage zs; returns 1 when it fits.
+ */
+int plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
+    long z, int zs, long k, int many_stages, struct mem_breakdown *mem);
+
+/*
+ * Price rows [first, last] placed at slot u (devices r*R + u*w ...) with z
+ * copies at ZeRO stage zs, k-th from the pipeline end, in a pipeline of
+ * more than one stage or not.
+ */
+void plan_stage_price(struct plan_cell *c, size_t first, size_t last,
+    long u, long z, int zs, long k, int many_stages, struct stage_cost *out);
+
+/* (m + S - 1) * max_load + max_sync: the one formula of a step. */
+double plan_step(long m, int nstages, double max_load_s, double max_sync_s);
+
+/* ceil(B / (b d)). */
+long plan_microbatches(long global_batch, long b, long d);
+
+/*
+ * Check a plan (rows covered in order, z a power of two, ZeRO stage
+ * consistent, d * R within the devices, d * b <= B) and price it.
+ */
+int plan_evaluate(const struct plan_env *env, const struct plan *p,
+    struct plan_result *r, struct pl_err *err);
+void plan_result_release(struct plan_result *r);
+
+/* The same network with one level: every transfer at level 0's cost (the
+ * network-agnostic view of a flat planner). */
+void network_flatten(const struct network *net, struct network *flat);
+
+#endif
