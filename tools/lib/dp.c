@@ -35,7 +35,7 @@ struct point {
 };
 
 struct cell_key {
-	double lb;
+	double lb, lb_sync;
 	size_t variant;
 	int rc;
 	long d, K;
@@ -54,6 +54,8 @@ struct search {
 	int *head;		/* [k * (n+1) + j] */
 	size_t nhead;
 	long states;
+	double *alpha_floor;	/* [n]: least all-reduce latency over n */
+	struct plan_shape_cache shapes;
 };
 
 static int
@@ -217,8 +219,12 @@ list_cells(const struct search *s, size_t ng, size_t *ncells)
 		size_t rows = v->g->n;
 		long w = v->w;
 		double fwd = v->pf_fwd[rows], bwd = v->pf_bwd[rows];
-		double maxrow = 0;
+		double maxrow = 0, sync_floor_frac = 0;
 
+		/* every step pays at least one stage's gradient all-reduce
+		 * latency over d*c*e devices (halved for ZeRO-3) */
+		if (v->pf_dense[rows] > 0)
+			sync_floor_frac = s->zero_on ? 0.5 : 1;
 		if (w > s->env->devices)
 			continue;
 		for (size_t i = 0; i < rows; i++)
@@ -251,12 +257,16 @@ list_cells(const struct search *s, size_t ng, size_t *ncells)
 						lb = (double)(m + K - 1) *
 						    fmax(total / (double)K,
 						    maxrow);
+					double lbs = sync_floor_frac *
+					    s->alpha_floor[d * v->c * v->e];
+
+					lb += lbs;
 					if (n == cap) {
 						cap = cap ? 2 * cap : 4096;
 						cells = xrealloc(cells,
 						    cap * sizeof *cells);
 					}
-					cells[n] = (struct cell_key){ lb, vi,
+					cells[n] = (struct cell_key){ lb, lbs, vi,
 					    rc, d, K, n };
 					n++;
 				}
@@ -276,10 +286,22 @@ run(struct search *s, size_t ng, struct dp_stats *st)
 
 	st->cells += (long)ncells;
 	for (size_t i = 0; i < ncells && cells[i].lb < s->best; i++) {
+		const struct plan_variant *v = &s->v[cells[i].variant];
+		size_t last = v->g->n - 1;
 		struct plan_cell c;
 
-		plan_cell_init(&c, s->env, &s->v[cells[i].variant], cells[i].d,
-		    cells[i].K, cells[i].rc);
+		plan_cell_init(&c, s->env, v, cells[i].d, cells[i].K,
+		    cells[i].rc);
+		c.shared = &s->shapes;
+		/* the first stage holds row 0 at slot 0 and the last the last
+		 * row at slot K - 1: their syncs bound the step from below
+		 * (ZeRO-free cells: with ZeRO the slots are not known) */
+		if (!s->zero_on && cells[i].lb - cells[i].lb_sync +
+		    fmax(plan_stage_sync(&c, 0, 0, 0), plan_stage_sync(&c,
+		    last, last, c.K - 1)) >= s->best) {
+			plan_cell_release(&c);
+			continue;
+		}
 		search_cell(s, &c);
 		plan_cell_release(&c);
 		st->cells_searched++;
@@ -313,6 +335,7 @@ dp_solve(const struct plan_env *env, const struct layer_graph *const *g,
 	}
 	s.nhead = (n + 1) * (n + 1);
 	s.head = xcalloc(s.nhead, sizeof *s.head);
+	s.alpha_floor = net_allreduce_alpha_floor(env->net, env->devices);
 	run(&s, ng, st);
 	if (isinf(s.best) && o->zero == DP_ZERO_AUTO) {
 		s.zero_on = 1;
@@ -330,5 +353,7 @@ out:
 	free(s.v);
 	free(s.head);
 	free(s.pool);
+	free(s.alpha_floor);
+	plan_shape_cache_release(&s.shapes);
 	return rc;
 }

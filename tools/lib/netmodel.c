@@ -132,7 +132,11 @@ net_shape_of(const struct network *net, const long *devs, size_t n,
 
 	memset(s, 0, sizeof(*s));
 	memcpy(d, devs, n * sizeof(long));
-	qsort(d, n, sizeof(long), cmp_long);
+	for (size_t i = 1; i < n; i++)
+		if (d[i] < d[i - 1]) {	/* groups built in order need no sort */
+			qsort(d, n, sizeof(long), cmp_long);
+			break;
+		}
 	for (size_t i = 0; i < n; i++) {
 		long id = d[i];
 
@@ -242,6 +246,35 @@ net_collective(const struct network *net, enum net_coll c,
 		}
 	}
 	return out;
+}
+
+double *
+net_allreduce_alpha_floor(const struct network *net, long nmax)
+{
+	double *f = xmalloc((size_t)(nmax + 1) * sizeof *f);
+	double *g = xmalloc((size_t)(nmax + 1) * sizeof *g);
+
+	/* above the top level: only a group already complete */
+	for (long n = 0; n <= nmax; n++)
+		f[n] = n <= 1 ? 0 : INFINITY;
+	for (int l = net->nlevels - 1; l >= 0; l--) {
+		const struct net_level *lv = &net->level[l];
+		double alpha = net_p2p(net, l).alpha_s;
+
+		for (long n = 0; n <= nmax; n++) {
+			g[n] = f[n];
+			for (long k = 2; k <= lv->fanout && k <= n; k++) {
+				double c = 2 * steps(lv, k) * alpha +
+				    f[(n + k - 1) / k];
+
+				if (c < g[n])
+					g[n] = c;
+			}
+		}
+		memcpy(f, g, (size_t)(nmax + 1) * sizeof *f);
+	}
+	free(g);
+	return f;
 }
 
 double

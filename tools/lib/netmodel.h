@@ -106,6 +106,14 @@ int net_shape_of(const struct network *net, const long *devs, size_t n,
 struct net_cost net_collective(const struct network *net, enum net_coll c,
     const struct net_shape *s);
 
+/*
+ * floor[n], n = 0..nmax: the least latency term an all-reduce over any n
+ * devices can have: a group meets k_l members at level l with k_l at most
+ * the fanout and prod k_l >= n, so the minimum over such k of
+ * sum 2 steps(k_l) alpha_l bounds every shape from below (malloc'ed).
+ */
+double *net_allreduce_alpha_floor(const struct network *net, long nmax);
+
 /* alpha + beta * bytes; no transfer (bytes == 0) costs nothing. */
 double net_time(struct net_cost c, double bytes);
 

@@ -246,6 +246,52 @@ shape_cost(const struct network *net, const long *devs, long n,
 	return net_collective(net, kind, &s);
 }
 
+struct plan_shape_entry {
+	long key[7];			/* d, R, u*w, z, t, e, c; d = 0: empty */
+	struct net_cost dense, expert, gather;
+};
+
+static size_t
+key_hash(const long *k)
+{
+	size_t h = 1469598103934665603UL;
+
+	for (int i = 0; i < 7; i++)
+		h = (h ^ (size_t)k[i]) * 1099511628211UL;
+	return h;
+}
+
+static struct plan_shape_entry *
+cache_slot(struct plan_shape_cache *sc, const long *key)
+{
+	size_t i;
+
+	if (2 * (sc->n + 1) > sc->cap) {
+		struct plan_shape_cache big = { sc->cap ? 2 * sc->cap : 4096, 0,
+		    NULL };
+
+		big.e = xcalloc(big.cap, sizeof *big.e);
+		for (size_t k = 0; k < sc->cap; k++)
+			if (sc->e[k].key[0])
+				*cache_slot(&big, sc->e[k].key) = sc->e[k];
+		big.n = sc->n;
+		free(sc->e);
+		*sc = big;
+	}
+	for (i = key_hash(key) & (sc->cap - 1); sc->e[i].key[0];
+	    i = (i + 1) & (sc->cap - 1))
+		if (memcmp(sc->e[i].key, key, sizeof sc->e[i].key) == 0)
+			return &sc->e[i];
+	return &sc->e[i];
+}
+
+void
+plan_shape_cache_release(struct plan_shape_cache *sc)
+{
+	free(sc->e);
+	memset(sc, 0, sizeof *sc);
+}
+
 /*
  * The data-parallel groups of a stage at slot u with z copies: slot 0's
  * dense parameters live on the d*z*c*e devices sharing them, its experts
@@ -258,7 +304,20 @@ group_costs(struct plan_cell *c, long u, long z)
 	const struct network *net = c->env->net;
 	long w = v->w, R = c->K * w, ce = v->c * v->e, n = 0, r0 = 0;
 	size_t at = (size_t)u * NZ + (size_t)zlog(z);
-	long *devs = xcalloc((size_t)(c->d * z * ce), sizeof *devs);
+	long key[7] = { c->d, R, u * w, z, v->t, v->e, v->c }, *devs;
+	struct plan_shape_entry *hit = NULL;
+
+	c->have[at] = 1;
+	if (c->shared) {
+		hit = cache_slot(c->shared, key);
+		if (hit->key[0]) {
+			c->sync_dense[at] = hit->dense;
+			c->sync_expert[at] = hit->expert;
+			c->zero_gather[at] = hit->gather;
+			return;
+		}
+	}
+	devs = xcalloc((size_t)(c->d * z * ce), sizeof *devs);
 
 	for (long r = 0; r < c->d; r++)
 		for (long j = 0; j < z; j++)
@@ -275,8 +334,28 @@ group_costs(struct plan_cell *c, long u, long z)
 	for (n = 0; n < z; n++)
 		devs[n] = r0 * R + (u + n) * w;
 	c->zero_gather[at] = shape_cost(net, devs, z, NET_ALL_GATHER);
-	c->have[at] = 1;
 	free(devs);
+	if (hit) {
+		memcpy(hit->key, key, sizeof key);
+		hit->dense = c->sync_dense[at];
+		hit->expert = c->sync_expert[at];
+		hit->gather = c->zero_gather[at];
+		c->shared->n++;
+	}
+}
+
+double
+plan_stage_sync(struct plan_cell *c, size_t first, size_t last, long u)
+{
+	const struct plan_variant *v = c->v;
+	size_t at = (size_t)u * NZ;
+	double params = v->pf_param[last + 1] - v->pf_param[first];
+	double dense = v->pf_dense[last + 1] - v->pf_dense[first];
+
+	if (!c->have[at])
+		group_costs(c, u, 1);
+	return net_time(c->sync_dense[at], dense) +
+	    net_time(c->sync_expert[at], params - dense);
 }
 
 int

@@ -80,8 +80,17 @@ struct plan_variant {
 	struct net_cost coll[LCOLL_N];
 };
 
+/* Group costs shared by the cells of variants with the same t, e, c (a
+ * hash table keyed by the group's generator; optional). */
+struct plan_shape_cache {
+	size_t cap, n;
+	struct plan_shape_entry *e;
+};
+void plan_shape_cache_release(struct plan_shape_cache *sc);
+
 /* Placement-dependent costs for one (variant, d, R), cached lazily. */
 struct plan_cell {
+	struct plan_shape_cache *shared;	/* NULL: none */
 	const struct plan_env *env;
 	const struct plan_variant *v;
 	long d, K;			/* R = K * w devices a replica */
@@ -117,6 +126,9 @@ void plan_stage_price(struct plan_cell *c, size_t first, size_t last,
 
 /* (m + S - 1) * max_load + max_sync: the one formula of a step. */
 double plan_step(long m, int nstages, double max_load_s, double max_sync_s);
+
+/* The sync of rows [first, last] at slot u with one copy (z = 1). */
+double plan_stage_sync(struct plan_cell *c, size_t first, size_t last, long u);
 
 /* ceil(B / (b d)). */
 long plan_microbatches(long global_batch, long b, long d);

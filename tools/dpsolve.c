@@ -1,0 +1,329 @@
+/*
+ * dpsolve - per-layer graphs of a model's variants + network + accelerator
+ * -> the fastest training plan (lib/dp.h), its evaluator breakdown
+ * (lib/plan.h) as XML, CSV or Megatron-LM arguments; or, with -E, the
+ * breakdown of a given plan; or, with -C nest, the artifact's plan space
+ * and cost model (lib/compat.h).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "compat.h"
+#include "config.h"
+#include "csvio.h"
+#include "dp.h"
+#include "layers.h"
+#include "plan.h"
+#include "planio.h"
+#include "util.h"
+
+struct opts {
+	const char *accel, *network, *out, *csv, *evaluate, *stats, *label;
+	const char *compat, *setups, *setup;
+	long devices, batch, zmax, width;
+	double memory_bytes;
+	int optimizer, rc_min, rc_max, zero, format, flat, seq_times;
+};
+
+static void
+usage(FILE *fp, int status)
+{
+	fprintf(fp,
+	    "usage: dpsolve [-hF] [-B batch] [-E plan.xml] [-M bytes] "
+	    "[-N devices] [-O adam|sgd] [-T stats.csv] [-Z auto|off] "
+	    "[-c plan.csv] [-f xml|csv|megatron] [-m label] [-o file] "
+	    "[-r 0|1|both] [-z zmax] -a accelerator.xml -n network.xml "
+	    "graph.csv|index.csv ...\n"
+	    "       dpsolve -C nest [-hq] [-r 0|1] [-o file] -S setups.csv "
+	    "-s setup -N devices -w width graph-dir\n");
+	exit(status);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static long
+peak_rss_bytes(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss * 1024L;
+}
+
+static void
+write_stats(const char *path, double solve_s, const struct dp_stats *st)
+{
+	struct outfile f;
+	struct pl_err err;
+
+	if (path == NULL)
+		return;
+	if (outfile_open(&f, path, &err) < 0)
+		die_err(&err);
+	fprintf(f.fp, "solve_s,peak_rss_bytes,cells,cells_searched,states,"
+	    "zero_used\n%.6f,%ld,%ld,%ld,%ld,%d\n", solve_s, peak_rss_bytes(),
+	    st->cells, st->cells_searched, st->states, st->zero_used);
+	if (outfile_commit(&f, &err) < 0)
+		die_err(&err);
+}
+
+/* -C nest: the artifact's plan space on one of its graphs. */
+static int
+run_compat(const struct opts *o, const char *dir)
+{
+	struct compat_graph g;
+	struct compat_cluster c;
+	struct compat_plan best;
+	struct outfile f;
+	struct pl_err err;
+	double t;
+
+	if (compat_read_cluster(&c, o->setups, o->setup, o->devices, &err) < 0 ||
+	    compat_read_graph(&g, dir, c.ilp && !o->seq_times, &err) < 0)
+		die_err(&err);
+	t = INFINITY;
+	for (int rc = o->rc_min; rc <= o->rc_max; rc++) {
+		struct compat_plan p;
+		double ti = compat_solve(&g, &c, o->width, rc, &p);
+
+		if (ti < t) {
+			t = ti;
+			best = p;
+		}
+	}
+	if (isinf(t)) {
+		compat_release_graph(&g);
+		die("%s: no plan fits in %.0f bytes a device on %ld devices", dir,
+		    c.memory_bytes, c.devices);
+	}
+	if (outfile_open(&f, o->out, &err) < 0)
+		die_err(&err);
+	planio_write_compat(f.fp, &g, &c, &best, t, o->setup);
+	compat_release_graph(&g);
+	if (outfile_commit(&f, &err) < 0)
+		die_err(&err);
+	return 0;
+}
+
+static void
+write_one(const char *path, int format, const struct plan_meta *m,
+    const struct plan *p, const struct plan_result *r)
+{
+	struct outfile f;
+	struct pl_err err;
+
+	if (outfile_open(&f, path, &err) < 0)
+		die_err(&err);
+	if (format == PLANIO_XML)
+		planio_write_xml(f.fp, m, p, r);
+	else if (format == PLANIO_CSV)
+		planio_write_csv(f.fp, p, r);
+	else
+		planio_write_megatron(f.fp, m, p, r);
+	if (outfile_commit(&f, &err) < 0)
+		die_err(&err);
+}
+
+static void
+write_outputs(const struct opts *o, const struct plan_env *env,
+    const struct accel_cfg *a, const struct network *net,
+    const struct plan *p, const struct plan_result *r)
+{
+	const char *slash = strrchr(p->g->file, '/');
+	struct plan_meta m = { o->label ? o->label : slash ? slash + 1 :
+	    p->g->file, net->name, a->name, "default", env->global_batch,
+	    env->memory_bytes };
+
+	if (!r->fits)
+		warnx("%s: the plan does not fit in %.0f bytes a device",
+		    o->evaluate ? o->evaluate : "plan", env->memory_bytes);
+	write_one(o->out, o->format, &m, p, r);
+	if (o->csv)
+		write_one(o->csv, PLANIO_CSV, &m, p, r);
+}
+
+static void
+parse_args(int argc, char *argv[], struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "evaluate", required_argument, NULL, 'E' },
+		{ "compat", required_argument, NULL, 'C' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "flat", no_argument, NULL, 'F' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int ch;
+
+	memset(o, 0, sizeof *o);
+	o->batch = 4096;
+	o->zmax = 64;
+	o->rc_max = 1;
+	o->width = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv,
+	    ":B:C:E:FM:N:O:S:T:Z:a:c:f:hm:n:o:qr:s:w:z:", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'B': o->batch = opt_long('B', optarg, 1, 1L << 40); break;
+		case 'C':
+			if (strcmp(optarg, "nest") != 0) {
+				warnx("-C: the one compatibility mode is nest");
+				usage(stderr, 2);
+			}
+			o->compat = optarg;
+			break;
+		case 'E': o->evaluate = optarg; break;
+		case 'F': o->flat = 1; break;
+		case 'M': o->memory_bytes = opt_double('M', optarg, 1, 1e18); break;
+		case 'N': o->devices = opt_long('N', optarg, 1, 1L << 30); break;
+		case 'O':
+			if (strcmp(optarg, "adam") == 0)
+				o->optimizer = OPT_ADAM;
+			else if (strcmp(optarg, "sgd") == 0)
+				o->optimizer = OPT_SGD;
+			else {
+				warnx("-O: '%s' is not adam or sgd", optarg);
+				usage(stderr, 2);
+			}
+			break;
+		case 'S': o->setups = optarg; break;
+		case 'T': o->stats = optarg; break;
+		case 'Z':
+			if (strcmp(optarg, "auto") == 0)
+				o->zero = DP_ZERO_AUTO;
+			else if (strcmp(optarg, "off") == 0)
+				o->zero = DP_ZERO_OFF;
+			else {
+				warnx("-Z: '%s' is not auto or off", optarg);
+				usage(stderr, 2);
+			}
+			break;
+		case 'a': o->accel = optarg; break;
+		case 'c': o->csv = optarg; break;
+		case 'f':
+			if ((o->format = planio_format(optarg)) < 0) {
+				warnx("-f: '%s' is not xml, csv or megatron",
+				    optarg);
+				usage(stderr, 2);
+			}
+			break;
+		case 'h': usage(stdout, 0); break;
+		case 'm': o->label = optarg; break;
+		case 'n': o->network = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'q': o->seq_times = 1; break;
+		case 'r':
+			if (strcmp(optarg, "both") == 0)
+				o->rc_min = 0, o->rc_max = 1;
+			else
+				o->rc_min = o->rc_max = (int)opt_long('r',
+				    optarg, 0, 1);
+			break;
+		case 's': o->setup = optarg; break;
+		case 'w': o->width = opt_long('w', optarg, 1, 1L << 20); break;
+		case 'z': o->zmax = opt_long('z', optarg, 1, 1L << PLAN_ZLOG_MAX);
+			break;
+		default: bad_option(ch); usage(stderr, 2);
+		}
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct opts o;
+	struct accel_cfg accel;
+	struct network net, flat;
+	struct variants vs;
+	struct plan_env env;
+	struct plan plan;
+	struct plan_result res;
+	struct dp_stats st;
+	struct pl_err err;
+	double step, t0;
+	int rc;
+
+	parse_args(argc, argv, &o);
+	argc -= optind;
+	argv += optind;
+	if (o.compat) {
+		if (argc != 1 || !o.setups || !o.setup || !o.devices) {
+			warnx("-C nest needs -S setups.csv, -s setup, -N devices "
+			    "and one graph directory");
+			usage(stderr, 2);
+		}
+		return run_compat(&o, argv[0]);
+	}
+	if (argc < 1 || !o.accel || !o.network) {
+		warnx("needs -a accelerator.xml, -n network.xml and at least "
+		    "one graph");
+		usage(stderr, 2);
+	}
+	if (accel_load(&accel, o.accel, &err) < 0 ||
+	    network_load(&net, o.network, &err) < 0)
+		die_err(&err);
+	if (o.devices > net.ndevices)
+		die("%s: -N %ld: the network has %ld devices", o.network,
+		    o.devices, net.ndevices);
+	if (planio_read_variants(&vs, argv, (size_t)argc, &err) < 0)
+		die_err(&err);
+	env = (struct plan_env){ &net, o.devices ? o.devices : net.ndevices,
+	    o.memory_bytes ? o.memory_bytes : accel.memory_bytes, o.optimizer,
+	    o.batch };
+	for (size_t i = 0; i < vs.n; i++)
+		if (vs.g[i].has_variant && vs.g[i].var_b > o.batch)
+			die("%s: micro-batch %ld is larger than the global batch "
+			    "%ld", vs.g[i].file, vs.g[i].var_b, o.batch);
+	if (o.evaluate) {
+		if (planio_read_plan(o.evaluate, &vs, &plan, &err) < 0 ||
+		    plan_evaluate(&env, &plan, &res, &err) < 0)
+			die_err(&err);
+		memset(&st, 0, sizeof st);
+		step = res.step_s;
+		t0 = now_s();
+	} else {
+		const struct layer_graph **gp = xcalloc(vs.n, sizeof *gp);
+		struct dp_options dpo = { o.rc_min, o.rc_max, o.zero, o.zmax };
+
+		for (size_t i = 0; i < vs.n; i++)
+			gp[i] = &vs.g[i];
+		if (o.flat) {
+			network_flatten(&net, &flat);
+			env.net = &flat;
+		}
+		t0 = now_s();
+		rc = dp_solve(&env, gp, vs.n, &dpo, &plan, &step, &st, &err);
+		free(gp);
+		if (rc < 0)
+			die_err(&err);
+		if (rc == 1)
+			die("%s: no plan fits: %ld devices of %.0f bytes%s", argv[0],
+			    env.devices, env.memory_bytes, o.zero == DP_ZERO_OFF ?
+			    " (ZeRO off)" : ", ZeRO up to the largest degree");
+		/* the breakdown is always the network-aware evaluator's */
+		env.net = &net;
+		if (plan_evaluate(&env, &plan, &res, &err) < 0)
+			die_err(&err);
+	}
+	write_stats(o.stats, now_s() - t0, &st);
+	write_outputs(&o, &env, &accel, &net, &plan, &res);
+	plan_result_release(&res);
+	free(plan.stage);
+	planio_release_variants(&vs);
+	return 0;
+}

@@ -1,0 +1,475 @@
+/* planio.c - dpsolve's inputs and outputs (planio.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "csvio.h"
+#include "planio.h"
+#include "xmlio.h"
+
+int
+planio_format(const char *name)
+{
+	static const char *const names[] = { "xml", "csv", "megatron" };
+
+	for (int i = 0; i < 3; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static void
+add_graph(struct variants *vs, const struct layer_graph *g)
+{
+	vs->g = xrealloc(vs->g, (vs->n + 1) * sizeof *vs->g);
+	vs->g[vs->n++] = *g;
+}
+
+/* Read the files an index lists, relative to the index's directory. */
+static int
+read_index(struct variants *vs, const struct csvio_table *t, struct pl_err *err)
+{
+	const char *slash = strrchr(t->file, '/');
+	int col = csvio_col(t, "file", err);
+	size_t dirlen = slash ? (size_t)(slash - t->file) + 1 : 0;
+
+	if (col < 0)
+		return -1;
+	if (t->nrows == 0)
+		return pl_errf(err, t->file, 0, "the index lists no variant");
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *name = csvio_cell(t, r, col);
+		char *path = xmalloc(dirlen + strlen(name) + 1);
+		struct layer_graph g;
+		int rc;
+
+		memcpy(path, t->file, dirlen);
+		strcpy(path + dirlen, name);
+		rc = layers_read(&g, path, err);
+		free(path);
+		if (rc < 0)
+			return -1;
+		add_graph(vs, &g);
+	}
+	return 0;
+}
+
+static int
+same_variant(const struct layer_graph *a, const struct layer_graph *b)
+{
+	return a->var_t == b->var_t && a->var_e == b->var_e &&
+	    a->var_c == b->var_c && a->var_sp == b->var_sp &&
+	    a->var_b == b->var_b;
+}
+
+static int
+check_variants(const struct variants *vs, struct pl_err *err)
+{
+	const struct layer_graph *a = &vs->g[0];
+
+	for (size_t i = 1; i < vs->n; i++) {
+		const struct layer_graph *b = &vs->g[i];
+
+		if (!a->has_variant || !b->has_variant)
+			return pl_errf(err, a->has_variant ? b->file : a->file,
+			    0, "several graphs need the variant columns t, e, "
+			    "c, sp, micro_batch_samples");
+		if (b->n != a->n)
+			return pl_errf(err, b->file, 0, "inconsistent variants: "
+			    "%zu layers, %s has %zu", b->n, a->file, a->n);
+		for (size_t r = 0; r < a->n; r++)
+			if (b->l[r].id != a->l[r].id)
+				return pl_errf(err, b->file, b->l[r].line,
+				    "inconsistent variants: layer_id %ld, %s "
+				    "has %ld in that row", b->l[r].id, a->file,
+				    a->l[r].id);
+		for (size_t j = 0; j < i; j++)
+			if (same_variant(&vs->g[j], b))
+				return pl_errf(err, b->file, 0, "inconsistent "
+				    "variants: the same t, e, c, sp and b as %s",
+				    vs->g[j].file);
+	}
+	return 0;
+}
+
+int
+planio_read_variants(struct variants *vs, char *const *paths, size_t n,
+    struct pl_err *err)
+{
+	memset(vs, 0, sizeof *vs);
+	for (size_t i = 0; i < n; i++) {
+		struct csvio_table t;
+		struct layer_graph g;
+		int rc;
+
+		if (csvio_read(&t, paths[i], err) < 0)
+			goto fail;
+		if (csvio_col_opt(&t, "file") >= 0)
+			rc = read_index(vs, &t, err);
+		else if ((rc = layers_read(&g, paths[i], err)) == 0)
+			add_graph(vs, &g);
+		csvio_release(&t);
+		if (rc < 0)
+			goto fail;
+	}
+	if (check_variants(vs, err) < 0)
+		goto fail;
+	return 0;
+fail:
+	planio_release_variants(vs);
+	return -1;
+}
+
+void
+planio_release_variants(struct variants *vs)
+{
+	for (size_t i = 0; i < vs->n; i++)
+		layers_release(&vs->g[i]);
+	free(vs->g);
+	memset(vs, 0, sizeof *vs);
+}
+
+/* ---- reading a plan back -------------------------------------------- */
+
+static int
+attr_long(const char *file, xmlNodePtr n, const char *name, long min,
+    long *out, struct pl_err *err)
+{
+	char *s = xmlio_attr(n, name), why[128];
+	int rc = 0;
+
+	if (s == NULL)
+		return pl_errf(err, file, (size_t)xmlGetLineNo(n), "<%s>: "
+		    "missing attribute %s", (const char *)n->name, name);
+	if (parse_long(s, min, 1L << 40, out, why, sizeof why) < 0)
+		rc = pl_errf(err, file, (size_t)xmlGetLineNo(n), "<%s> %s: %s",
+		    (const char *)n->name, name, why);
+	xmlFree(s);
+	return rc;
+}
+
+static int
+row_of(const char *file, xmlNodePtr n, const char *name,
+    const struct layer_graph *g, size_t *row, struct pl_err *err)
+{
+	long id, r;
+
+	if (attr_long(file, n, name, -1000000, &id, err) < 0)
+		return -1;
+	if ((r = layers_index(g, id)) < 0)
+		return pl_errf(err, file, (size_t)xmlGetLineNo(n), "<stage> %s: "
+		    "no layer %ld in %s", name, id, g->file);
+	*row = (size_t)r;
+	return 0;
+}
+
+int
+planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
+    struct pl_err *err)
+{
+	xmlDocPtr doc;
+	xmlNodePtr root, par, n;
+	long t, e, c, sp, b, d, rc;
+	int ns = 0;
+
+	memset(p, 0, sizeof *p);
+	doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
+	    XML_PARSE_NOWARNING);
+	if (doc == NULL) {
+		const xmlError *x = xmlGetLastError();
+
+		return pl_errf(err, path, x ? (size_t)x->line : 0, "not a "
+		    "readable XML file%s%s", x ? ": " : "",
+		    x ? x->message : "");
+	}
+	root = xmlDocGetRootElement(doc);
+	if (root == NULL || strcmp((const char *)root->name, "plan") != 0) {
+		xmlFreeDoc(doc);
+		return pl_errf(err, path, 0, "the root element is not <plan>");
+	}
+	par = xmlio_child(root, "parallelism");
+	if (par == NULL) {
+		pl_errf(err, path, (size_t)xmlGetLineNo(root), "<plan> has no "
+		    "<parallelism>");
+		goto fail;
+	}
+	if (attr_long(path, root, "micro_batch_samples", 1, &b, err) < 0 ||
+	    attr_long(path, par, "d", 1, &d, err) < 0 ||
+	    attr_long(path, par, "t", 1, &t, err) < 0 ||
+	    attr_long(path, par, "e", 1, &e, err) < 0 ||
+	    attr_long(path, par, "c", 1, &c, err) < 0 ||
+	    attr_long(path, par, "sp", 0, &sp, err) < 0 ||
+	    attr_long(path, par, "recompute", 0, &rc, err) < 0)
+		goto fail;
+	for (size_t i = 0; i < vs->n && p->g == NULL; i++) {
+		const struct layer_graph *g = &vs->g[i];
+
+		if (g->has_variant ? g->var_t == t && g->var_e == e &&
+		    g->var_c == c && g->var_sp == sp && g->var_b == b :
+		    t == 1 && e == 1 && c == 1 && sp == 0)
+			p->g = g;
+	}
+	if (p->g == NULL) {
+		pl_errf(err, path, (size_t)xmlGetLineNo(par), "no graph given "
+		    "for the variant t=%ld e=%ld c=%ld sp=%ld b=%ld", t, e, c,
+		    sp, b);
+		goto fail;
+	}
+	p->d = d;
+	p->recompute = rc > 0;
+	for (n = root->children; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE &&
+		    strcmp((const char *)n->name, "stage") == 0)
+			ns++;
+	if (ns == 0) {
+		pl_errf(err, path, 0, "the plan has no <stage>");
+		goto fail;
+	}
+	p->stage = xcalloc((size_t)ns, sizeof *p->stage);
+	for (n = root->children; n; n = n->next) {
+		struct plan_stage *s = &p->stage[p->nstages];
+		long zs;
+
+		if (n->type != XML_ELEMENT_NODE ||
+		    strcmp((const char *)n->name, "stage") != 0)
+			continue;
+		if (row_of(path, n, "first_layer", p->g, &s->first, err) < 0 ||
+		    row_of(path, n, "last_layer", p->g, &s->last, err) < 0 ||
+		    attr_long(path, n, "zero_stage", 0, &zs, err) < 0 ||
+		    attr_long(path, n, "zero_degree", 1, &s->z, err) < 0)
+			goto fail;
+		s->zero_stage = (int)zs;
+		p->nstages++;
+	}
+	xmlFreeDoc(doc);
+	return 0;
+fail:
+	free(p->stage);
+	p->stage = NULL;
+	xmlFreeDoc(doc);
+	return -1;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static void
+prop_num(xmlNodePtr n, const char *name, double v)
+{
+	char buf[NUMFMT_LEN];
+
+	xmlNewProp(n, (const xmlChar *)name, (const xmlChar *)numfmt(buf, v));
+}
+
+static void
+prop_str(xmlNodePtr n, const char *name, const char *v)
+{
+	xmlNewProp(n, (const xmlChar *)name, (const xmlChar *)v);
+}
+
+static long
+var(const struct layer_graph *g, long v, long dflt)
+{
+	return g->has_variant ? v : dflt;
+}
+
+static int
+max_zero(const struct plan *p, long *degree)
+{
+	int zs = 0;
+
+	*degree = 1;
+	for (int i = 0; i < p->nstages; i++) {
+		if (p->stage[i].zero_stage > zs)
+			zs = p->stage[i].zero_stage;
+		if (p->stage[i].z > *degree)
+			*degree = p->stage[i].z;
+	}
+	return zs;
+}
+
+void
+planio_write_xml(FILE *fp, const struct plan_meta *m, const struct plan *p,
+    const struct plan_result *r)
+{
+	const struct layer_graph *g = p->g;
+	xmlDocPtr doc = xmlNewDoc((const xmlChar *)"1.0");
+	xmlNodePtr root = xmlNewNode(NULL, (const xmlChar *)"plan"), n;
+	xmlChar *buf;
+	long zd;
+	int size, zs = max_zero(p, &zd);
+
+	xmlDocSetRootElement(doc, root);
+	prop_str(root, "model", m->label);
+	prop_str(root, "network", m->network);
+	prop_str(root, "accelerator", m->accelerator);
+	prop_str(root, "mode", m->mode);
+	prop_num(root, "global_batch_samples", (double)m->global_batch);
+	prop_num(root, "micro_batch_samples", (double)var(g, g->var_b, 1));
+	prop_num(root, "device_memory_bytes", m->memory_bytes);
+	n = xmlNewChild(root, NULL, (const xmlChar *)"parallelism", NULL);
+	prop_num(n, "p", p->nstages);
+	prop_num(n, "d", (double)p->d);
+	prop_num(n, "t", (double)var(g, g->var_t, 1));
+	prop_num(n, "sp", (double)var(g, g->var_sp, 0));
+	prop_num(n, "e", (double)var(g, g->var_e, 1));
+	prop_num(n, "c", (double)var(g, g->var_c, 1));
+	prop_num(n, "recompute", p->recompute);
+	prop_num(n, "zero_stage", zs);
+	prop_num(n, "zero_degree", (double)zd);
+	for (int i = 0; i < p->nstages; i++) {
+		const struct plan_stage *s = &p->stage[i];
+		const struct stage_cost *c = &r->stage[i];
+
+		n = xmlNewChild(root, NULL, (const xmlChar *)"stage", NULL);
+		prop_num(n, "index", i);
+		prop_num(n, "first_layer", (double)g->l[s->first].id);
+		prop_num(n, "last_layer", (double)g->l[s->last].id);
+		prop_num(n, "layers", (double)(s->last - s->first + 1));
+		prop_num(n, "devices", (double)c->devices);
+		prop_num(n, "first_device", (double)c->first_device);
+		prop_num(n, "zero_stage", s->zero_stage);
+		prop_num(n, "zero_degree", (double)s->z);
+		prop_num(n, "compute_s", c->compute_s);
+		prop_num(n, "collective_s", c->collective_s);
+		prop_num(n, "p2p_in_s", c->p2p_in_s);
+		prop_num(n, "p2p_in_level", c->level_in);
+		prop_num(n, "p2p_out_s", c->p2p_out_s);
+		prop_num(n, "p2p_out_level", c->level_out);
+		prop_num(n, "zero_s", c->zero_s);
+		prop_num(n, "stage_s", c->load_s);
+		prop_num(n, "sync_s", c->sync_s);
+		prop_num(n, "weights_bytes", c->mem.weights);
+		prop_num(n, "gradients_bytes", c->mem.gradients);
+		prop_num(n, "optimizer_bytes", c->mem.optimizer);
+		prop_num(n, "activations_bytes", c->mem.activations);
+		prop_num(n, "stash_bytes", c->mem.stash);
+		prop_num(n, "memory_bytes", c->mem.total);
+		prop_str(n, "fits", c->fits ? "yes" : "no");
+	}
+	n = xmlNewChild(root, NULL, (const xmlChar *)"result", NULL);
+	prop_num(n, "step_s", r->step_s);
+	prop_num(n, "throughput_samples_per_s", r->throughput_samples_per_s);
+	prop_num(n, "microbatches", (double)r->m);
+	prop_num(n, "devices_used", (double)r->devices_used);
+	prop_num(n, "bottleneck_stage", r->bottleneck);
+	prop_num(n, "bottleneck_s", r->max_load_s);
+	prop_num(n, "sync_stage", r->sync_stage);
+	prop_num(n, "sync_s", r->max_sync_s);
+	prop_str(n, "fits", r->fits ? "yes" : "no");
+	xmlDocDumpFormatMemoryEnc(doc, &buf, &size, "UTF-8", 1);
+	fwrite(buf, 1, (size_t)size, fp);
+	xmlFree(buf);
+	xmlFreeDoc(doc);
+}
+
+void
+planio_write_csv(FILE *fp, const struct plan *p, const struct plan_result *r)
+{
+	fputs("stage,first_layer,last_layer,layers,devices,first_device,"
+	    "zero_stage,zero_degree,compute_s,p2p_s,collective_s,zero_s,"
+	    "sync_s,stage_s,memory_bytes,fits,bottleneck\n", fp);
+	for (int i = 0; i < p->nstages; i++) {
+		const struct plan_stage *s = &p->stage[i];
+		const struct stage_cost *c = &r->stage[i];
+		char b[8][NUMFMT_LEN];
+
+		fprintf(fp, "%d,%ld,%ld,%zu,%ld,%ld,%d,%ld,%s,%s,%s,%s,%s,%s,"
+		    "%s,%s,%s\n", i, p->g->l[s->first].id, p->g->l[s->last].id,
+		    s->last - s->first + 1, c->devices, c->first_device,
+		    s->zero_stage, s->z, numfmt(b[0], c->compute_s),
+		    numfmt(b[1], c->p2p_in_s + c->p2p_out_s),
+		    numfmt(b[2], c->collective_s), numfmt(b[3], c->zero_s),
+		    numfmt(b[4], c->sync_s), numfmt(b[5], c->load_s),
+		    numfmt(b[6], c->mem.total), c->fits ? "yes" : "no",
+		    i == r->bottleneck ? "yes" : "no");
+	}
+}
+
+/* Transformer layers in a stage (rows of another kind are not Megatron's
+ * layers: the embedding and the head ride on the first and last stage). */
+static long
+transformer_rows(const struct layer_graph *g, const struct plan_stage *s)
+{
+	long n = 0;
+
+	for (size_t i = s->first; i <= s->last; i++)
+		n += g->l[i].kind[0] == 0 ||
+		    strcmp(g->l[i].kind, "transformer") == 0;
+	return n;
+}
+
+void
+planio_write_megatron(FILE *fp, const struct plan_meta *m,
+    const struct plan *p, const struct plan_result *r)
+{
+	const struct layer_graph *g = p->g;
+	long t = var(g, g->var_t, 1), e = var(g, g->var_e, 1);
+	long c = var(g, g->var_c, 1), sp = var(g, g->var_sp, 0), zd;
+	long *k = xcalloc((size_t)p->nstages, sizeof *k);
+	int zs = max_zero(p, &zd), even = 1, middle_even = 1, S = p->nstages;
+
+	for (int i = 0; i < S; i++) {
+		k[i] = transformer_rows(g, &p->stage[i]);
+		even &= k[i] == k[0];
+		if (i > 1 && i < S - 1)
+			middle_even &= k[i] == k[1];
+	}
+	fprintf(fp, "# %s on %s: p=%d d=%ld t=%ld sp=%ld e=%ld c=%ld, %ld "
+	    "devices, %.6g samples/s (nestplan evaluator)\n", m->label,
+	    m->network, S, p->d, t, sp, e, c, r->devices_used,
+	    r->throughput_samples_per_s);
+	fprintf(fp, "--tensor-model-parallel-size %ld\n"
+	    "--pipeline-model-parallel-size %d\n", t, S);
+	if (sp)
+		fputs("--sequence-parallel\n", fp);
+	if (e > 1)
+		fprintf(fp, "--expert-model-parallel-size %ld\n", e);
+	if (c > 1)
+		fprintf(fp, "--context-parallel-size %ld\n", c);
+	fprintf(fp, "--micro-batch-size %ld\n--global-batch-size %ld\n",
+	    var(g, g->var_b, 1), m->global_batch);
+	if (p->recompute && S > 1)
+		fputs("--recompute-granularity full\n--recompute-method uniform\n"
+		    "--recompute-num-layers 1\n", fp);
+	/* Megatron-Core splits unevenly only at the two ends */
+	if (!even && middle_even)
+		fprintf(fp, "--decoder-first-pipeline-num-layers %ld\n"
+		    "--decoder-last-pipeline-num-layers %ld\n", k[0], k[S - 1]);
+	else if (!even) {
+		fputs("# an uneven split Megatron cannot express; transformer "
+		    "layers per stage:", fp);
+		for (int i = 0; i < S; i++)
+			fprintf(fp, " %ld", k[i]);
+		fputc('\n', fp);
+	}
+	if (zs == 1 && zd == 1)
+		fputs("--use-distributed-optimizer\n", fp);
+	if (zs > 0)
+		fprintf(fp, "# DeepSpeed: \"zero_optimization\": {\"stage\": %d} "
+		    "over %ld stage copies (Megatron's distributed optimizer "
+		    "is ZeRO-1 over the data-parallel group only)\n", zs, zd);
+	fprintf(fp, "# world size %ld: torchrun --nproc-per-node ... "
+	    "(data-parallel size %ld follows from it)\n", r->devices_used,
+	    r->devices_used / (t * c * S));
+	free(k);
+}
+
+void
+planio_write_compat(FILE *fp, const struct compat_graph *g,
+    const struct compat_cluster *c, const struct compat_plan *p, double time,
+    const char *setup)
+{
+	char b[NUMFMT_LEN];
+
+	fprintf(fp, "setup,devices,mode,time_per_batch_artifact_units,"
+	    "pp_stages,dp_degree,devices_per_stage,recompute,"
+	    "layers_per_stage\n%s,%ld,nest,%s,%d,%ld,%ld,%d,", setup,
+	    c->devices, numfmt(b, time), p->nstages, p->d, p->width[0],
+	    p->recompute);
+	for (int i = 0; i < p->nstages; i++)
+		fprintf(fp, "%s%ld", i ? " " : "", p->size[i]);
+	fputc('\n', fp);
+	(void)g;
+}
