@@ -29,7 +29,7 @@ ALL_CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(XML_CFLAGS) \
               -Itools/lib $(CFLAGS)
 LIBS        = -lcsv -lglpk $(XML_LIBS) -lm
 
-TOOLS   = cost-matrix memmodel config-check graph-normalize
+TOOLS   = cost-matrix memmodel config-check graph-normalize dpsolve
 LIBSRC  = $(wildcard tools/lib/*.c)
 LIBHDR  = $(wildcard tools/lib/*.h)
 SCHEMAS = $(wildcard configs/schema/*.rng)
@@ -117,6 +117,13 @@ results/layers/%/index.csv: configs/accelerators/$$(call set_word,$$*,1).xml \
 results/models.csv: $(wildcard configs/models/*.xml) bin/graph-normalize
 	@mkdir -p $(@D)
 	bin/graph-normalize -s -o $@ $(wildcard configs/models/*.xml)
+
+# ---- benchmark (not part of all: timings are the machine's) ------------
+BENCH_LAYERS = $(foreach m,bertlarge llama2-7b llama3-70b gpt3-175b mixtral-8x7b,\
+                 results/layers/tpuv4/$m/b1/index.csv)
+.PHONY: bench
+bench: bin/dpsolve $(BENCH_LAYERS)
+	sh tools/bench.sh bin results/bench.csv
 
 # ---- the paper's artifact (profiled costs, read from $(ARTIFACT)) --------
 # Graph directories are named <model>_mbs_...; each maps to our model config
