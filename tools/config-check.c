@@ -207,6 +207,8 @@ main(int argc, char *argv[])
 	const char *dir = NULL, *outpath = NULL;
 	int ch, fragment = 0;
 
+	if (wants_help(argc, argv))
+		usage(stdout, 0);
 	opterr = 0;
 	while ((ch = getopt(argc, argv, ":C:Mho:")) != -1) {
 		switch (ch) {

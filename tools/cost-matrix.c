@@ -139,6 +139,8 @@ main(int argc, char *argv[])
 	const char *outpath = NULL;
 	int ch;
 
+	if (wants_help(argc, argv))
+		usage(stdout, 0);
 	opterr = 0;
 	while ((ch = getopt(argc, argv, ":ho:")) != -1) {
 		switch (ch) {

@@ -290,9 +290,14 @@ main(int argc, char *argv[])
 			die("%s: micro-batch %ld is larger than the global batch "
 			    "%ld", vs.g[i].file, vs.g[i].var_b, o.batch);
 	if (o.evaluate) {
-		if (planio_read_plan(o.evaluate, &vs, &plan, &err) < 0 ||
-		    plan_evaluate(&env, &plan, &res, &err) < 0)
+		if (planio_read_plan(o.evaluate, &vs, &plan, &err) < 0)
 			die_err(&err);
+		if (plan_evaluate(&env, &plan, &res, &err) < 0) {
+			if (!err.file[0])	/* the plan's own inconsistency */
+				snprintf(err.file, sizeof err.file, "%s",
+				    o.evaluate);
+			die_err(&err);
+		}
 		memset(&st, 0, sizeof st);
 		step = res.step_s;
 		t0 = now_s();

@@ -263,6 +263,8 @@ main(int argc, char *argv[])
 	o.timing = LAYER_TIME_SEQUENTIAL;
 	o.sched.time_limit_s = 60;
 	o.v.e = o.v.b = 1;	/* t and c: 0 until set (-D reads them as maxima) */
+	if (wants_help(argc, argv))
+		usage(stdout, 0);
 	opterr = 0;
 	while ((ch = getopt(argc, argv, ":D:O:T:V:a:c:e:hn:o:st:vw:")) != -1) {
 		switch (ch) {

@@ -205,6 +205,8 @@ main(int argc, char *argv[])
 	struct pl_err err;
 	int ch;
 
+	if (wants_help(argc, argv))
+		usage(stdout, 0);
 	opterr = 0;
 	while ((ch = getopt(argc, argv, ":M:O:a:e:ho:s:")) != -1) {
 		switch (ch) {

@@ -15,6 +15,9 @@ for page in tools/*.1; do
 		fi
 	done < "$tmp/cmds"
 	usage=$("$BIN/$tool" -h)
+	printf '%s\n' "$usage" > "$tmp/help"
+	"$BIN/$tool" --help | cmp -s - "$tmp/help" ||
+	    { echo "$tool: --help is not -h"; fail=1; }
 	for flag in $(sed -n '/^\.Sh SYNOPSIS/,/^\.Sh DESC/s/^\.\(Op \)\{0,1\}Fl \([A-Za-z]\).*/\2/p' "$page"); do
 		# -f, or f inside a bundle such as [-hv], then a space or ]
 		printf '%s\n' "$usage" |

@@ -463,16 +463,16 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 		    next, g->n);
 	if (plan_variant_init(&v, env, g, err) < 0)
 		return -1;
-	if (p->d * v.b > env->global_batch) {
+	if (p->d * v.b > env->global_batch || p->d * K * v.w > env->devices) {
+		long b = v.b, need = p->d * K * v.w;
+
 		plan_variant_release(&v);
-		return pl_errf(err, NULL, 0, "d = %ld replicas of %ld samples "
-		    "exceed the global batch of %ld", p->d, v.b,
-		    env->global_batch);
-	}
-	if (p->d * K * v.w > env->devices) {
-		plan_variant_release(&v);
-		return pl_errf(err, NULL, 0, "the plan needs %ld devices, "
-		    "%ld are available", p->d * K * v.w, env->devices);
+		if (p->d * b > env->global_batch)
+			return pl_errf(err, NULL, 0, "d = %ld replicas of %ld "
+			    "samples exceed the global batch of %ld", p->d, b,
+			    env->global_batch);
+		return pl_errf(err, NULL, 0, "the plan needs %ld devices, %ld "
+		    "are available", need, env->devices);
 	}
 	plan_cell_init(&cell, env, &v, p->d, K, p->recompute);
 	r->nstages = p->nstages;

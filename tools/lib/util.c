@@ -143,6 +143,15 @@ parse_long(const char *s, long min, long max, long *out, char *why, size_t whyle
 	return 0;
 }
 
+int
+wants_help(int argc, char *const argv[])
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--help") == 0)
+			return 1;
+	return 0;
+}
+
 void
 bad_option(int ch)
 {

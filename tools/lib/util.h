@@ -54,6 +54,10 @@ int parse_long(const char *s, long min, long max, long *out,
  */
 void bad_option(int ch);
 
+/* Is "--help" among the arguments (before a "--")?  Every tool takes it
+ * as -h. */
+int wants_help(int argc, char *const argv[]);
+
 /*
  * Option arguments: parse, or exit 2 (a usage error) with
  * "prog: -k: too large: '9' (max 8)".
