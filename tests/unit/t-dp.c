@@ -383,9 +383,43 @@ zero_when_needed(void)
 	layers_release(&g);
 }
 
+/* The latency floor the search prunes with is below every real group. */
+static void
+alpha_floor(void)
+{
+	int below = 0, total = 500;
+
+	for (int it = 0; it < total; it++) {
+		struct network net;
+		struct net_shape sh;
+		long devs[64], n = 0;
+		double *f;
+
+		memset(&net, 0, sizeof net);
+		net.nlevels = 3;
+		level(&net, 0, pick(1, 8), 1e11, 1e-6 * uniform());
+		level(&net, 1, pick(1, 4), 1e10, 1e-5 * uniform());
+		level(&net, 2, pick(2, 4), 1e9, 1e-4 * uniform());
+		net.level[1].algo = uniform() < 0.5 ? NET_RING :
+		    NET_HALVING_DOUBLING;
+		network_finish(&net, "net", NULL);
+		for (long dv = 0; dv < net.ndevices && n < 64; dv++)
+			if (uniform() < 0.4)
+				devs[n++] = dv;
+		f = net_allreduce_alpha_floor(&net, net.ndevices);
+		net_shape_of(&net, devs, (size_t)n, &sh, NULL);
+		below += net_collective(&net, NET_ALL_REDUCE, &sh).alpha_s >=
+		    f[n] * (1 - 1e-12);
+		free(f);
+	}
+	EQ_INT(below, total, "the all-reduce latency floor is below 500 "
+	    "random groups");
+}
+
 int
 main(void)
 {
+	alpha_floor();
 	hand_example();
 	network_awareness();
 	zero_when_needed();
