@@ -112,7 +112,7 @@ run_compat(const struct opts *o, const char *dir)
 	}
 	if (outfile_open(&f, o->out, &err) < 0)
 		die_err(&err);
-	planio_write_compat(f.fp, &g, &c, &best, t, o->setup);
+	planio_write_compat(f.fp, &c, &best, t, o->setup);
 	compat_release_graph(&g);
 	if (outfile_commit(&f, &err) < 0)
 		die_err(&err);
@@ -289,6 +289,7 @@ main(int argc, char *argv[])
 		if (vs.g[i].has_variant && vs.g[i].var_b > o.batch)
 			die("%s: micro-batch %ld is larger than the global batch "
 			    "%ld", vs.g[i].file, vs.g[i].var_b, o.batch);
+	t0 = now_s();
 	if (o.evaluate) {
 		if (planio_read_plan(o.evaluate, &vs, &plan, &err) < 0)
 			die_err(&err);
@@ -299,8 +300,6 @@ main(int argc, char *argv[])
 			die_err(&err);
 		}
 		memset(&st, 0, sizeof st);
-		step = res.step_s;
-		t0 = now_s();
 	} else {
 		const struct layer_graph **gp = xcalloc(vs.n, sizeof *gp);
 		struct dp_options dpo = { o.rc_min, o.rc_max, o.zero, o.zmax };
@@ -311,7 +310,6 @@ main(int argc, char *argv[])
 			network_flatten(&net, &flat);
 			env.net = &flat;
 		}
-		t0 = now_s();
 		rc = dp_solve(&env, gp, vs.n, &dpo, &plan, &step, &st, &err);
 		free(gp);
 		if (rc < 0)

@@ -56,62 +56,74 @@ int
 layers_read(struct layer_graph *g, const char *path, struct pl_err *err)
 {
 	struct csvio_table t;
-	int cid, cpar, cact, cin, ckind, cfwd, cbwd, ccopy, ccoll[LCOLL_N];
-	int cdense;
+	int rc;
 
 	memset(g, 0, sizeof(*g));
 	if (csvio_read(&t, path, err) < 0)
 		return -1;
-	if ((cid = csvio_col(&t, "layer_id", err)) < 0 ||
-	    (cpar = csvio_col(&t, "parameter_bytes", err)) < 0 ||
-	    (cact = csvio_col(&t, "activation_bytes", err)) < 0 ||
-	    (cin = csvio_col(&t, "input_bytes", err)) < 0)
+	rc = layers_from_table(g, &t, err);
+	csvio_release(&t);
+	return rc;
+}
+
+int
+layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
+    struct pl_err *err)
+{
+	int cid, cpar, cact, cin, ckind, cfwd, cbwd, ccopy, ccoll[LCOLL_N];
+	int cdense;
+
+	memset(g, 0, sizeof(*g));
+	if ((cid = csvio_col(tab, "layer_id", err)) < 0 ||
+	    (cpar = csvio_col(tab, "parameter_bytes", err)) < 0 ||
+	    (cact = csvio_col(tab, "activation_bytes", err)) < 0 ||
+	    (cin = csvio_col(tab, "input_bytes", err)) < 0)
 		goto fail;
-	if (t.nrows == 0) {
-		pl_errf(err, t.file, 0, "no layers");
+	if (tab->nrows == 0) {
+		pl_errf(err, tab->file, 0, "no layers");
 		goto fail;
 	}
-	ckind = csvio_col_opt(&t, "kind");
-	cfwd = csvio_col_opt(&t, "forward_s");
-	cbwd = csvio_col_opt(&t, "backward_s");
-	ccopy = csvio_col_opt(&t, "copy_of");
-	cdense = csvio_col_opt(&t, "dense_parameter_bytes");
+	ckind = csvio_col_opt(tab, "kind");
+	cfwd = csvio_col_opt(tab, "forward_s");
+	cbwd = csvio_col_opt(tab, "backward_s");
+	ccopy = csvio_col_opt(tab, "copy_of");
+	cdense = csvio_col_opt(tab, "dense_parameter_bytes");
 	for (int k = 0; k < LCOLL_N; k++)
-		ccoll[k] = csvio_col_opt(&t, coll_cols[k]);
-	g->file = xstrdup(t.file);
-	g->n = t.nrows;
-	g->l = xcalloc(t.nrows, sizeof(struct layer));
-	for (size_t r = 0; r < t.nrows; r++) {
+		ccoll[k] = csvio_col_opt(tab, coll_cols[k]);
+	g->file = xstrdup(tab->file);
+	g->n = tab->nrows;
+	g->l = xcalloc(tab->nrows, sizeof(struct layer));
+	for (size_t r = 0; r < tab->nrows; r++) {
 		struct layer *L = &g->l[r];
 		double v;
 
-		L->line = t.lines[r];
-		if (csvio_long(&t, r, cid, 0, &L->id, err) < 0 ||
-		    csvio_double(&t, r, cpar, CSVIO_NONNEG, &L->parameter_bytes,
+		L->line = tab->lines[r];
+		if (csvio_long(tab, r, cid, 0, &L->id, err) < 0 ||
+		    csvio_double(tab, r, cpar, CSVIO_NONNEG, &L->parameter_bytes,
 		    err) < 0 ||
-		    csvio_double(&t, r, cact, CSVIO_NONNEG, &L->activation_bytes,
+		    csvio_double(tab, r, cact, CSVIO_NONNEG, &L->activation_bytes,
 		    err) < 0 ||
-		    csvio_double(&t, r, cin, CSVIO_NONNEG, &L->input_bytes,
+		    csvio_double(tab, r, cin, CSVIO_NONNEG, &L->input_bytes,
 		    err) < 0)
 			goto fail;
 		if (layers_index(g, L->id) != (long)r) {
-			pl_errf(err, t.file, t.lines[r], "column 'layer_id': "
+			pl_errf(err, tab->file, tab->lines[r], "column 'layer_id': "
 			    "duplicate layer %ld", L->id);
 			goto fail;
 		}
 		if (ckind >= 0)
 			snprintf(L->kind, sizeof(L->kind), "%s",
-			    csvio_cell(&t, r, ckind));
-		if (cfwd >= 0 && csvio_double(&t, r, cfwd,
+			    csvio_cell(tab, r, ckind));
+		if (cfwd >= 0 && csvio_double(tab, r, cfwd,
 		    CSVIO_NONNEG | CSVIO_OPTIONAL, &v, err) < 0)
 			goto fail;
 		L->forward_s = cfwd >= 0 && !isnan(v) ? v : 0;
-		if (cbwd >= 0 && csvio_double(&t, r, cbwd,
+		if (cbwd >= 0 && csvio_double(tab, r, cbwd,
 		    CSVIO_NONNEG | CSVIO_OPTIONAL, &v, err) < 0)
 			goto fail;
 		L->backward_s = cbwd >= 0 && !isnan(v) ? v : 0;
 		if (ccopy >= 0) {
-			int r2 = csvio_long(&t, r, ccopy, CSVIO_OPTIONAL,
+			int r2 = csvio_long(tab, r, ccopy, CSVIO_OPTIONAL,
 			    &L->copy_of, err);
 
 			if (r2 < 0)
@@ -121,17 +133,17 @@ layers_read(struct layer_graph *g, const char *path, struct pl_err *err)
 		for (int k = 0; k < LCOLL_N; k++) {
 			if (ccoll[k] < 0)
 				continue;
-			if (csvio_double(&t, r, ccoll[k],
+			if (csvio_double(tab, r, ccoll[k],
 			    CSVIO_NONNEG | CSVIO_OPTIONAL, &v, err) < 0)
 				goto fail;
 			L->coll_bytes[k] = isnan(v) ? 0 : v;
 		}
 		L->dense_parameter_bytes = L->parameter_bytes;
 		if (cdense >= 0) {
-			if (csvio_double(&t, r, cdense, CSVIO_NONNEG, &v, err) < 0)
+			if (csvio_double(tab, r, cdense, CSVIO_NONNEG, &v, err) < 0)
 				goto fail;
 			if (v > L->parameter_bytes) {
-				pl_errf(err, t.file, t.lines[r], "column "
+				pl_errf(err, tab->file, tab->lines[r], "column "
 				    "'dense_parameter_bytes': %g exceeds "
 				    "parameter_bytes %g", v, L->parameter_bytes);
 				goto fail;
@@ -139,12 +151,10 @@ layers_read(struct layer_graph *g, const char *path, struct pl_err *err)
 			L->dense_parameter_bytes = v;
 		}
 	}
-	if (read_variant(&t, g, err) < 0)
+	if (read_variant(tab, g, err) < 0)
 		goto fail;
-	csvio_release(&t);
 	return 0;
 fail:
-	csvio_release(&t);
 	layers_release(g);
 	return -1;
 }

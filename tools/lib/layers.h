@@ -54,6 +54,10 @@ struct layer_graph {
 };
 
 int layers_read(struct layer_graph *g, const char *path, struct pl_err *err);
+/* The same from a table already read (not released). */
+struct csvio_table;
+int layers_from_table(struct layer_graph *g, const struct csvio_table *t,
+    struct pl_err *err);
 int layers_read_edges(struct layer_graph *g, const char *path,
     struct pl_err *err);
 void layers_release(struct layer_graph *g);

@@ -344,18 +344,30 @@ group_costs(struct plan_cell *c, long u, long z)
 	}
 }
 
+/* The gradient reduction of rows [first, last] at slot u over its z
+ * copies' data-parallel groups: all-reduce = reduce-scatter + all-gather;
+ * ZeRO-3 needs no gather of the updated weights (gathered on use). */
+static double
+stage_sync(struct plan_cell *c, size_t first, size_t last, long u, long z,
+    int zs)
+{
+	const struct plan_variant *v = c->v;
+	size_t at = (size_t)u * NZ + (size_t)zlog(z);
+	double params = v->pf_param[last + 1] - v->pf_param[first];
+	double dense = v->pf_dense[last + 1] - v->pf_dense[first];
+	double t;
+
+	if (!c->have[at])
+		group_costs(c, u, z);
+	t = net_time(c->sync_dense[at], dense) +
+	    net_time(c->sync_expert[at], params - dense);
+	return zs == 3 ? t / 2 : t;
+}
+
 double
 plan_stage_sync(struct plan_cell *c, size_t first, size_t last, long u)
 {
-	const struct plan_variant *v = c->v;
-	size_t at = (size_t)u * NZ;
-	double params = v->pf_param[last + 1] - v->pf_param[first];
-	double dense = v->pf_dense[last + 1] - v->pf_dense[first];
-
-	if (!c->have[at])
-		group_costs(c, u, 1);
-	return net_time(c->sync_dense[at], dense) +
-	    net_time(c->sync_expert[at], params - dense);
+	return stage_sync(c, first, last, u, 1, 0);
 }
 
 int
@@ -387,7 +399,6 @@ plan_stage_price(struct plan_cell *c, size_t first, size_t last, long u,
 	size_t at = (size_t)u * NZ + (size_t)zlog(z);
 	double fwd = v->pf_fwd[last + 1] - v->pf_fwd[first];
 	double params = v->pf_param[last + 1] - v->pf_param[first];
-	double dense = v->pf_dense[last + 1] - v->pf_dense[first];
 	int rc = c->recompute && many_stages;
 
 	o->compute_s = fwd + (v->pf_bwd[last + 1] - v->pf_bwd[first]) +
@@ -413,12 +424,7 @@ plan_stage_price(struct plan_cell *c, size_t first, size_t last, long u,
 	o->zero_s = zs == 3 ? 2 * net_time(c->zero_gather[at], params) : 0;
 	o->load_s = o->compute_s + o->collective_s + o->p2p_in_s +
 	    o->p2p_out_s + o->zero_s;
-	/* all-reduce = reduce-scatter + all-gather; ZeRO-3 needs no gather
-	 * of the updated weights (they are gathered on use) */
-	o->sync_s = net_time(c->sync_dense[at], dense) +
-	    net_time(c->sync_expert[at], params - dense);
-	if (zs == 3)
-		o->sync_s /= 2;
+	o->sync_s = stage_sync(c, first, last, u, z, zs);
 	o->fits = plan_stage_memory(c, first, last, z, zs, k, many_stages,
 	    &o->mem);
 	o->first_device = u * v->w;

@@ -108,7 +108,7 @@ planio_read_variants(struct variants *vs, char *const *paths, size_t n,
 			goto fail;
 		if (csvio_col_opt(&t, "file") >= 0)
 			rc = read_index(vs, &t, err);
-		else if ((rc = layers_read(&g, paths[i], err)) == 0)
+		else if ((rc = layers_from_table(&g, &t, err)) == 0)
 			add_graph(vs, &g);
 		csvio_release(&t);
 		if (rc < 0)
@@ -133,20 +133,16 @@ planio_release_variants(struct variants *vs)
 
 /* ---- reading a plan back -------------------------------------------- */
 
+/* A required attribute: xmlio_attr_long, absent as an error. */
 static int
 attr_long(const char *file, xmlNodePtr n, const char *name, long min,
     long *out, struct pl_err *err)
 {
-	char *s = xmlio_attr(n, name), why[128];
-	int rc = 0;
+	int rc = xmlio_attr_long(file, n, name, min, out, err);
 
-	if (s == NULL)
+	if (rc > 0)
 		return pl_errf(err, file, (size_t)xmlGetLineNo(n), "<%s>: "
 		    "missing attribute %s", (const char *)n->name, name);
-	if (parse_long(s, min, 1L << 40, out, why, sizeof why) < 0)
-		rc = pl_errf(err, file, (size_t)xmlGetLineNo(n), "<%s> %s: %s",
-		    (const char *)n->name, name, why);
-	xmlFree(s);
 	return rc;
 }
 
@@ -457,8 +453,7 @@ planio_write_megatron(FILE *fp, const struct plan_meta *m,
 }
 
 void
-planio_write_compat(FILE *fp, const struct compat_graph *g,
-    const struct compat_cluster *c, const struct compat_plan *p, double time,
+planio_write_compat(FILE *fp, const struct compat_cluster *c, const struct compat_plan *p, double time,
     const char *setup)
 {
 	char b[NUMFMT_LEN];
@@ -471,5 +466,4 @@ planio_write_compat(FILE *fp, const struct compat_graph *g,
 	for (int i = 0; i < p->nstages; i++)
 		fprintf(fp, "%s%ld", i ? " " : "", p->size[i]);
 	fputc('\n', fp);
-	(void)g;
 }

@@ -51,8 +51,7 @@ void planio_write_megatron(FILE *fp, const struct plan_meta *m,
     const struct plan *p, const struct plan_result *r);
 
 /* A --compat nest plan: the artifact's Table 2 numbers and its time. */
-void planio_write_compat(FILE *fp, const struct compat_graph *g,
-    const struct compat_cluster *c, const struct compat_plan *p,
-    double time, const char *setup);
+void planio_write_compat(FILE *fp, const struct compat_cluster *c,
+    const struct compat_plan *p, double time, const char *setup);
 
 #endif
