@@ -29,7 +29,8 @@ ALL_CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(XML_CFLAGS) \
               -Itools/lib $(CFLAGS)
 LIBS        = -lcsv -lglpk $(XML_LIBS) -lm
 
-TOOLS   = cost-matrix memmodel config-check graph-normalize dpsolve
+TOOLS   = cost-matrix memmodel config-check graph-normalize dpsolve \
+          compare-baselines
 LIBSRC  = $(wildcard tools/lib/*.c)
 LIBHDR  = $(wildcard tools/lib/*.h)
 SCHEMAS = $(wildcard configs/schema/*.rng)
@@ -180,7 +181,8 @@ artifact: $(ART_LAYERS) $(ART_EDGES) $(ART_ILP)
 .PHONY: all tools results artifact artifact-check check check-rel check-san clean
 all: tools results
 tools: $(BINS)
-results: $(COSTS) results/configs.csv results/models.csv $(LAYER_SETS)
+results: $(COSTS) results/configs.csv results/models.csv $(LAYER_SETS) \
+         $(RESULT_TABLES)
 
 # ---- tests --------------------------------------------------------------
 check: check-rel check-san
@@ -199,4 +201,4 @@ check-san: $(SAN_BINS) $(SAN_UNITS)
 
 clean:
 	rm -rf bin build results/costs results/configs.csv results/models.csv \
-	    results/layers results/artifact
+	    results/layers results/artifact $(RESULT_TABLES)

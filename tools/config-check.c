@@ -147,29 +147,81 @@ check_doc(xmlDocPtr doc, enum xmlio_kind kind, const char *file,
 	return 0;
 }
 
-/* The Make fragment of -M: LAYER_SETS, each set once, in input order. */
+/*
+ * The cells of one experiment for Make: a row file per (model, cluster,
+ * micro-batch, method), each made by compare-baselines from exactly the
+ * configs and layer set it reads, and the results table that joins them.
+ */
+static void
+experiment_rules(FILE *fp, const char *file, const struct experiment_cfg *e)
+{
+	long total = (long)e->nmodels * e->nclusters * e->nmbs * e->nmethods;
+	long k = 0;
+
+	fprintf(fp, "\nRESULT_TABLES += results/%s.csv\n", e->name);
+	for (int m = 0; m < e->nmodels; m++)
+		for (int c = 0; c < e->nclusters; c++)
+			for (int b = 0; b < e->nmbs; b++)
+				for (int x = 0; x < e->nmethods; x++) {
+					const char *meth = e->methods[x];
+					char row[768];
+
+					snprintf(row, sizeof(row), "build/rows/%s/"
+					    "%s/%ld/b%ld/%s.csv", e->name,
+					    e->model[m].name, e->cluster[c].devices,
+					    e->mbs[b], meth);
+					fprintf(fp, "ROWS_%s += %s\n%s: %s "
+					    "configs/models/%s.xml "
+					    "configs/networks/%s.xml "
+					    "configs/accelerators/%s.xml "
+					    "results/layers/%s/%s/b%ld/index.csv "
+					    "bin/compare-baselines%s\n"
+					    "\t@mkdir -p $(@D)\n"
+					    "\t@bin/compare-baselines -A $(ARTIFACT) "
+					    "-x %s -m %s -N %ld -b %ld -M %s "
+					    "-i %ld/%ld -c $(@:.csv=.plan.csv) "
+					    "-o $@\n", e->name, row, row, file,
+					    e->model[m].name, e->cluster[c].network,
+					    e->accelerator, e->accelerator,
+					    e->model[m].name, e->mbs[b],
+					    strstr(meth, "published") ?
+					    " $(wildcard $(ARTIFACT)/"
+					    "baseline_configs.csv)" : "",
+					    file, e->model[m].name,
+					    e->cluster[c].devices, e->mbs[b], meth,
+					    ++k, total);
+				}
+	fprintf(fp, "results/%s.csv: $(ROWS_%s) bin/compare-baselines\n"
+	    "\tbin/compare-baselines -J -o $@ $(ROWS_%s)\n", e->name,
+	    e->name, e->name);
+}
+
+/* The Make fragment of -M: LAYER_SETS, each set once, in input order;
+ * then each experiment's cells. */
 static int
 make_fragment(char **files, int n, const char *outpath, struct pl_err *err)
 {
 	size_t cap = 64, nsets = 0;
 	char (*sets)[512] = xmalloc(cap * sizeof(*sets));
+	struct experiment_cfg *exps = xcalloc((size_t)n, sizeof(*exps));
 	struct outfile out;
 
 	for (int i = 0; i < n; i++) {
-		struct experiment_cfg e;
+		struct experiment_cfg *e = &exps[i];
 
-		if (experiment_load(&e, files[i], err) < 0) {
+		if (experiment_load(e, files[i], err) < 0) {
 			free(sets);
+			free(exps);
 			return -1;
 		}
-		for (int k = 0; k < e.nmodels; k++)
-			for (int b = 0; b < e.nmbs; b++) {
+		for (int k = 0; k < e->nmodels; k++)
+			for (int b = 0; b < e->nmbs; b++) {
 				char set[512];
 				size_t j;
 
 				snprintf(set, sizeof(set), "results/layers/%s/%s/b%ld/"
-				    "index.csv", e.accelerator, e.model[k].name,
-				    e.mbs[b]);
+				    "index.csv", e->accelerator, e->model[k].name,
+				    e->mbs[b]);
 				for (j = 0; j < nsets; j++)
 					if (strcmp(sets[j], set) == 0)
 						break;
@@ -184,13 +236,17 @@ make_fragment(char **files, int n, const char *outpath, struct pl_err *err)
 	}
 	if (outfile_open(&out, outpath, err) < 0) {
 		free(sets);
+		free(exps);
 		return -1;
 	}
 	fprintf(out.fp, "# written by config-check -M from the experiment "
 	    "configs\n");
 	for (size_t j = 0; j < nsets; j++)
 		fprintf(out.fp, "LAYER_SETS += %s\n", sets[j]);
+	for (int i = 0; i < n; i++)
+		experiment_rules(out.fp, files[i], &exps[i]);
 	free(sets);
+	free(exps);
 	return outfile_commit(&out, err);
 }
 

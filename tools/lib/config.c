@@ -551,6 +551,11 @@ experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc, const char *path,
 	s = xmlio_text(xmlio_child(r, "accelerator"));
 	snprintf(e->accelerator, sizeof(e->accelerator), "%s", s);
 	free(s);
+	if (xmlio_child(r, "artifact_setup") != NULL) {
+		s = xmlio_text(xmlio_child(r, "artifact_setup"));
+		snprintf(e->artifact_setup, sizeof(e->artifact_setup), "%s", s);
+		free(s);
+	}
 	e->optimizer = child_enum(r, "optimizer", opt, OPT_ADAM);
 	e->schedule = child_enum(r, "schedule", sched, SCHED_1F1B);
 	if (NEED_LONG(path, r, "global_batch_samples", &e->global_batch) ||

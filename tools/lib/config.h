@@ -50,6 +50,7 @@ enum { SCHED_1F1B, SCHED_GPIPE };
 struct experiment_cfg {
 	char name[128];
 	char accelerator[128];
+	char artifact_setup[128];	/* "": none (setups.csv's name) */
 	long global_batch;
 	int nmbs;
 	long mbs[EXP_MAX];

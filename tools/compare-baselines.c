@@ -1,0 +1,572 @@
+/*
+ * compare-baselines - run one method on one cell of an experiment (a
+ * cluster, a model, a micro-batch size) and write its results row; or,
+ * with -J, join the rows of an experiment into its results table with the
+ * speedup column.  Every method's plan is scored by the one evaluator
+ * (lib/plan.h) on the real network; lib/baselines.h has the methods.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "baselines.h"
+#include "config.h"
+#include "csvio.h"
+#include "dp.h"
+#include "planio.h"
+#include "util.h"
+
+struct opts {
+	const char *experiment, *configs, *layers, *artifact, *out, *plan_out;
+	const char *model, *method, *progress;
+	long devices, mbs;
+	int join;
+};
+
+static const char *const columns[] = {
+	"setup", "model", "devices", "mbs", "method", "p", "d", "t", "s", "e",
+	"c", "zero", "recompute", "throughput_samples_per_s", "speedup",
+	"status", "solve_s", "step_s", "devices_used", "zero_degree",
+	"peak_memory_bytes", "stages", "note"
+};
+enum { NCOLS = sizeof columns / sizeof columns[0] };
+enum { C_SETUP, C_MODEL, C_DEVICES, C_MBS, C_METHOD, C_THROUGHPUT = 13,
+	C_SPEEDUP, C_STATUS };
+
+static void
+usage(FILE *fp, int status)
+{
+	fprintf(fp,
+	    "usage: compare-baselines [-h] [-A artifact-dir] [-C configs] "
+	    "[-L layers] [-c plan.csv] [-i K/N] [-o file] -x experiment.xml "
+	    "-m model -N devices -b mbs -M method\n"
+	    "       compare-baselines -J [-o file] row.csv ...\n");
+	exit(status);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- the published baseline plans (the artifact's) ------------------ */
+
+/* Our model names and the artifact's (baseline_configs.csv may use any of
+ * them), with the models.csv row holding e and recomputation. */
+static const struct {
+	const char *ours, *names[3], *models_row;
+} artifact_names[] = {
+	{ "bertlarge", { "megatronbert", "bertlarge", NULL }, "megatronbert" },
+	{ "llama2-7b", { "llama2", NULL, NULL }, "llama2" },
+	{ "llama3-70b", { "llama3", NULL, NULL }, "llama3" },
+	{ "gpt3-175b", { "megatrongpt3", NULL, NULL }, "megatrongpt3" },
+	{ "gpt3-35b", { "gpt3_small", "gpt_small", NULL }, "megatrongpt3" },
+	{ "mixtral-8x7b", { "mixtral", NULL, NULL }, "mixtral" },
+};
+
+/* The artifact's published plan of `method` for this cell: p, d, t, e,
+ * recomputation.  Returns 1 found, 0 not listed, -1 error. */
+static int
+published_plan(const char *dir, const char *setup, long devices,
+    const char *method, const char *model, long *pdte, int *rc,
+    struct pl_err *err)
+{
+	char path[1024], dev[32];
+	struct csvio_table t, m;
+	int found = 0, cs, cd, cm, cmo, cp, cdd, ct, ma, me, mr;
+	size_t k;
+
+	for (k = 0; k < sizeof artifact_names / sizeof artifact_names[0]; k++)
+		if (strcmp(artifact_names[k].ours, model) == 0)
+			break;
+	if (k == sizeof artifact_names / sizeof artifact_names[0])
+		return 0;
+	snprintf(path, sizeof path, "%s/models.csv", dir);
+	if (csvio_read(&m, path, err) < 0)
+		return -1;
+	pdte[3] = 1;
+	*rc = 1;
+	if ((ma = csvio_col(&m, "artifact_name", err)) < 0 ||
+	    (me = csvio_col(&m, "expert_parallel", err)) < 0 ||
+	    (mr = csvio_col(&m, "activation_recomputation", err)) < 0) {
+		csvio_release(&m);
+		return -1;
+	}
+	for (size_t r = 0; r < m.nrows; r++)
+		if (strcmp(csvio_cell(&m, r, ma), artifact_names[k].models_row)
+		    == 0) {
+			long v;
+
+			if (csvio_long(&m, r, me, CSVIO_POSITIVE, &pdte[3],
+			    err) < 0 || csvio_long(&m, r, mr, CSVIO_NONNEG, &v,
+			    err) < 0) {
+				csvio_release(&m);
+				return -1;
+			}
+			*rc = v != 0;
+		}
+	csvio_release(&m);
+	snprintf(path, sizeof path, "%s/baseline_configs.csv", dir);
+	if (csvio_read(&t, path, err) < 0)
+		return -1;
+	snprintf(dev, sizeof dev, "%ld", devices);
+	if ((cs = csvio_col(&t, "setup", err)) < 0 ||
+	    (cd = csvio_col(&t, "devices", err)) < 0 ||
+	    (cm = csvio_col(&t, "method", err)) < 0 ||
+	    (cmo = csvio_col(&t, "model", err)) < 0 ||
+	    (cp = csvio_col(&t, "p", err)) < 0 ||
+	    (cdd = csvio_col(&t, "d", err)) < 0 ||
+	    (ct = csvio_col(&t, "t", err)) < 0) {
+		csvio_release(&t);
+		return -1;
+	}
+	for (int n = 0; n < 3 && artifact_names[k].names[n] && !found; n++)
+		for (size_t r = 0; r < t.nrows && !found; r++) {
+			if (strcmp(csvio_cell(&t, r, cs), setup) != 0 ||
+			    strcmp(csvio_cell(&t, r, cd), dev) != 0 ||
+			    strcmp(csvio_cell(&t, r, cm), method) != 0 ||
+			    strcmp(csvio_cell(&t, r, cmo),
+			    artifact_names[k].names[n]) != 0)
+				continue;
+			if (csvio_long(&t, r, cp, CSVIO_POSITIVE, &pdte[0],
+			    err) < 0 || csvio_long(&t, r, cdd, CSVIO_POSITIVE,
+			    &pdte[1], err) < 0 || csvio_long(&t, r, ct,
+			    CSVIO_POSITIVE, &pdte[2], err) < 0) {
+				csvio_release(&t);
+				return -1;
+			}
+			found = 1;
+		}
+	csvio_release(&t);
+	return found;
+}
+
+/* ---- one cell -------------------------------------------------------- */
+
+struct cell {
+	struct experiment_cfg exp;
+	struct model_cfg model;
+	struct accel_cfg accel;
+	struct network net;
+	struct variants vs;
+	struct plan_env env;
+	char setup[128];
+};
+
+static void
+load_cell(struct cell *c, const struct opts *o)
+{
+	char path[1024];
+	struct pl_err err;
+	int ci = -1, mi = -1, bi = -1;
+
+	if (experiment_load(&c->exp, o->experiment, &err) < 0)
+		die_err(&err);
+	for (int i = 0; i < c->exp.nclusters; i++)
+		if (c->exp.cluster[i].devices == o->devices)
+			ci = i;
+	for (int i = 0; i < c->exp.nmodels; i++)
+		if (strcmp(c->exp.model[i].name, o->model) == 0)
+			mi = i;
+	for (int i = 0; i < c->exp.nmbs; i++)
+		if (c->exp.mbs[i] == o->mbs)
+			bi = i;
+	if (ci < 0 || mi < 0 || bi < 0)
+		die("%s: no cell of %ld devices, model %s, micro-batch %ld",
+		    o->experiment, o->devices, o->model, o->mbs);
+	snprintf(path, sizeof path, "%s/models/%s.xml", o->configs, o->model);
+	if (model_load(&c->model, path, &err) < 0)
+		die_err(&err);
+	snprintf(path, sizeof path, "%s/accelerators/%s.xml", o->configs,
+	    c->exp.accelerator);
+	if (accel_load(&c->accel, path, &err) < 0)
+		die_err(&err);
+	snprintf(path, sizeof path, "%s/networks/%s.xml", o->configs,
+	    c->exp.cluster[ci].network);
+	if (network_load(&c->net, path, &err) < 0)
+		die_err(&err);
+	if (o->devices > c->net.ndevices)
+		die("%s: %ld devices, the network has %ld", path, o->devices,
+		    c->net.ndevices);
+	snprintf(c->setup, sizeof c->setup, "%s", c->net.name);
+	snprintf(path, sizeof path, "%s/%s/%s/b%ld/index.csv", o->layers,
+	    c->exp.accelerator, o->model, o->mbs);
+	{
+		char *paths[1] = { path };
+
+		if (planio_read_variants(&c->vs, paths, 1, &err) < 0)
+			die_err(&err);
+	}
+	c->env = (struct plan_env){ &c->net, o->devices,
+	    c->exp.model[mi].device_memory_bytes > 0 ?
+	    c->exp.model[mi].device_memory_bytes : c->accel.memory_bytes,
+	    c->exp.optimizer, c->exp.global_batch };
+}
+
+static int
+method_known(const struct experiment_cfg *e, const char *m)
+{
+	for (int i = 0; i < e->nmethods; i++)
+		if (strcmp(e->methods[i], m) == 0)
+			return 1;
+	return 0;
+}
+
+/* Run the method; a bl_result with a plan, or a status and a note. */
+static void
+run_method(struct cell *c, const struct opts *o, struct bl_result *r)
+{
+	struct pl_err err;
+	const char *m = o->method;
+
+	if (strcmp(m, "manual") == 0)
+		bl_manual(&c->env, &c->vs, r);
+	else if (strcmp(m, "manual-published") == 0) {
+		long pdte[4];
+		int rc, found = 0;
+		char setup[160];
+
+		memset(r, 0, sizeof *r);
+		snprintf(setup, sizeof setup, "%s", c->exp.artifact_setup);
+		if (o->mbs > 1)
+			snprintf(setup + strlen(setup), sizeof setup -
+			    strlen(setup), "_mbs%ld", o->mbs);
+		if (o->artifact && c->exp.artifact_setup[0] &&
+		    (found = published_plan(o->artifact, setup, o->devices,
+		    "manual", o->model, pdte, &rc, &err)) < 0)
+			die_err(&err);
+		if (found)
+			bl_published(&c->env, &c->vs, pdte[0], pdte[1], pdte[2],
+			    pdte[3], rc, r);
+		else {
+			r->status = BL_INFEASIBLE;
+			snprintf(r->note, sizeof r->note, "no published plan%s",
+			    o->artifact ? "" : " (no artifact, -A)");
+		}
+	} else if (strcmp(m, "mcmc") == 0)
+		bl_mcmc(&c->env, &c->vs, (unsigned long)c->exp.seed, 10, 2000, r);
+	else if (strcmp(m, "phaze") == 0) {
+		if (bl_phaze(&c->env, &c->vs, r, &err) < 0)
+			die_err(&err);
+	} else if (strcmp(m, "alpa-like") == 0)
+		bl_alpa(&c->env, &c->vs, r);
+	else if (strcmp(m, "mist-like") == 0) {
+		/* what the original supports (paper Section 5.3) */
+		memset(r, 0, sizeof *r);
+		if (c->model.experts > 1) {
+			r->status = BL_INFEASIBLE;
+			snprintf(r->note, sizeof r->note, "Mist supports no "
+			    "mixture-of-experts model");
+		} else if (c->model.hidden > 8192) {
+			r->status = BL_INFEASIBLE;
+			snprintf(r->note, sizeof r->note, "Mist supports no "
+			    "hidden size above 8192");
+		} else
+			bl_mist(&c->env, &c->vs, 600, r);
+	} else {	/* nest */
+		const struct layer_graph **gp = xcalloc(c->vs.n, sizeof *gp);
+		struct dp_options dpo = { 0, 1, DP_ZERO_AUTO, 64 };
+		struct dp_stats st;
+		double step;
+		int rc;
+
+		memset(r, 0, sizeof *r);
+		for (size_t i = 0; i < c->vs.n; i++)
+			gp[i] = &c->vs.g[i];
+		rc = dp_solve(&c->env, gp, c->vs.n, &dpo, &r->plan, &step, &st,
+		    &err);
+		free(gp);
+		if (rc < 0)
+			die_err(&err);
+		r->has_plan = rc == 0;
+		if (rc == 1) {
+			r->status = BL_OOM;
+			snprintf(r->note, sizeof r->note, "no plan fits, "
+			    "ZeRO included");
+		}
+	}
+}
+
+static const char *const status_word[] = { "ok", "oom", "infeasible" };
+
+/* "first..last" layer ids of each stage, "xZzS" for ZeRO copies. */
+static void
+stage_list(const struct plan *p, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < p->nstages && at < len; i++) {
+		const struct plan_stage *s = &p->stage[i];
+
+		at += (size_t)snprintf(buf + at, len - at, "%s%ld..%ld",
+		    i ? " " : "", p->g->l[s->first].id, p->g->l[s->last].id);
+		if (s->z > 1 && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "x%ldz%d",
+			    s->z, s->zero_stage);
+	}
+}
+
+static void
+write_row(FILE *fp, const struct cell *c, const struct opts *o,
+    const struct bl_result *r, const struct plan_result *pr, double solve_s)
+{
+	char f[NCOLS][64], stages[8192];
+	const char *fields[NCOLS];
+
+	for (int i = 0; i < NCOLS; i++) {
+		f[i][0] = '\0';
+		fields[i] = f[i];
+	}
+	fields[C_SETUP] = c->setup;
+	fields[C_MODEL] = o->model;
+	snprintf(f[C_DEVICES], 64, "%ld", o->devices);
+	snprintf(f[C_MBS], 64, "%ld", o->mbs);
+	fields[C_METHOD] = o->method;
+	fields[NCOLS - 2] = stages;
+	fields[NCOLS - 1] = r->note;
+	stages[0] = '\0';
+	if (r->has_plan) {
+		const struct plan *p = &r->plan;
+		const struct layer_graph *g = p->g;
+		long t = g->has_variant ? g->var_t : 1;
+		long sp = g->has_variant ? g->var_sp : 0;
+		long zmax = 1;
+		int zs = 0;
+		double peak = 0;
+
+		for (int i = 0; i < p->nstages; i++) {
+			if (p->stage[i].z > zmax)
+				zmax = p->stage[i].z;
+			if (p->stage[i].zero_stage > zs)
+				zs = p->stage[i].zero_stage;
+			peak = fmax(peak, pr->stage[i].mem.total);
+		}
+		snprintf(f[5], 64, "%d", p->nstages);
+		snprintf(f[6], 64, "%ld", p->d);
+		snprintf(f[7], 64, "%ld", t);
+		snprintf(f[8], 64, "%ld", sp ? t : 1);
+		snprintf(f[9], 64, "%ld", g->has_variant ? g->var_e : 1);
+		snprintf(f[10], 64, "%ld", g->has_variant ? g->var_c : 1);
+		snprintf(f[11], 64, "%d", zs);
+		snprintf(f[12], 64, "%d", p->nstages > 1 && p->recompute);
+		snprintf(f[17], 64, "%.9g", pr->step_s);
+		snprintf(f[18], 64, "%ld", pr->devices_used);
+		snprintf(f[19], 64, "%ld", zmax);
+		snprintf(f[20], 64, "%.6g", peak);
+		stage_list(p, stages, sizeof stages);
+		if (r->status == BL_OK)
+			snprintf(f[C_THROUGHPUT], 64, "%.6g",
+			    pr->throughput_samples_per_s);
+	}
+	fields[C_STATUS] = status_word[r->status];
+	snprintf(f[16], 64, "%.3f", solve_s);
+	csvio_write_row(fp, columns, NCOLS);
+	csvio_write_row(fp, fields, NCOLS);
+}
+
+static void
+write_plan_csv(const char *path, const struct plan *p,
+    const struct plan_result *pr)
+{
+	struct outfile f;
+	struct pl_err err;
+
+	if (outfile_open(&f, path, &err) < 0)
+		die_err(&err);
+	if (p != NULL)
+		planio_write_csv(f.fp, p, pr);
+	if (outfile_commit(&f, &err) < 0)
+		die_err(&err);
+}
+
+static int
+run_cell(const struct opts *o)
+{
+	struct cell c;
+	struct bl_result r;
+	struct plan_result pr = { 0 };
+	struct outfile f;
+	struct pl_err err;
+	double t0, solve_s;
+
+	memset(&c, 0, sizeof c);
+	load_cell(&c, o);
+	if (!method_known(&c.exp, o->method))
+		die("%s: method '%s' is not one of the experiment's",
+		    o->experiment, o->method);
+	t0 = now_s();
+	run_method(&c, o, &r);
+	solve_s = now_s() - t0;
+	if (r.has_plan) {
+		if (plan_evaluate(&c.env, &r.plan, &pr, &err) < 0)
+			die("%s: %s %s %ld: the %s plan does not evaluate: %s",
+			    o->experiment, o->model, c.setup, o->devices,
+			    o->method, err.msg);
+		if (!pr.fits)
+			r.status = BL_OOM;
+	}
+	if (outfile_open(&f, o->out, &err) < 0)
+		die_err(&err);
+	write_row(f.fp, &c, o, &r, &pr, solve_s);
+	if (outfile_commit(&f, &err) < 0)
+		die_err(&err);
+	if (o->plan_out)
+		write_plan_csv(o->plan_out, r.has_plan ? &r.plan : NULL, &pr);
+	if (o->progress) {
+		char mbs[32] = "";
+
+		if (c.exp.nmbs > 1)
+			snprintf(mbs, sizeof mbs, "b%ld ", o->mbs);
+		fprintf(stderr, "[%s] %s %s %ld %s%s %s %.1f s\n",
+		    o->progress, c.exp.name, o->model, o->devices, mbs,
+		    o->method, status_word[r.status], solve_s);
+	}
+	plan_result_release(&pr);
+	bl_result_release(&r);
+	planio_release_variants(&c.vs);
+	return 0;
+}
+
+/* ---- -J: the experiment's table -------------------------------------- */
+
+/* The reference throughput of a row: the Manual plan (manual, else the
+ * published one) of the same model and micro-batch at the smallest device
+ * count where it is ok. */
+static double
+reference(char ***rows, size_t n, size_t i)
+{
+	static const char *const ref[] = { "manual", "manual-published" };
+
+	for (int k = 0; k < 2; k++) {
+		long best_dev = 0;
+		double tp = NAN;
+
+		for (size_t j = 0; j < n; j++) {
+			long dev = atol(rows[j][C_DEVICES]);
+
+			if (strcmp(rows[j][C_METHOD], ref[k]) != 0 ||
+			    strcmp(rows[j][C_MODEL], rows[i][C_MODEL]) != 0 ||
+			    strcmp(rows[j][C_MBS], rows[i][C_MBS]) != 0 ||
+			    strcmp(rows[j][C_STATUS], "ok") != 0)
+				continue;
+			if (best_dev == 0 || dev < best_dev) {
+				best_dev = dev;
+				tp = atof(rows[j][C_THROUGHPUT]);
+			}
+		}
+		if (best_dev)
+			return tp;
+	}
+	return NAN;
+}
+
+static int
+join(const struct opts *o, char **files, int nfiles)
+{
+	char ***rows = xcalloc((size_t)nfiles, sizeof *rows);
+	struct csvio_table *t = xcalloc((size_t)nfiles, sizeof *t);
+	char (*speed)[32] = xcalloc((size_t)nfiles, sizeof *speed);
+	struct outfile f;
+	struct pl_err err;
+
+	for (int i = 0; i < nfiles; i++) {
+		if (csvio_read(&t[i], files[i], &err) < 0)
+			die_err(&err);
+		if (t[i].ncols != NCOLS || t[i].nrows != 1)
+			die("%s: not a compare-baselines row (%zu columns, %zu "
+			    "rows)", files[i], t[i].ncols, t[i].nrows);
+		for (size_t k = 0; k < NCOLS; k++)
+			if (strcmp(t[i].header[k], columns[k]) != 0)
+				die("%s:1: column %zu is '%s', not '%s'",
+				    files[i], k + 1, t[i].header[k], columns[k]);
+		rows[i] = t[i].cells;
+	}
+	if (outfile_open(&f, o->out, &err) < 0)
+		die_err(&err);
+	csvio_write_row(f.fp, columns, NCOLS);
+	for (int i = 0; i < nfiles; i++) {
+		double ref = reference(rows, (size_t)nfiles, (size_t)i);
+		const char *fields[NCOLS];
+
+		for (int k = 0; k < NCOLS; k++)
+			fields[k] = rows[i][k];
+		if (strcmp(rows[i][C_STATUS], "ok") == 0 && isfinite(ref)) {
+			snprintf(speed[i], sizeof speed[i], "%.4f",
+			    atof(rows[i][C_THROUGHPUT]) / ref);
+			fields[C_SPEEDUP] = speed[i];
+		}
+		csvio_write_row(f.fp, fields, NCOLS);
+	}
+	if (outfile_commit(&f, &err) < 0)
+		die_err(&err);
+	for (int i = 0; i < nfiles; i++)
+		csvio_release(&t[i]);
+	free(t);
+	free(rows);
+	free(speed);
+	return 0;
+}
+
+static void
+parse_args(int argc, char *argv[], struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "join", no_argument, NULL, 'J' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int ch;
+
+	memset(o, 0, sizeof *o);
+	o->configs = "configs";
+	o->layers = "results/layers";
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":A:C:JL:M:N:b:c:hi:m:o:x:",
+	    longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'A': o->artifact = optarg; break;
+		case 'C': o->configs = optarg; break;
+		case 'J': o->join = 1; break;
+		case 'L': o->layers = optarg; break;
+		case 'M': o->method = optarg; break;
+		case 'N': o->devices = opt_long('N', optarg, 1, 1L << 30); break;
+		case 'b': o->mbs = opt_long('b', optarg, 1, 1L << 20); break;
+		case 'c': o->plan_out = optarg; break;
+		case 'h': usage(stdout, 0); break;
+		case 'i': o->progress = optarg; break;
+		case 'm': o->model = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'x': o->experiment = optarg; break;
+		default: bad_option(ch); usage(stderr, 2);
+		}
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct opts o;
+
+	parse_args(argc, argv, &o);
+	if (o.join) {
+		if (optind >= argc) {
+			warnx("-J needs at least one row file");
+			usage(stderr, 2);
+		}
+		return join(&o, argv + optind, argc - optind);
+	}
+	if (optind != argc || !o.experiment || !o.model || !o.method ||
+	    !o.devices || !o.mbs) {
+		warnx("needs -x experiment.xml, -m model, -N devices, -b mbs "
+		    "and -M method");
+		usage(stderr, 2);
+	}
+	return run_cell(&o);
+}
