@@ -203,6 +203,20 @@ load_cell(struct cell *c, const struct opts *o)
 		if (planio_read_variants(&c->vs, paths, 1, &err) < 0)
 			die_err(&err);
 	}
+	if (c->exp.model[mi].max_width > 0) {	/* the paper's plan space */
+		size_t kept = 0;
+
+		for (size_t i = 0; i < c->vs.n; i++) {
+			const struct layer_graph *g = &c->vs.g[i];
+
+			if (!g->has_variant || g->var_t * g->var_e * g->var_c <=
+			    c->exp.model[mi].max_width)
+				c->vs.g[kept++] = *g;
+			else
+				layers_release(&c->vs.g[i]);
+		}
+		c->vs.n = kept;
+	}
 	c->env = (struct plan_env){ &c->net, o->devices,
 	    c->exp.model[mi].device_memory_bytes > 0 ?
 	    c->exp.model[mi].device_memory_bytes : c->accel.memory_bytes,
@@ -269,9 +283,10 @@ run_method(struct cell *c, const struct opts *o, struct bl_result *r)
 			    "hidden size above 8192");
 		} else
 			bl_mist(&c->env, &c->vs, 600, r);
-	} else {	/* nest */
+	} else {	/* nest, nest-no-zero */
 		const struct layer_graph **gp = xcalloc(c->vs.n, sizeof *gp);
-		struct dp_options dpo = { 0, 1, DP_ZERO_AUTO, 64 };
+		struct dp_options dpo = { 0, 1, strcmp(m, "nest") == 0 ?
+		    DP_ZERO_AUTO : DP_ZERO_OFF, 64 };
 		struct dp_stats st;
 		double step;
 		int rc;
@@ -287,8 +302,9 @@ run_method(struct cell *c, const struct opts *o, struct bl_result *r)
 		r->has_plan = rc == 0;
 		if (rc == 1) {
 			r->status = BL_OOM;
-			snprintf(r->note, sizeof r->note, "no plan fits, "
-			    "ZeRO included");
+			snprintf(r->note, sizeof r->note, "no plan fits%s",
+			    dpo.zero == DP_ZERO_OFF ? " without ZeRO" :
+			    ", ZeRO included");
 		}
 	}
 }
@@ -506,6 +522,17 @@ join(const struct opts *o, char **files, int nfiles)
 	}
 	if (outfile_commit(&f, &err) < 0)
 		die_err(&err);
+	{
+		int count[3] = { 0, 0, 0 };
+
+		for (int i = 0; i < nfiles; i++)
+			for (int k = 0; k < 3; k++)
+				count[k] += strcmp(rows[i][C_STATUS],
+				    status_word[k]) == 0;
+		fprintf(stderr, "%s: %d rows: %d ok, %d oom, %d infeasible\n",
+		    o->out ? o->out : "-", nfiles, count[0], count[1],
+		    count[2]);
+	}
 	for (int i = 0; i < nfiles; i++)
 		csvio_release(&t[i]);
 	free(t);

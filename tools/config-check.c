@@ -192,7 +192,7 @@ experiment_rules(FILE *fp, const char *file, const struct experiment_cfg *e)
 					    ++k, total);
 				}
 	fprintf(fp, "results/%s.csv: $(ROWS_%s) bin/compare-baselines\n"
-	    "\tbin/compare-baselines -J -o $@ $(ROWS_%s)\n", e->name,
+	    "\t@bin/compare-baselines -J -o $@ $(ROWS_%s)\n", e->name,
 	    e->name, e->name);
 }
 

@@ -595,7 +595,10 @@ experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc, const char *path,
 			copy_name(e->model[e->nmodels].name, 128, n);
 			e->model[e->nmodels].line = line_of(n);
 			e->model[e->nmodels].device_memory_bytes = 0;
-			if (xmlio_attr_double(path, n, "device_memory_bytes", 0,
+			e->model[e->nmodels].max_width = 0;
+			if (xmlio_attr_long(path, n, "max_width", 0,
+			    &e->model[e->nmodels].max_width, err) < 0 ||
+			    xmlio_attr_double(path, n, "device_memory_bytes", 0,
 			    &e->model[e->nmodels++].device_memory_bytes, err) < 0)
 				goto done;
 		}

@@ -68,6 +68,7 @@ struct experiment_cfg {
 	struct {
 		char name[128];
 		double device_memory_bytes;	/* 0: the accelerator's */
+		long max_width;			/* 0: any variant */
 		size_t line;
 	} model[EXP_MAX];
 };
