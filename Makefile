@@ -119,6 +119,20 @@ results/models.csv: $(wildcard configs/models/*.xml) bin/graph-normalize
 	@mkdir -p $(@D)
 	bin/graph-normalize -s -o $@ $(wildcard configs/models/*.xml)
 
+# ---- plots (gnuplot; PNG and SVG) ---------------------------------------
+FIGURES = fig5 fig6 fig7 table4
+PLACED  = bertlarge llama2-7b llama3-70b gpt3-175b mixtral-8x7b
+PLOTS   = $(foreach f,$(FIGURES),plots/$f.png plots/$f.svg) \
+          $(foreach m,$(PLACED),plots/placement-$m.png plots/placement-$m.svg)
+
+plots/%.png plots/%.svg: results/%.csv tools/plot.sh
+	@sh tools/plot.sh $* results plots
+	@echo "plots/$*.png plots/$*.svg"
+# the NEST plans at 1,024 devices come with the fig5 rows (.plan.csv)
+plots/placement-%.png plots/placement-%.svg: results/fig5.csv tools/plot.sh
+	@sh tools/plot.sh placement results plots $*
+	@echo "plots/placement-$*.png plots/placement-$*.svg"
+
 # ---- benchmark (not part of all: timings are the machine's) ------------
 BENCH_LAYERS = $(foreach m,bertlarge llama2-7b llama3-70b gpt3-175b mixtral-8x7b,\
                  results/layers/tpuv4/$m/b1/index.csv)
@@ -182,7 +196,7 @@ artifact: $(ART_LAYERS) $(ART_EDGES) $(ART_ILP)
 all: tools results
 tools: $(BINS)
 results: $(COSTS) results/configs.csv results/models.csv $(LAYER_SETS) \
-         $(RESULT_TABLES)
+         $(RESULT_TABLES) $(PLOTS)
 
 # ---- tests --------------------------------------------------------------
 check: check-rel check-san
@@ -201,4 +215,5 @@ check-san: $(SAN_BINS) $(SAN_UNITS)
 
 clean:
 	rm -rf bin build results/costs results/configs.csv results/models.csv \
-	    results/layers results/artifact $(RESULT_TABLES)
+	    results/layers results/artifact $(RESULT_TABLES) plots/*.png \
+	    plots/*.svg

@@ -1,0 +1,213 @@
+#!/bin/sh
+# plot.sh - the paper's figures from the results tables, with gnuplot.
+#
+#   sh tools/plot.sh FIGURE results-dir plots-dir [model]
+#
+# FIGURE is fig5, fig6, fig7, table4 or placement; each writes
+# plots/FIGURE.png and plots/FIGURE.svg (placement: one pair per model).
+# awk turns the results CSV (no quoted fields in the columns read here)
+# into gnuplot data blocks; every method keeps one colour in every plot.
+set -eu
+
+fig=$1
+res=$2
+out=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# Okabe-Ito colours (readable by colour-blind readers and in grey print).
+palette() {
+	cat <<'EOF'
+colour(m) = m eq "manual" ? 0xE69F00 : m eq "manual-published" ? 0x999999 : \
+    m eq "mcmc" ? 0x56B4E9 : m eq "phaze" ? 0x009E73 : \
+    m eq "alpa-like" ? 0xCC79A7 : m eq "mist-like" ? 0xD55E00 : \
+    m eq "nest" ? 0x0072B2 : 0x000000
+EOF
+}
+
+# Methods of a table, in the order they first appear.
+methods() {
+	awk -F, 'NR > 1 && !seen[$5]++ { printf "%s ", $5 }' "$1"
+}
+
+# One data block: rows = values of column $3 (devices or mbs), columns =
+# the methods' column $4 (speedup or throughput) for model $2; $6 (0: no
+# bar) where a method has no ok plan.
+block() {
+	awk -F, -v model="$2" -v key="$3" -v val="$4" -v methods="$5" \
+	    -v none="${6:-0}" '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$2 == model {
+		k = $(col[key])
+		if (!(k in seenk)) { seenk[k] = 1; keys[++nk] = k }
+		x = $(col[val])
+		if (val == "solve_s" && x < 0.001) x = 0.001	# log scale
+		v[k, $5] = ($16 == "ok" && x != "") ? x : none
+	}
+	END {
+		n = split(methods, m, " ")
+		for (i = 1; i <= nk; i++) {
+			line = keys[i]
+			for (j = 1; j <= n; j++)
+				line = line " " ((keys[i], m[j]) in v ? v[keys[i], m[j]] : none)
+			print line
+		}
+	}' "$1"
+}
+
+# Draw a figure body twice: PNG, then SVG (multiplot cannot replot).
+render() {
+	name=$1
+	w=${2%,*}
+	h=${2#*,}
+	{
+		for t in "pngcairo:png" "svg:svg"; do
+			echo "reset"
+			echo "set terminal ${t%:*} size $w,$h font 'Sans,11' noenhanced"
+			echo "set output '$out/$name.${t#*:}.tmp'"
+			cat "$3"
+			grep -q multiplot "$3" && echo "unset multiplot"
+			echo "set output"
+		done
+	} > "$tmp/$name.gp"
+	gnuplot "$tmp/$name.gp"
+	mv "$out/$name.png.tmp" "$out/$name.png"
+	mv "$out/$name.svg.tmp" "$out/$name.svg"
+}
+
+# Grouped bars: one panel per model (or per model and devices).
+bars() {
+	table=$1 name=$2 key=$3 val=$4 ylabel=$5 xlabel=$6 size=$7 logy=$8
+	title=$9
+	shift 9
+	ms=$(methods "$table")
+	none=0
+	[ "$logy" = log ] && none=NaN
+	n=$#
+	cols=$(( n < 3 ? n : 3 ))
+	rows=$(( (n + cols - 1) / cols ))
+	{
+		palette
+		echo "set style data histograms"
+		echo "set style histogram clustered gap 1"
+		echo "set style fill solid 0.9 border rgb 'black'"
+		echo "set boxwidth 0.9"
+		echo "set grid ytics lc rgb '#dddddd'"
+		echo "set key top left font ',9' samplen 1.5"
+		echo "set ylabel '$ylabel'"
+		echo "set xlabel '$xlabel'"
+		[ "$logy" = log ] && echo "set logscale y"
+		[ "$logy" = log ] || echo "set yrange [0:*]"
+		echo "set multiplot layout $rows,$cols title '$title' font ',13'"
+		for p in "$@"; do
+			model=${p%@*}
+			sel=${p#*@}
+			if [ "$sel" = "$p" ]; then
+				block "$table" "$model" "$key" "$val" "$ms" $none > "$tmp/$p.dat"
+				echo "set title '$model'"
+			else
+				awk -F, -v d="$sel" 'NR == 1 || $3 == d' "$table" > "$tmp/sel.csv"
+				block "$tmp/sel.csv" "$model" "$key" "$val" "$ms" $none \
+				    > "$tmp/$p.dat"
+				echo "set title '$model, $sel devices'"
+			fi
+			i=2
+			printf "plot"
+			for m in $ms; do
+				printf " '%s' using %d:xtic(1) title '%s' lc rgb colour('%s'),\\\\\n" \
+				    "$tmp/$p.dat" "$i" "$m" "$m"
+				i=$((i + 1))
+			done
+			echo "    NaN notitle"
+		done
+	} > "$tmp/$name.body"
+	render "$name" "$size" "$tmp/$name.body"
+}
+
+models_of() {
+	awk -F, 'NR > 1 && !seen[$2]++ { printf "%s ", $2 }' "$1"
+}
+
+# Devices of each pipeline stage of a model's NEST plan at 1024 devices,
+# grouped by node (a column of 8) and leaf switch (vertical rules).
+placement() {
+	model=$1
+	plan=$2
+	row=$(awk -F, -v m="$model" '$2 == m && $3 == 1024 && $5 == "nest"' \
+	    "$res/fig5.csv")
+	d=$(echo "$row" | cut -d, -f7)
+	p=$(echo "$row" | cut -d, -f6)
+	[ -n "$d" ] && [ -s "$plan" ] || return 0
+	awk -F, -v d="$d" -v node=8 -v total=1024 '
+	NR == 1 { next }
+	{ first[$1] = $6; n[$1] = $5; R += $5; S = $1 + 1 }
+	END {
+		for (x = 0; x < total; x++) stage[x] = -1
+		for (r = 0; r < d; r++)
+			for (s = 0; s < S; s++)
+				for (k = 0; k < n[s]; k++)
+					stage[r * R + first[s] + k] = s
+		for (x = 0; x < total; x++)
+			print int(x / node), x % node, stage[x]
+	}' "$plan" > "$tmp/place.dat"
+	{
+		echo "set title '$model: NEST plan on 1024 devices ($p stages x $d replicas; grey: unused)'"
+		echo "set xlabel 'node (8 devices each); rules: leaf switches of 4 nodes'"
+		echo "set ylabel 'device in node'"
+		echo "set xrange [-0.5:127.5]"
+		echo "set yrange [-0.5:7.5]"
+		echo "set xtics 16"
+		echo "set ytics 1"
+		echo "set cblabel 'pipeline stage'"
+		echo "set cbrange [-1:$((p - 1))]"
+		echo "set palette defined (-1 '#bbbbbb', -0.5 '#bbbbbb', -0.49 '#440154', $((p / 2)) '#21918c', $((p - 1)) '#fde725')"
+		i=4
+		while [ $i -lt 128 ]; do
+			echo "set arrow from $i - 0.5, -0.5 to $i - 0.5, 7.5 nohead lc rgb 'white' lw 1 front"
+			i=$((i + 4))
+		done
+		echo "plot '$tmp/place.dat' using 1:2:3 with image notitle"
+	} > "$tmp/place.body"
+	render "placement-$model" "1400,360" "$tmp/place.body"
+}
+
+mkdir -p "$out"
+case $fig in
+fig5)
+	bars "$res/fig5.csv" fig5 devices speedup \
+	    "speedup over Manual at the fewest devices (x)" devices 1500,900 lin \
+	    "Figure 5: TPUv4-like fat-tree, micro-batch 1, global batch 4096" \
+	    $(models_of "$res/fig5.csv")
+	;;
+fig6)
+	panels=
+	for m in $(models_of "$res/fig6.csv"); do
+		for n in 256 512; do panels="$panels $m@$n"; done
+	done
+	bars "$res/fig6.csv" fig6 mbs throughput_samples_per_s \
+	    "throughput (samples/s)" "micro-batch size (samples)" 1500,900 lin \
+	    "Figure 6 and 11: micro-batch size on the TPUv4-like fat-tree" $panels
+	;;
+fig7)
+	bars "$res/fig7.csv" fig7 devices speedup \
+	    "speedup over Manual at 128 GPUs (x)" "GPUs" 1500,900 lin \
+	    "Figure 7: H100 spine-leaf, micro-batch 1, global batch 4096" \
+	    $(models_of "$res/fig7.csv")
+	;;
+table4)
+	panels=
+	for m in $(models_of "$res/table4.csv"); do panels="$panels $m"; done
+	bars "$res/table4.csv" table4 devices solve_s \
+	    "planner run time (s, log scale)" devices 1500,900 log \
+	    "Table 4: planner run time on this machine, H100 spine-leaf" $panels
+	;;
+placement)	# one model ($4), or every model of fig5
+	for m in ${4:-$(models_of "$res/fig5.csv")}; do
+		placement "$m" "build/rows/fig5/$m/1024/b1/nest.plan.csv"
+	done
+	;;
+*)
+	echo "plot.sh: unknown figure '$fig'" >&2
+	exit 2
+	;;
+esac
