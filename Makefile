@@ -133,6 +133,23 @@ plots/placement-%.png plots/placement-%.svg: results/fig5.csv tools/plot.sh
 	@sh tools/plot.sh placement results plots $*
 	@echo "plots/placement-$*.png plots/placement-$*.svg"
 
+# ---- regression: results/ against tests/expected/ ------------------------
+# Plans exactly, throughput, speedup, step and memory within REGRESS_TOL
+# (relative), timings not at all.  make regress-update takes the current
+# results as the new expectation (review the diff before committing it).
+REGRESS_TOL ?= 1e-6
+.PHONY: regress regress-update
+regress: $(RESULT_TABLES) bin/compare-baselines
+	@fail=0; for t in $(RESULT_TABLES); do \
+	    bin/compare-baselines -R -t $(REGRESS_TOL) \
+	        tests/expected/$$(basename $$t) $$t || fail=1; \
+	done; \
+	if [ $$fail = 0 ]; then echo "regress: every table as expected"; fi; \
+	exit $$fail
+regress-update: $(RESULT_TABLES)
+	@mkdir -p tests/expected
+	cp $(RESULT_TABLES) tests/expected/
+
 # ---- benchmark (not part of all: timings are the machine's) ------------
 BENCH_LAYERS = $(foreach m,bertlarge llama2-7b llama3-70b gpt3-175b mixtral-8x7b,\
                  results/layers/tpuv4/$m/b1/index.csv)

@@ -22,7 +22,8 @@ struct opts {
 	const char *experiment, *configs, *layers, *artifact, *out, *plan_out;
 	const char *model, *method, *progress;
 	long devices, mbs;
-	int join;
+	double tolerance;
+	int join, regress;
 };
 
 static const char *const columns[] = {
@@ -42,7 +43,8 @@ usage(FILE *fp, int status)
 	    "usage: compare-baselines [-h] [-A artifact-dir] [-C configs] "
 	    "[-L layers] [-c plan.csv] [-i K/N] [-o file] -x experiment.xml "
 	    "-m model -N devices -b mbs -M method\n"
-	    "       compare-baselines -J [-o file] row.csv ...\n");
+	    "       compare-baselines -J [-o file] row.csv ...\n"
+	    "       compare-baselines -R [-t rel] expected.csv results.csv\n");
 	exit(status);
 }
 
@@ -504,6 +506,31 @@ join(const struct opts *o, char **files, int nfiles)
 				    files[i], k + 1, t[i].header[k], columns[k]);
 		rows[i] = t[i].cells;
 	}
+	/* nest searches a superset of every other method's plans (all are
+	 * contiguous stages of one variant, z = 1) under the same evaluator:
+	 * a cell where another plan is faster is a bug, not a result */
+	for (int i = 0; i < nfiles; i++)
+		for (int j = 0; j < nfiles; j++) {
+			double tn, tb;
+
+			if (strcmp(rows[i][C_METHOD], "nest") != 0 ||
+			    strcmp(rows[j][C_METHOD], "nest") == 0 ||
+			    strcmp(rows[j][C_STATUS], "ok") != 0 ||
+			    strcmp(rows[i][C_SETUP], rows[j][C_SETUP]) != 0 ||
+			    strcmp(rows[i][C_MODEL], rows[j][C_MODEL]) != 0 ||
+			    strcmp(rows[i][C_DEVICES], rows[j][C_DEVICES]) != 0 ||
+			    strcmp(rows[i][C_MBS], rows[j][C_MBS]) != 0)
+				continue;
+			tn = strcmp(rows[i][C_STATUS], "ok") == 0 ?
+			    atof(rows[i][C_THROUGHPUT]) : 0;
+			tb = atof(rows[j][C_THROUGHPUT]);
+			if (tb > tn * (1 + 1e-9))
+				die("%s: %s %s devices b = %s: %s (%g samples/s) "
+				    "beats nest (%g): nest's search missed a plan "
+				    "of its space", files[j], rows[j][C_MODEL],
+				    rows[j][C_DEVICES], rows[j][C_MBS],
+				    rows[j][C_METHOD], tb, tn);
+		}
 	if (outfile_open(&f, o->out, &err) < 0)
 		die_err(&err);
 	csvio_write_row(f.fp, columns, NCOLS);
@@ -541,12 +568,130 @@ join(const struct opts *o, char **files, int nfiles)
 	return 0;
 }
 
+/* ---- -R: a results table against the expected one --------------------- */
+
+/* How each column is compared: the plan exactly, numbers within a
+ * relative tolerance, timings not at all. */
+enum { CMP_EXACT, CMP_REL, CMP_SKIP };
+
+static int
+column_rule(int k)
+{
+	switch (k) {
+	case 13: case 14: case 17: case 20:	/* throughput, speedup, step,
+						 * memory */
+		return CMP_REL;
+	case 16: case 22:			/* solve_s, note */
+		return CMP_SKIP;
+	default:
+		return CMP_EXACT;
+	}
+}
+
+static void
+row_key(const struct csvio_table *t, size_t r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %s %s devices, b = %s, %s",
+	    csvio_cell(t, r, C_SETUP), csvio_cell(t, r, C_MODEL),
+	    csvio_cell(t, r, C_DEVICES), csvio_cell(t, r, C_MBS),
+	    csvio_cell(t, r, C_METHOD));
+}
+
+static int
+same_cell(const char *a, const char *b, int rule, double tol)
+{
+	char *ea, *eb;
+	double x, y;
+
+	if (rule == CMP_SKIP || strcmp(a, b) == 0)
+		return 1;
+	if (rule == CMP_EXACT || !*a || !*b)
+		return 0;
+	x = strtod(a, &ea);
+	y = strtod(b, &eb);
+	if (*ea || *eb)
+		return 0;
+	return fabs(x - y) <= tol * fmax(fabs(x), fabs(y));
+}
+
+static void
+check_header(const struct csvio_table *t)
+{
+	if (t->ncols != NCOLS)
+		die("%s:1: %zu columns, a results table has %d", t->file,
+		    t->ncols, NCOLS);
+	for (size_t k = 0; k < NCOLS; k++)
+		if (strcmp(t->header[k], columns[k]) != 0)
+			die("%s:1: column %zu is '%s', not '%s'", t->file, k + 1,
+			    t->header[k], columns[k]);
+}
+
+static int
+regress(const struct opts *o, const char *expected, const char *actual)
+{
+	struct csvio_table e, a;
+	struct pl_err err;
+	unsigned char *matched;
+	int moved = 0;
+
+	if (csvio_read(&e, expected, &err) < 0 || csvio_read(&a, actual,
+	    &err) < 0)
+		die_err(&err);
+	check_header(&e);
+	check_header(&a);
+	matched = xcalloc(a.nrows + 1, 1);
+	for (size_t i = 0; i < e.nrows; i++) {
+		char key[768], akey[768];
+		size_t j;
+
+		row_key(&e, i, key, sizeof key);
+		for (j = 0; j < a.nrows; j++) {
+			row_key(&a, j, akey, sizeof akey);
+			if (!matched[j] && strcmp(key, akey) == 0)
+				break;
+		}
+		if (j == a.nrows) {
+			printf("%s: %s: missing\n", actual, key);
+			moved++;
+			continue;
+		}
+		matched[j] = 1;
+		for (int k = 0; k < NCOLS; k++)
+			if (!same_cell(csvio_cell(&e, i, k), csvio_cell(&a, j, k),
+			    column_rule(k), o->tolerance)) {
+				printf("%s:%zu: %s: %s was %s, now %s\n", actual,
+				    a.lines[j], key, columns[k],
+				    *csvio_cell(&e, i, k) ? csvio_cell(&e, i, k) :
+				    "(empty)", *csvio_cell(&a, j, k) ?
+				    csvio_cell(&a, j, k) : "(empty)");
+				moved++;
+			}
+	}
+	for (size_t j = 0; j < a.nrows; j++)
+		if (!matched[j]) {
+			char key[768];
+
+			row_key(&a, j, key, sizeof key);
+			printf("%s:%zu: %s: not expected\n", actual, a.lines[j],
+			    key);
+			moved++;
+		}
+	free(matched);
+	csvio_release(&e);
+	csvio_release(&a);
+	if (moved)
+		fprintf(stderr, "%s: %d differences from %s\n", actual, moved,
+		    expected);
+	return moved ? 1 : 0;
+}
+
 static void
 parse_args(int argc, char *argv[], struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "join", no_argument, NULL, 'J' },
+		{ "regress", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
@@ -554,8 +699,9 @@ parse_args(int argc, char *argv[], struct opts *o)
 	memset(o, 0, sizeof *o);
 	o->configs = "configs";
 	o->layers = "results/layers";
+	o->tolerance = 1e-6;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":A:C:JL:M:N:b:c:hi:m:o:x:",
+	while ((ch = getopt_long(argc, argv, ":A:C:JL:M:N:Rb:c:hi:m:o:t:x:",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'A': o->artifact = optarg; break;
@@ -564,12 +710,14 @@ parse_args(int argc, char *argv[], struct opts *o)
 		case 'L': o->layers = optarg; break;
 		case 'M': o->method = optarg; break;
 		case 'N': o->devices = opt_long('N', optarg, 1, 1L << 30); break;
+		case 'R': o->regress = 1; break;
 		case 'b': o->mbs = opt_long('b', optarg, 1, 1L << 20); break;
 		case 'c': o->plan_out = optarg; break;
 		case 'h': usage(stdout, 0); break;
 		case 'i': o->progress = optarg; break;
 		case 'm': o->model = optarg; break;
 		case 'o': o->out = optarg; break;
+		case 't': o->tolerance = opt_double('t', optarg, 0, 1); break;
 		case 'x': o->experiment = optarg; break;
 		default: bad_option(ch); usage(stderr, 2);
 		}
@@ -582,6 +730,13 @@ main(int argc, char *argv[])
 	struct opts o;
 
 	parse_args(argc, argv, &o);
+	if (o.regress) {
+		if (argc - optind != 2) {
+			warnx("-R needs the expected and the actual table");
+			usage(stderr, 2);
+		}
+		return regress(&o, argv[optind], argv[optind + 1]);
+	}
 	if (o.join) {
 		if (optind >= argc) {
 			warnx("-J needs at least one row file");
