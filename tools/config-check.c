@@ -214,6 +214,15 @@ make_fragment(char **files, int n, const char *outpath, struct pl_err *err)
 			free(exps);
 			return -1;
 		}
+		for (int j = 0; j < i; j++)
+			if (strcmp(exps[j].name, e->name) == 0) {
+				pl_errf(err, files[i], 0, "experiment '%s' is "
+				    "also %s: its results table would be made "
+				    "twice", e->name, files[j]);
+				free(sets);
+				free(exps);
+				return -1;
+			}
 		for (int k = 0; k < e->nmodels; k++)
 			for (int b = 0; b < e->nmbs; b++) {
 				char set[512];
