@@ -285,30 +285,9 @@ run_method(struct cell *c, const struct opts *o, struct bl_result *r)
 			    "hidden size above 8192");
 		} else
 			bl_mist(&c->env, &c->vs, 600, r);
-	} else {	/* nest, nest-no-zero */
-		const struct layer_graph **gp = xcalloc(c->vs.n, sizeof *gp);
-		struct dp_options dpo = { 0, 1, strcmp(m, "nest") == 0 ?
-		    DP_ZERO_AUTO : DP_ZERO_OFF, 64 };
-		struct dp_stats st;
-		double step;
-		int rc;
-
-		memset(r, 0, sizeof *r);
-		for (size_t i = 0; i < c->vs.n; i++)
-			gp[i] = &c->vs.g[i];
-		rc = dp_solve(&c->env, gp, c->vs.n, &dpo, &r->plan, &step, &st,
-		    &err);
-		free(gp);
-		if (rc < 0)
-			die_err(&err);
-		r->has_plan = rc == 0;
-		if (rc == 1) {
-			r->status = BL_OOM;
-			snprintf(r->note, sizeof r->note, "no plan fits%s",
-			    dpo.zero == DP_ZERO_OFF ? " without ZeRO" :
-			    ", ZeRO included");
-		}
-	}
+	} else if (bl_nest(&c->env, &c->vs, strcmp(m, "nest") == 0 ?
+	    DP_ZERO_AUTO : DP_ZERO_OFF, r, &err) < 0)	/* nest, -no-zero */
+		die_err(&err);
 }
 
 static const char *const status_word[] = { "ok", "oom", "infeasible" };

@@ -168,7 +168,6 @@ bl_manual(const struct plan_env *env, const struct variants *vs,
 			if (env->devices % (v.w * S) != 0)
 				continue;
 			for (p.recompute = 0; p.recompute <= (S > 1); p.recompute++) {
-				r->evaluations++;
 				if (isfinite(score(env, &p, &fits)) && fits)
 					break;
 			}
@@ -229,7 +228,6 @@ bl_published(const struct plan_env *env, const struct variants *vs,
 		    "layers", p);
 		return 0;
 	}
-	r->evaluations = 1;
 	score(env, &pl, &fits);
 	keep_plan(r, &pl);
 	free(pl.stage);
@@ -304,7 +302,6 @@ static int
 mc_propose(const struct plan_env *env, const struct variants *vs,
     struct mc_state *x, unsigned long long *rs)
 {
-	size_t rows = vs->g[x->vi].n;
 	long maxd;
 
 	switch (rng_below(rs, 6)) {
@@ -368,7 +365,6 @@ mc_propose(const struct plan_env *env, const struct variants *vs,
 		x->d = maxd;
 	if (x->d < 1)
 		x->d = 1;
-	(void)rows;
 	return 1;
 }
 
@@ -422,7 +418,6 @@ bl_mcmc(const struct plan_env *env, const struct variants *vs,
 		if (cur.S == 0)
 			continue;
 		c = mc_cost(env, vs, &cur, &p, &fits);
-		r->evaluations++;
 		for (int it = 0; it < steps; it++) {
 			/* temperature 0.1 -> 0.001 of the current step */
 			double temp = 0.1 * pow(0.01, (double)it / steps), cn;
@@ -431,7 +426,6 @@ bl_mcmc(const struct plan_env *env, const struct variants *vs,
 			if (!mc_propose(env, vs, &next, &rs))
 				continue;
 			cn = mc_cost(env, vs, &next, &p, &fits);
-			r->evaluations++;
 			if (fits && cn < best) {
 				best = cn;
 				keep_plan(r, &p);
@@ -454,16 +448,14 @@ bl_mcmc(const struct plan_env *env, const struct variants *vs,
 	return 0;
 }
 
-/* ---- phaze: the exact DP on a flat network -------------------------- */
+/* ---- nest, and phaze: the exact DP on a flat network ---------------- */
 
 int
-bl_phaze(const struct plan_env *env, const struct variants *vs,
+bl_nest(const struct plan_env *env, const struct variants *vs, int zero,
     struct bl_result *r, struct pl_err *err)
 {
 	const struct layer_graph **gp = xcalloc(vs->n, sizeof *gp);
-	struct dp_options o = { 0, 1, DP_ZERO_AUTO, 64 };
-	struct network flat;
-	struct plan_env fenv = *env;
+	struct dp_options o = { 0, 1, zero, 64 };
 	struct dp_stats st;
 	double step;
 	int rc;
@@ -471,19 +463,29 @@ bl_phaze(const struct plan_env *env, const struct variants *vs,
 	memset(r, 0, sizeof *r);
 	for (size_t i = 0; i < vs->n; i++)
 		gp[i] = &vs->g[i];
-	network_flatten(env->net, &flat);
-	fenv.net = &flat;
-	rc = dp_solve(&fenv, gp, vs->n, &o, &r->plan, &step, &st, err);
+	rc = dp_solve(env, gp, vs->n, &o, &r->plan, &step, &st, err);
 	free(gp);
 	if (rc < 0)
 		return -1;
-	r->evaluations = st.states;
+	r->has_plan = rc == 0;
 	if (rc == 1) {
 		r->status = BL_OOM;
-		snprintf(r->note, sizeof r->note, "no plan fits");
-	} else
-		r->has_plan = 1;
+		snprintf(r->note, sizeof r->note, "no plan fits%s",
+		    zero == DP_ZERO_OFF ? " without ZeRO" : ", ZeRO included");
+	}
 	return 0;
+}
+
+int
+bl_phaze(const struct plan_env *env, const struct variants *vs,
+    struct bl_result *r, struct pl_err *err)
+{
+	struct network flat;
+	struct plan_env fenv = *env;
+
+	network_flatten(env->net, &flat);
+	fenv.net = &flat;
+	return bl_nest(&fenv, vs, DP_ZERO_AUTO, r, err);
 }
 
 /* ---- alpa: equal submeshes, minimax stages, memory afterwards -------- */
@@ -623,7 +625,6 @@ bl_alpa(const struct plan_env *env, const struct variants *vs,
 			    node) || d * v.b > env->global_batch)
 				continue;
 			lat = alpa_partition(&env2, g, d, S, st);
-			r->evaluations++;
 			if (lat < best_lat) {
 				best_lat = lat;
 				best = (struct plan){ g, d, S > 1, S, best.stage };
@@ -640,7 +641,6 @@ bl_alpa(const struct plan_env *env, const struct variants *vs,
 		int S = best.nstages;
 
 		score(env, &best, &fits);
-		r->evaluations++;
 		if (fits)
 			break;
 		if (g2 != NULL && best.d % 2 == 0)
@@ -862,14 +862,15 @@ mist_prepare(struct mist_in *in, const struct plan_env *fenv,
 	for (size_t i = 0; i < g->n; i++) {
 		int k = i < lo ? MI_PRO : i > hi ? MI_EPI : MI_LAYER;
 		double w = k == MI_LAYER ? 1.0 / (double)in->L : 1;
+		double sync = plan_stage_sync(c, i, i, 0);
 		struct stage_cost sc;
 
 		plan_stage_price(c, i, i, 0, 1, 0, 1, S > 1, &sc);
 		in->cost[k] += w * (sc.compute_s + sc.collective_s);
 		in->param[k] += w * g->l[i].parameter_bytes;
 		in->act[k] += w * g->l[i].activation_bytes;
-		in->sync[k] += w * plan_stage_sync(c, i, i, 0);
-		in->sync_alpha += plan_stage_sync(c, i, i, 0);
+		in->sync[k] += w * sync;
+		in->sync_alpha += sync;
 	}
 	/* a sync is alpha + beta * bytes: alpha from the sum of the rows'
 	 * syncs against the whole model's */
@@ -926,7 +927,6 @@ bl_mist(const struct plan_env *env, const struct variants *vs,
 				if (mist_prepare(&in, &fenv, &v, &c, S) == 0 &&
 				    in.L >= S) {
 					obj = mist_milp(&in, milp_seconds, g, st);
-					r->evaluations++;
 					if (obj < best_obj) {
 						best_obj = obj;
 						best = (struct plan){ g, d, rc,

@@ -12,6 +12,7 @@
  *              transformer layers split evenly.
  *   mcmc       TopoOpt-style Metropolis search over nest's plan space,
  *              seeded, the best of several chains.
+ *   nest       the exact dynamic program (dp.h) itself.
  *   phaze      nest's dynamic program on a flat network (every link at
  *              the node's bandwidth), re-scored on the real one.
  *   alpa       Alpa's inter-operator pass: the whole cluster cut into
@@ -39,7 +40,6 @@ struct bl_result {
 	int has_plan;
 	struct plan plan;		/* plan.stage malloc'ed when has_plan */
 	char note[256];			/* why, when not ok */
-	long evaluations;		/* plans priced, for the record */
 };
 
 void bl_result_release(struct bl_result *r);
@@ -68,6 +68,11 @@ int bl_published(const struct plan_env *env, const struct variants *vs,
 
 int bl_mcmc(const struct plan_env *env, const struct variants *vs,
     unsigned long seed, int chains, int steps, struct bl_result *r);
+
+/* dp_solve over every variant, recomputation on or off, ZeRO as `zero`
+ * says (DP_ZERO_AUTO or DP_ZERO_OFF): nest itself. */
+int bl_nest(const struct plan_env *env, const struct variants *vs, int zero,
+    struct bl_result *r, struct pl_err *err);
 
 int bl_phaze(const struct plan_env *env, const struct variants *vs,
     struct bl_result *r, struct pl_err *err);
