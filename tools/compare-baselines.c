@@ -33,8 +33,11 @@ static const char *const columns[] = {
 	"peak_memory_bytes", "stages", "note"
 };
 enum { NCOLS = sizeof columns / sizeof columns[0] };
-enum { C_SETUP, C_MODEL, C_DEVICES, C_MBS, C_METHOD, C_THROUGHPUT = 13,
-	C_SPEEDUP, C_STATUS };
+/* the columns above, in order */
+enum { C_SETUP, C_MODEL, C_DEVICES, C_MBS, C_METHOD, C_P, C_D, C_T, C_S, C_E,
+	C_C, C_ZERO, C_RECOMPUTE, C_THROUGHPUT, C_SPEEDUP, C_STATUS, C_SOLVE,
+	C_STEP, C_DEVICES_USED, C_ZERO_DEGREE, C_PEAK_MEMORY, C_STAGES, C_NOTE };
+_Static_assert(C_NOTE + 1 == NCOLS, "a name for every column");
 
 static void
 usage(FILE *fp, int status)
@@ -326,8 +329,8 @@ write_row(FILE *fp, const struct cell *c, const struct opts *o,
 	snprintf(f[C_DEVICES], 64, "%ld", o->devices);
 	snprintf(f[C_MBS], 64, "%ld", o->mbs);
 	fields[C_METHOD] = o->method;
-	fields[NCOLS - 2] = stages;
-	fields[NCOLS - 1] = r->note;
+	fields[C_STAGES] = stages;
+	fields[C_NOTE] = r->note;
 	stages[0] = '\0';
 	if (r->has_plan) {
 		const struct plan *p = &r->plan;
@@ -345,25 +348,25 @@ write_row(FILE *fp, const struct cell *c, const struct opts *o,
 				zs = p->stage[i].zero_stage;
 			peak = fmax(peak, pr->stage[i].mem.total);
 		}
-		snprintf(f[5], 64, "%d", p->nstages);
-		snprintf(f[6], 64, "%ld", p->d);
-		snprintf(f[7], 64, "%ld", t);
-		snprintf(f[8], 64, "%ld", sp ? t : 1);
-		snprintf(f[9], 64, "%ld", g->has_variant ? g->var_e : 1);
-		snprintf(f[10], 64, "%ld", g->has_variant ? g->var_c : 1);
-		snprintf(f[11], 64, "%d", zs);
-		snprintf(f[12], 64, "%d", p->nstages > 1 && p->recompute);
-		snprintf(f[17], 64, "%.9g", pr->step_s);
-		snprintf(f[18], 64, "%ld", pr->devices_used);
-		snprintf(f[19], 64, "%ld", zmax);
-		snprintf(f[20], 64, "%.6g", peak);
+		snprintf(f[C_P], 64, "%d", p->nstages);
+		snprintf(f[C_D], 64, "%ld", p->d);
+		snprintf(f[C_T], 64, "%ld", t);
+		snprintf(f[C_S], 64, "%ld", sp ? t : 1);
+		snprintf(f[C_E], 64, "%ld", g->has_variant ? g->var_e : 1);
+		snprintf(f[C_C], 64, "%ld", g->has_variant ? g->var_c : 1);
+		snprintf(f[C_ZERO], 64, "%d", zs);
+		snprintf(f[C_RECOMPUTE], 64, "%d", p->nstages > 1 && p->recompute);
+		snprintf(f[C_STEP], 64, "%.9g", pr->step_s);
+		snprintf(f[C_DEVICES_USED], 64, "%ld", pr->devices_used);
+		snprintf(f[C_ZERO_DEGREE], 64, "%ld", zmax);
+		snprintf(f[C_PEAK_MEMORY], 64, "%.6g", peak);
 		stage_list(p, stages, sizeof stages);
 		if (r->status == BL_OK)
 			snprintf(f[C_THROUGHPUT], 64, "%.6g",
 			    pr->throughput_samples_per_s);
 	}
 	fields[C_STATUS] = status_word[r->status];
-	snprintf(f[16], 64, "%.3f", solve_s);
+	snprintf(f[C_SOLVE], 64, "%.3f", solve_s);
 	csvio_write_row(fp, columns, NCOLS);
 	csvio_write_row(fp, fields, NCOLS);
 }
@@ -557,10 +560,9 @@ static int
 column_rule(int k)
 {
 	switch (k) {
-	case 13: case 14: case 17: case 20:	/* throughput, speedup, step,
-						 * memory */
+	case C_THROUGHPUT: case C_SPEEDUP: case C_STEP: case C_PEAK_MEMORY:
 		return CMP_REL;
-	case 16: case 22:			/* solve_s, note */
+	case C_SOLVE: case C_NOTE:
 		return CMP_SKIP;
 	default:
 		return CMP_EXACT;
