@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "baselines.h"
 #include "config.h"
@@ -49,15 +48,6 @@ usage(FILE *fp, int status)
 	    "       compare-baselines -J [-o file] row.csv ...\n"
 	    "       compare-baselines -R [-t rel] expected.csv results.csv\n");
 	exit(status);
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* ---- the published baseline plans (the artifact's) ------------------ */
@@ -401,9 +391,9 @@ run_cell(const struct opts *o)
 	if (!method_known(&c.exp, o->method))
 		die("%s: method '%s' is not one of the experiment's",
 		    o->experiment, o->method);
-	t0 = now_s();
+	t0 = monotonic_s();
 	run_method(&c, o, &r);
-	solve_s = now_s() - t0;
+	solve_s = monotonic_s() - t0;
 	if (r.has_plan) {
 		if (plan_evaluate(&c.env, &r.plan, &pr, &err) < 0)
 			die("%s: %s %s %ld: the %s plan does not evaluate: %s",

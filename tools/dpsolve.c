@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -44,15 +43,6 @@ usage(FILE *fp, int status)
 	    "       dpsolve -C nest [-hq] [-r 0|1] [-o file] -S setups.csv "
 	    "-s setup -N devices -w width graph-dir\n");
 	exit(status);
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static long
@@ -289,7 +279,7 @@ main(int argc, char *argv[])
 		if (vs.g[i].has_variant && vs.g[i].var_b > o.batch)
 			die("%s: micro-batch %ld is larger than the global batch "
 			    "%ld", vs.g[i].file, vs.g[i].var_b, o.batch);
-	t0 = now_s();
+	t0 = monotonic_s();
 	if (o.evaluate) {
 		if (planio_read_plan(o.evaluate, &vs, &plan, &err) < 0)
 			die_err(&err);
@@ -323,7 +313,7 @@ main(int argc, char *argv[])
 		if (plan_evaluate(&env, &plan, &res, &err) < 0)
 			die_err(&err);
 	}
-	write_stats(o.stats, now_s() - t0, &st);
+	write_stats(o.stats, monotonic_s() - t0, &st);
 	write_outputs(&o, &env, &accel, &net, &plan, &res);
 	plan_result_release(&res);
 	free(plan.stage);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -353,4 +354,13 @@ read_file(const char *path, char **buf, size_t *len, struct pl_err *err)
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+double
+monotonic_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

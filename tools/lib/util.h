@@ -101,4 +101,7 @@ char *xstrdup(const char *s);
 /* Read a whole file ("-" or NULL: stdin) into a NUL-terminated buffer. */
 int read_file(const char *path, char **buf, size_t *len, struct pl_err *err);
 
+/* Seconds on the monotonic clock, for the timing columns. */
+double monotonic_s(void);
+
 #endif
