@@ -58,7 +58,8 @@ build/$(1)/%.o: tools/%.c $$(LIBHDR) | build/deps.ok
 $(3)/%: build/$(1)/%.o build/$(1)/libnestplan.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(ALL_CFLAGS) $(2) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
-build/$(1)/tests/%: tests/unit/%.c tests/unit/tap.h build/$(1)/libnestplan.a
+build/$(1)/tests/%: tests/unit/%.c $$(wildcard tests/unit/*.h) \
+    build/$(1)/libnestplan.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(ALL_CFLAGS) $(2) -Itests/unit $$(LDFLAGS) -o $$@ $$< \
 	    build/$(1)/libnestplan.a $$(LIBS)

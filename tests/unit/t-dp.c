@@ -16,16 +16,7 @@
 #include "dp.h"
 #include "plan.h"
 #include "tap.h"
-
-static void
-level(struct network *n, int l, long fanout, double bw, double lat)
-{
-	n->level[l].fanout = fanout;
-	n->level[l].bandwidth_Bps = bw;
-	n->level[l].latency_s = lat;
-	n->level[l].oversubscription = 1;
-	n->level[l].algo = NET_RING;
-}
+#include "testnet.h"
 
 static void
 graph_alloc(struct layer_graph *g, size_t n)
