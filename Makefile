@@ -206,7 +206,13 @@ results/artifact/layers-ilp/%.csv: $$(call art_inputs,$$*) \
 artifact-check: $(ART_ILP)
 	sh tools/ilp-check.sh $(ARTIFACT) results/artifact/layers-ilp
 
-artifact: $(ART_LAYERS) $(ART_EDGES) $(ART_ILP)
+# The results tables again, priced by the artifact's own cost model on its
+# own layer tables (compare-baselines --compat nest): one per experiment
+# with an <artifact_setup>, rules from config-check -M.
+ARTIFACT_INPUTS = $(wildcard $(ARTIFACT)/*.csv $(ARTIFACT)/*/*/layers.csv \
+                    $(ARTIFACT)/*/*/layer_edges.csv)
+
+artifact: $(ARTIFACT_TABLES) $(ART_LAYERS) $(ART_EDGES) $(ART_ILP)
 	@test -n "$(ART_GRAPHS)" || \
 	    { echo "no artifact export at $(ARTIFACT) (make ARTIFACT=...)"; exit 1; }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "artifact.h"
 #include "baselines.h"
 #include "config.h"
 #include "csvio.h"
@@ -22,7 +23,7 @@ struct opts {
 	const char *model, *method, *progress;
 	long devices, mbs;
 	double tolerance;
-	int join, regress;
+	int join, regress, compat;
 };
 
 static const char *const columns[] = {
@@ -45,101 +46,11 @@ usage(FILE *fp, int status)
 	    "usage: compare-baselines [-h] [-A artifact-dir] [-C configs] "
 	    "[-L layers] [-c plan.csv] [-i K/N] [-o file] -x experiment.xml "
 	    "-m model -N devices -b mbs -M method\n"
+	    "       compare-baselines --compat nest -A artifact-dir [-i K/N] "
+	    "[-o file] -x experiment.xml -m model -N devices -b mbs -M method\n"
 	    "       compare-baselines -J [-o file] row.csv ...\n"
 	    "       compare-baselines -R [-t rel] expected.csv results.csv\n");
 	exit(status);
-}
-
-/* ---- the published baseline plans (the artifact's) ------------------ */
-
-/* Our model names and the artifact's (baseline_configs.csv may use any of
- * them), with the models.csv row holding e and recomputation. */
-static const struct {
-	const char *ours, *names[3], *models_row;
-} artifact_names[] = {
-	{ "bertlarge", { "megatronbert", "bertlarge", NULL }, "megatronbert" },
-	{ "llama2-7b", { "llama2", NULL, NULL }, "llama2" },
-	{ "llama3-70b", { "llama3", NULL, NULL }, "llama3" },
-	{ "gpt3-175b", { "megatrongpt3", NULL, NULL }, "megatrongpt3" },
-	{ "gpt3-35b", { "gpt3_small", "gpt_small", NULL }, "megatrongpt3" },
-	{ "mixtral-8x7b", { "mixtral", NULL, NULL }, "mixtral" },
-};
-
-/* The artifact's published plan of `method` for this cell: p, d, t, e,
- * recomputation.  Returns 1 found, 0 not listed, -1 error. */
-static int
-published_plan(const char *dir, const char *setup, long devices,
-    const char *method, const char *model, long *pdte, int *rc,
-    struct pl_err *err)
-{
-	char path[1024], dev[32];
-	struct csvio_table t, m;
-	int found = 0, cs, cd, cm, cmo, cp, cdd, ct, ma, me, mr;
-	size_t k;
-
-	for (k = 0; k < sizeof artifact_names / sizeof artifact_names[0]; k++)
-		if (strcmp(artifact_names[k].ours, model) == 0)
-			break;
-	if (k == sizeof artifact_names / sizeof artifact_names[0])
-		return 0;
-	snprintf(path, sizeof path, "%s/models.csv", dir);
-	if (csvio_read(&m, path, err) < 0)
-		return -1;
-	pdte[3] = 1;
-	*rc = 1;
-	if ((ma = csvio_col(&m, "artifact_name", err)) < 0 ||
-	    (me = csvio_col(&m, "expert_parallel", err)) < 0 ||
-	    (mr = csvio_col(&m, "activation_recomputation", err)) < 0) {
-		csvio_release(&m);
-		return -1;
-	}
-	for (size_t r = 0; r < m.nrows; r++)
-		if (strcmp(csvio_cell(&m, r, ma), artifact_names[k].models_row)
-		    == 0) {
-			long v;
-
-			if (csvio_long(&m, r, me, CSVIO_POSITIVE, &pdte[3],
-			    err) < 0 || csvio_long(&m, r, mr, CSVIO_NONNEG, &v,
-			    err) < 0) {
-				csvio_release(&m);
-				return -1;
-			}
-			*rc = v != 0;
-		}
-	csvio_release(&m);
-	snprintf(path, sizeof path, "%s/baseline_configs.csv", dir);
-	if (csvio_read(&t, path, err) < 0)
-		return -1;
-	snprintf(dev, sizeof dev, "%ld", devices);
-	if ((cs = csvio_col(&t, "setup", err)) < 0 ||
-	    (cd = csvio_col(&t, "devices", err)) < 0 ||
-	    (cm = csvio_col(&t, "method", err)) < 0 ||
-	    (cmo = csvio_col(&t, "model", err)) < 0 ||
-	    (cp = csvio_col(&t, "p", err)) < 0 ||
-	    (cdd = csvio_col(&t, "d", err)) < 0 ||
-	    (ct = csvio_col(&t, "t", err)) < 0) {
-		csvio_release(&t);
-		return -1;
-	}
-	for (int n = 0; n < 3 && artifact_names[k].names[n] && !found; n++)
-		for (size_t r = 0; r < t.nrows && !found; r++) {
-			if (strcmp(csvio_cell(&t, r, cs), setup) != 0 ||
-			    strcmp(csvio_cell(&t, r, cd), dev) != 0 ||
-			    strcmp(csvio_cell(&t, r, cm), method) != 0 ||
-			    strcmp(csvio_cell(&t, r, cmo),
-			    artifact_names[k].names[n]) != 0)
-				continue;
-			if (csvio_long(&t, r, cp, CSVIO_POSITIVE, &pdte[0],
-			    err) < 0 || csvio_long(&t, r, cdd, CSVIO_POSITIVE,
-			    &pdte[1], err) < 0 || csvio_long(&t, r, ct,
-			    CSVIO_POSITIVE, &pdte[2], err) < 0) {
-				csvio_release(&t);
-				return -1;
-			}
-			found = 1;
-		}
-	csvio_release(&t);
-	return found;
 }
 
 /* ---- one cell -------------------------------------------------------- */
@@ -154,27 +65,39 @@ struct cell {
 	char setup[128];
 };
 
+/* The experiment, and the indices of the cell's cluster and model in it. */
+static void
+load_experiment(struct experiment_cfg *e, const struct opts *o, int *ci,
+    int *mi)
+{
+	struct pl_err err;
+	int bi = -1;
+
+	if (experiment_load(e, o->experiment, &err) < 0)
+		die_err(&err);
+	*ci = *mi = -1;
+	for (int i = 0; i < e->nclusters; i++)
+		if (e->cluster[i].devices == o->devices)
+			*ci = i;
+	for (int i = 0; i < e->nmodels; i++)
+		if (strcmp(e->model[i].name, o->model) == 0)
+			*mi = i;
+	for (int i = 0; i < e->nmbs; i++)
+		if (e->mbs[i] == o->mbs)
+			bi = i;
+	if (*ci < 0 || *mi < 0 || bi < 0)
+		die("%s: no cell of %ld devices, model %s, micro-batch %ld",
+		    o->experiment, o->devices, o->model, o->mbs);
+}
+
 static void
 load_cell(struct cell *c, const struct opts *o)
 {
 	char path[1024];
 	struct pl_err err;
-	int ci = -1, mi = -1, bi = -1;
+	int ci, mi;
 
-	if (experiment_load(&c->exp, o->experiment, &err) < 0)
-		die_err(&err);
-	for (int i = 0; i < c->exp.nclusters; i++)
-		if (c->exp.cluster[i].devices == o->devices)
-			ci = i;
-	for (int i = 0; i < c->exp.nmodels; i++)
-		if (strcmp(c->exp.model[i].name, o->model) == 0)
-			mi = i;
-	for (int i = 0; i < c->exp.nmbs; i++)
-		if (c->exp.mbs[i] == o->mbs)
-			bi = i;
-	if (ci < 0 || mi < 0 || bi < 0)
-		die("%s: no cell of %ld devices, model %s, micro-batch %ld",
-		    o->experiment, o->devices, o->model, o->mbs);
+	load_experiment(&c->exp, o, &ci, &mi);
 	snprintf(path, sizeof path, "%s/models/%s.xml", o->configs, o->model);
 	if (model_load(&c->model, path, &err) < 0)
 		die_err(&err);
@@ -218,6 +141,18 @@ load_cell(struct cell *c, const struct opts *o)
 	    c->exp.optimizer, c->exp.global_batch };
 }
 
+/* The artifact's setup for the experiment at micro-batch mbs: its
+ * <artifact_setup>, with "_mbs<b>" for b > 1, as setups.csv names them. */
+static void
+artifact_setup_name(const struct experiment_cfg *e, long mbs, char *buf,
+    size_t len)
+{
+	if (mbs > 1)
+		snprintf(buf, len, "%s_mbs%ld", e->artifact_setup, mbs);
+	else
+		snprintf(buf, len, "%s", e->artifact_setup);
+}
+
 static int
 method_known(const struct experiment_cfg *e, const char *m)
 {
@@ -237,22 +172,22 @@ run_method(struct cell *c, const struct opts *o, struct bl_result *r)
 	if (strcmp(m, "manual") == 0)
 		bl_manual(&c->env, &c->vs, r);
 	else if (strcmp(m, "manual-published") == 0) {
-		long pdte[4];
-		int rc, found = 0;
+		struct art_baseline b;
+		struct art_model am = { .e = 1, .recompute = 1 };
+		const struct art_names *nm = artifact_names(o->model);
+		int found = 0;
 		char setup[160];
 
 		memset(r, 0, sizeof *r);
-		snprintf(setup, sizeof setup, "%s", c->exp.artifact_setup);
-		if (o->mbs > 1)
-			snprintf(setup + strlen(setup), sizeof setup -
-			    strlen(setup), "_mbs%ld", o->mbs);
-		if (o->artifact && c->exp.artifact_setup[0] &&
-		    (found = published_plan(o->artifact, setup, o->devices,
-		    "manual", o->model, pdte, &rc, &err)) < 0)
+		artifact_setup_name(&c->exp, o->mbs, setup, sizeof setup);
+		if (o->artifact && c->exp.artifact_setup[0] && nm &&
+		    ((found = artifact_baseline(o->artifact, setup, o->devices,
+		    "manual", o->model, &b, &err)) < 0 || (found &&
+		    artifact_model(o->artifact, nm->models_row, &am, &err) < 0)))
 			die_err(&err);
 		if (found)
-			bl_published(&c->env, &c->vs, pdte[0], pdte[1], pdte[2],
-			    pdte[3], rc, r);
+			bl_published(&c->env, &c->vs, b.p, b.d, b.t, am.e,
+			    am.recompute, r);
 		else {
 			r->status = BL_INFEASIBLE;
 			snprintf(r->note, sizeof r->note, "no published plan%s",
@@ -303,24 +238,61 @@ stage_list(const struct plan *p, char *buf, size_t len)
 	}
 }
 
+/* One results row being filled: every field empty until set. */
+struct row {
+	char f[NCOLS][64];
+	const char *fields[NCOLS];
+};
+
+static void
+row_init(struct row *w, const char *setup, const struct opts *o,
+    const char *status, double solve_s)
+{
+	for (int i = 0; i < NCOLS; i++) {
+		w->f[i][0] = '\0';
+		w->fields[i] = w->f[i];
+	}
+	w->fields[C_SETUP] = setup;
+	w->fields[C_MODEL] = o->model;
+	snprintf(w->f[C_DEVICES], 64, "%ld", o->devices);
+	snprintf(w->f[C_MBS], 64, "%ld", o->mbs);
+	w->fields[C_METHOD] = o->method;
+	w->fields[C_STATUS] = status;
+	snprintf(w->f[C_SOLVE], 64, "%.3f", solve_s);
+}
+
+/* p, d, t, s, e, c, ZeRO stage, recomputation, as Table 2 writes them. */
+static void
+row_plan(struct row *w, int p, long d, long t, long s, long e, long c,
+    int zero, int recompute)
+{
+	snprintf(w->f[C_P], 64, "%d", p);
+	snprintf(w->f[C_D], 64, "%ld", d);
+	snprintf(w->f[C_T], 64, "%ld", t);
+	snprintf(w->f[C_S], 64, "%ld", s);
+	snprintf(w->f[C_E], 64, "%ld", e);
+	snprintf(w->f[C_C], 64, "%ld", c);
+	snprintf(w->f[C_ZERO], 64, "%d", zero);
+	snprintf(w->f[C_RECOMPUTE], 64, "%d", p > 1 && recompute);
+}
+
+static void
+row_write(FILE *fp, const struct row *w)
+{
+	csvio_write_row(fp, columns, NCOLS);
+	csvio_write_row(fp, w->fields, NCOLS);
+}
+
 static void
 write_row(FILE *fp, const struct cell *c, const struct opts *o,
     const struct bl_result *r, const struct plan_result *pr, double solve_s)
 {
-	char f[NCOLS][64], stages[8192];
-	const char *fields[NCOLS];
+	struct row w;
+	char stages[8192];
 
-	for (int i = 0; i < NCOLS; i++) {
-		f[i][0] = '\0';
-		fields[i] = f[i];
-	}
-	fields[C_SETUP] = c->setup;
-	fields[C_MODEL] = o->model;
-	snprintf(f[C_DEVICES], 64, "%ld", o->devices);
-	snprintf(f[C_MBS], 64, "%ld", o->mbs);
-	fields[C_METHOD] = o->method;
-	fields[C_STAGES] = stages;
-	fields[C_NOTE] = r->note;
+	row_init(&w, c->setup, o, status_word[r->status], solve_s);
+	w.fields[C_STAGES] = stages;
+	w.fields[C_NOTE] = r->note;
 	stages[0] = '\0';
 	if (r->has_plan) {
 		const struct plan *p = &r->plan;
@@ -338,27 +310,19 @@ write_row(FILE *fp, const struct cell *c, const struct opts *o,
 				zs = p->stage[i].zero_stage;
 			peak = fmax(peak, pr->stage[i].mem.total);
 		}
-		snprintf(f[C_P], 64, "%d", p->nstages);
-		snprintf(f[C_D], 64, "%ld", p->d);
-		snprintf(f[C_T], 64, "%ld", t);
-		snprintf(f[C_S], 64, "%ld", sp ? t : 1);
-		snprintf(f[C_E], 64, "%ld", g->has_variant ? g->var_e : 1);
-		snprintf(f[C_C], 64, "%ld", g->has_variant ? g->var_c : 1);
-		snprintf(f[C_ZERO], 64, "%d", zs);
-		snprintf(f[C_RECOMPUTE], 64, "%d", p->nstages > 1 && p->recompute);
-		snprintf(f[C_STEP], 64, "%.9g", pr->step_s);
-		snprintf(f[C_DEVICES_USED], 64, "%ld", pr->devices_used);
-		snprintf(f[C_ZERO_DEGREE], 64, "%ld", zmax);
-		snprintf(f[C_PEAK_MEMORY], 64, "%.6g", peak);
+		row_plan(&w, p->nstages, p->d, t, sp ? t : 1,
+		    g->has_variant ? g->var_e : 1, g->has_variant ? g->var_c : 1,
+		    zs, p->recompute);
+		snprintf(w.f[C_STEP], 64, "%.9g", pr->step_s);
+		snprintf(w.f[C_DEVICES_USED], 64, "%ld", pr->devices_used);
+		snprintf(w.f[C_ZERO_DEGREE], 64, "%ld", zmax);
+		snprintf(w.f[C_PEAK_MEMORY], 64, "%.6g", peak);
 		stage_list(p, stages, sizeof stages);
 		if (r->status == BL_OK)
-			snprintf(f[C_THROUGHPUT], 64, "%.6g",
+			snprintf(w.f[C_THROUGHPUT], 64, "%.6g",
 			    pr->throughput_samples_per_s);
 	}
-	fields[C_STATUS] = status_word[r->status];
-	snprintf(f[C_SOLVE], 64, "%.3f", solve_s);
-	csvio_write_row(fp, columns, NCOLS);
-	csvio_write_row(fp, fields, NCOLS);
+	row_write(fp, &w);
 }
 
 static void
@@ -374,6 +338,21 @@ write_plan_csv(const char *path, const struct plan *p,
 		planio_write_csv(f.fp, p, pr);
 	if (outfile_commit(&f, &err) < 0)
 		die_err(&err);
+}
+
+/* "[12/125] fig5 llama3-70b 512 nest ok 0.4 s" on stderr, with -i. */
+static void
+progress(const struct opts *o, const struct experiment_cfg *e,
+    const char *table, const char *status, double solve_s)
+{
+	char mbs[32] = "";
+
+	if (o->progress == NULL)
+		return;
+	if (e->nmbs > 1)
+		snprintf(mbs, sizeof mbs, "b%ld ", o->mbs);
+	fprintf(stderr, "[%s] %s%s %s %ld %s%s %s %.1f s\n", o->progress, table,
+	    e->name, o->model, o->devices, mbs, o->method, status, solve_s);
 }
 
 static int
@@ -409,18 +388,70 @@ run_cell(const struct opts *o)
 		die_err(&err);
 	if (o->plan_out)
 		write_plan_csv(o->plan_out, r.has_plan ? &r.plan : NULL, &pr);
-	if (o->progress) {
-		char mbs[32] = "";
-
-		if (c.exp.nmbs > 1)
-			snprintf(mbs, sizeof mbs, "b%ld ", o->mbs);
-		fprintf(stderr, "[%s] %s %s %ld %s%s %s %.1f s\n",
-		    o->progress, c.exp.name, o->model, o->devices, mbs,
-		    o->method, status_word[r.status], solve_s);
-	}
+	progress(o, &c.exp, "", status_word[r.status], solve_s);
 	plan_result_release(&pr);
 	bl_result_release(&r);
 	planio_release_variants(&c.vs);
+	return 0;
+}
+
+/*
+ * --compat nest: the cell of the experiment's artifact table, priced by
+ * the artifact's cost model on its own layer tables (lib/artifact.h).
+ * Its time unit is the artifact's (compute in ms, transfers in s, added:
+ * docs/compat.md rule 1); step_s and throughput read it as ms.
+ */
+static int
+run_artifact_cell(const struct opts *o)
+{
+	struct experiment_cfg e;
+	struct art_result r;
+	struct row w;
+	struct outfile f;
+	struct pl_err err;
+	char setup[160];
+	double t0, solve_s;
+	int ci, mi, known = 0;
+
+	load_experiment(&e, o, &ci, &mi);
+	if (!e.artifact_setup[0])
+		die("%s: no <artifact_setup>, so no artifact table",
+		    o->experiment);
+	for (int i = 0; i < e.nmethods; i++) {
+		const char *m = artifact_method(e.methods[i]);
+
+		known |= m && strcmp(m, o->method) == 0;
+	}
+	if (!known)
+		die("%s: method '%s' stands for none of the experiment's in its "
+		    "artifact table", o->experiment, o->method);
+	artifact_setup_name(&e, o->mbs, setup, sizeof setup);
+	t0 = monotonic_s();
+	if (artifact_run(o->artifact, setup, o->devices, o->mbs, o->model,
+	    o->method, &r, &err) < 0)
+		die_err(&err);
+	solve_s = monotonic_s() - t0;
+	row_init(&w, setup, o, status_word[r.status], solve_s);
+	w.fields[C_STAGES] = r.stages;
+	w.fields[C_NOTE] = r.note;
+	if (r.has_plan) {
+		row_plan(&w, r.plan.nstages, r.plan.d, r.t, r.s, r.e, r.c, 0,
+		    r.plan.recompute);
+		snprintf(w.f[C_DEVICES_USED], 64, "%ld", r.devices_used);
+		snprintf(w.f[C_ZERO_DEGREE], 64, "1");
+		snprintf(w.f[C_PEAK_MEMORY], 64, "%.6g", r.peak_memory_bytes);
+	}
+	if (isfinite(r.time))
+		snprintf(w.f[C_STEP], 64, "%.9g", r.time / 1000);
+	if (r.status == BL_OK)
+		snprintf(w.f[C_THROUGHPUT], 64, "%.6g",
+		    (double)r.global_batch / (r.time / 1000));
+	if (outfile_open(&f, o->out, &err) < 0)
+		die_err(&err);
+	row_write(f.fp, &w);
+	if (outfile_commit(&f, &err) < 0)
+		die_err(&err);
+	progress(o, &e, "artifact/", status_word[r.status], solve_s);
 	return 0;
 }
 
@@ -457,6 +488,18 @@ reference(char ***rows, size_t n, size_t i)
 	return NAN;
 }
 
+/*
+ * Does the method plan inside nest's search space, under the evaluator
+ * nest optimises?  Every planner of ours does (contiguous stages of one
+ * variant, z = 1).  Alpa-E's published times come from Alpa itself, not
+ * from a plan the artifact's model prices.
+ */
+static int
+in_nest_space(const char *method)
+{
+	return strcmp(method, "alpa-e-published") != 0;
+}
+
 static int
 join(const struct opts *o, char **files, int nfiles)
 {
@@ -487,6 +530,7 @@ join(const struct opts *o, char **files, int nfiles)
 
 			if (strcmp(rows[i][C_METHOD], "nest") != 0 ||
 			    strcmp(rows[j][C_METHOD], "nest") == 0 ||
+			    !in_nest_space(rows[j][C_METHOD]) ||
 			    strcmp(rows[j][C_STATUS], "ok") != 0 ||
 			    strcmp(rows[i][C_SETUP], rows[j][C_SETUP]) != 0 ||
 			    strcmp(rows[i][C_MODEL], rows[j][C_MODEL]) != 0 ||
@@ -663,6 +707,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "join", no_argument, NULL, 'J' },
 		{ "regress", no_argument, NULL, 'R' },
+		{ "compat", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
@@ -672,12 +717,20 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->layers = "results/layers";
 	o->tolerance = 1e-6;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":A:C:JL:M:N:Rb:c:hi:m:o:t:x:",
+	while ((ch = getopt_long(argc, argv, ":A:C:JK:L:M:N:Rb:c:hi:m:o:t:x:",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'A': o->artifact = optarg; break;
 		case 'C': o->configs = optarg; break;
 		case 'J': o->join = 1; break;
+		case 'K':
+			if (strcmp(optarg, "nest") != 0) {
+				warnx("--compat: the one compatibility mode is "
+				    "nest");
+				usage(stderr, 2);
+			}
+			o->compat = 1;
+			break;
 		case 'L': o->layers = optarg; break;
 		case 'M': o->method = optarg; break;
 		case 'N': o->devices = opt_long('N', optarg, 1, 1L << 30); break;
@@ -720,6 +773,13 @@ main(int argc, char *argv[])
 		warnx("needs -x experiment.xml, -m model, -N devices, -b mbs "
 		    "and -M method");
 		usage(stderr, 2);
+	}
+	if (o.compat) {
+		if (!o.artifact || o.plan_out) {
+			warnx("--compat nest needs -A artifact-dir and takes no -c");
+			usage(stderr, 2);
+		}
+		return run_artifact_cell(&o);
 	}
 	return run_cell(&o);
 }

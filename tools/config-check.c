@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "artifact.h"
 #include "config.h"
 #include "csvio.h"
 #include "netmodel.h"
@@ -148,6 +149,57 @@ check_doc(xmlDocPtr doc, enum xmlio_kind kind, const char *file,
 }
 
 /*
+ * The experiment's artifact table (make artifact): the same cells priced
+ * by the artifact's cost model (compare-baselines --compat nest), each
+ * method by the published one standing for it; they read only the
+ * artifact's files (ARTIFACT_INPUTS).
+ */
+static void
+artifact_rules(FILE *fp, const char *file, const struct experiment_cfg *e)
+{
+	const char *meth[EXP_MAX];
+	int nmeth = 0;
+	long total, k = 0;
+
+	for (int x = 0; x < e->nmethods; x++) {
+		const char *m = artifact_method(e->methods[x]);
+		int seen = 0;
+
+		for (int y = 0; y < nmeth && m; y++)
+			seen |= strcmp(meth[y], m) == 0;
+		if (m && !seen)
+			meth[nmeth++] = m;
+	}
+	total = (long)e->nmodels * e->nclusters * e->nmbs * nmeth;
+	fprintf(fp, "\nARTIFACT_TABLES += results/artifact/%s.csv\n", e->name);
+	for (int m = 0; m < e->nmodels; m++)
+		for (int c = 0; c < e->nclusters; c++)
+			for (int b = 0; b < e->nmbs; b++)
+				for (int x = 0; x < nmeth; x++) {
+					char row[768];
+
+					snprintf(row, sizeof(row), "build/artifact-rows/"
+					    "%s/%s/%ld/b%ld/%s.csv", e->name,
+					    e->model[m].name, e->cluster[c].devices,
+					    e->mbs[b], meth[x]);
+					fprintf(fp, "ART_ROWS_%s += %s\n%s: %s "
+					    "bin/compare-baselines $(ARTIFACT_INPUTS)\n"
+					    "\t@mkdir -p $(@D)\n"
+					    "\t@bin/compare-baselines --compat nest "
+					    "-A $(ARTIFACT) -x %s -m %s -N %ld -b %ld "
+					    "-M %s -i %ld/%ld -o $@\n", e->name, row,
+					    row, file, file, e->model[m].name,
+					    e->cluster[c].devices, e->mbs[b], meth[x],
+					    ++k, total);
+				}
+	fprintf(fp, "results/artifact/%s.csv: $(ART_ROWS_%s) "
+	    "bin/compare-baselines\n"
+	    "\t@mkdir -p $(@D)\n"
+	    "\t@bin/compare-baselines -J -o $@ $(ART_ROWS_%s)\n", e->name,
+	    e->name, e->name);
+}
+
+/*
  * The cells of one experiment for Make: a row file per (model, cluster,
  * micro-batch, method), each made by compare-baselines from exactly the
  * configs and layer set it reads, and the results table that joins them.
@@ -194,6 +246,8 @@ experiment_rules(FILE *fp, const char *file, const struct experiment_cfg *e)
 	fprintf(fp, "results/%s.csv: $(ROWS_%s) bin/compare-baselines\n"
 	    "\t@bin/compare-baselines -J -o $@ $(ROWS_%s)\n", e->name,
 	    e->name, e->name);
+	if (e->artifact_setup[0])
+		artifact_rules(fp, file, e);
 }
 
 /* The Make fragment of -M: LAYER_SETS, each set once, in input order;

@@ -254,21 +254,40 @@ done:
 }
 
 int
+compat_split(struct compat_plan *plan, size_t entries, const long *counts,
+    int p, long width)
+{
+	long used = 0;
+
+	if (p < 1 || p > COMPAT_MAX_STAGES)
+		return -1;
+	for (int i = 0; i < p - 1; i++) {
+		if (counts[i] < 1)
+			return -1;
+		plan->size[i] = counts[i];
+		used += counts[i];
+	}
+	if ((long)entries - used < 1)
+		return -1;
+	plan->size[p - 1] = (long)entries - used;
+	plan->nstages = p;
+	for (int i = 0; i < p; i++)
+		plan->width[i] = width;
+	plan->reversed = 1;
+	return 0;
+}
+
+int
 compat_uniform_split(struct compat_plan *plan, size_t entries,
     long transformer_layers, int p, long width)
 {
-	long k = (transformer_layers + p - 1) / p;
-	long last = (long)entries - k * (p - 1);
+	long counts[COMPAT_MAX_STAGES];
 
-	if (p < 1 || p > COMPAT_MAX_STAGES || last < 1)
+	if (p < 1 || p > COMPAT_MAX_STAGES)
 		return -1;
-	plan->nstages = p;
-	for (int i = 0; i < p; i++) {
-		plan->size[i] = i == p - 1 ? last : k;
-		plan->width[i] = width;
-	}
-	plan->reversed = 1;
-	return 0;
+	for (int i = 0; i < p; i++)
+		counts[i] = (transformer_layers + p - 1) / p;
+	return compat_split(plan, entries, counts, p, width);
 }
 
 /* The lowest level whose groups contain both devices. */
@@ -448,26 +467,31 @@ stage_memory(const struct compat_graph *g, const struct sums *s, long i,
 	return 2 * (s->p[j] - s->p[i]) + act + (double)(S - q - 1) * stash;
 }
 
-int
-compat_fits(const struct compat_graph *g, const struct compat_cluster *c,
-    const struct compat_plan *plan)
+double
+compat_peak_memory(const struct compat_graph *g, const struct compat_plan *plan)
 {
 	struct sums s;
 	long i = 0;
-	int ok = 1;
+	double peak = 0;
 
 	sums_make(&s, g);
 	for (int k = 0; k < plan->nstages; k++) {
 		/* position in scoring order */
 		int q = plan->reversed ? plan->nstages - 1 - k : k;
 
-		if (stage_memory(g, &s, i, i + plan->size[k], q, plan->nstages,
-		    plan->recompute) > c->memory_bytes)
-			ok = 0;
+		peak = fmax(peak, stage_memory(g, &s, i, i + plan->size[k], q,
+		    plan->nstages, plan->recompute));
 		i += plan->size[k];
 	}
 	sums_free(&s);
-	return ok;
+	return peak;
+}
+
+int
+compat_fits(const struct compat_graph *g, const struct compat_cluster *c,
+    const struct compat_plan *plan)
+{
+	return compat_peak_memory(g, plan) <= c->memory_bytes;
 }
 
 /* The stage [i, j) at position q of S stages each w wide, in the plan's

@@ -55,6 +55,13 @@ int compat_read_cluster(struct compat_cluster *c, const char *setups_csv,
     const char *setup, long devices, struct pl_err *err);
 
 /*
+ * A fixed baseline split (rule 2): stage i < p - 1 takes counts[i] chain
+ * entries, the last stage the rest.  Returns -1 when a stage is empty.
+ */
+int compat_split(struct compat_plan *plan, size_t entries, const long *counts,
+    int p, long width);
+
+/*
  * The fixed baseline split (rule 2): p - 1 stages of ceil(L / p) chain
  * entries, the rest in the last.  Returns -1 when the last is empty.
  */
@@ -63,6 +70,10 @@ int compat_uniform_split(struct compat_plan *plan, size_t entries,
 
 /* Time per batch of a plan, in the artifact's units (rules 3-9). */
 double compat_time(const struct compat_graph *g, const struct compat_cluster *c,
+    const struct compat_plan *plan);
+
+/* The largest stage memory of the plan under rule 10, in bytes. */
+double compat_peak_memory(const struct compat_graph *g,
     const struct compat_plan *plan);
 
 /* Does every stage of the plan fit in device memory (rule 10)? */
