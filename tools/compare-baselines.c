@@ -423,8 +423,8 @@ run_artifact_cell(const struct opts *o)
 		known |= m && strcmp(m, o->method) == 0;
 	}
 	if (!known)
-		die("%s: method '%s' stands for none of the experiment's in its "
-		    "artifact table", o->experiment, o->method);
+		die("%s: '%s' is not a method of the experiment's artifact "
+		    "table", o->experiment, o->method);
 	artifact_setup_name(&e, o->mbs, setup, sizeof setup);
 	t0 = monotonic_s();
 	if (artifact_run(o->artifact, setup, o->devices, o->mbs, o->model,

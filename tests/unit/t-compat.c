@@ -188,6 +188,29 @@ random_instances(void)
 	printf("# %d of %d random instances infeasible\n", infeasible, total);
 }
 
+/* Rule 2's splits by hand: the last stage takes what the others leave. */
+static void
+splits(void)
+{
+	struct compat_plan plan;
+	const long uneven[3] = { 1, 2, 9 }, empty[2] = { 3, 3 };
+
+	memset(&plan, 0, sizeof(plan));
+	EQ_INT(compat_split(&plan, 6, uneven, 3, 4), 0, "split 1 2 of 6 entries");
+	EQ_INT(plan.nstages, 3, "three stages");
+	OK(plan.size[0] == 1 && plan.size[1] == 2 && plan.size[2] == 3 &&
+	    plan.width[2] == 4 && plan.reversed, "sizes 1 2 3, 4 wide, reversed");
+	EQ_INT(compat_split(&plan, 6, empty, 3, 1), -1, "3 + 3 of 6 leaves the "
+	    "last stage empty");
+	/* BERT: 24 layers + the embedding; p = 13 gives 12 x 2 and 1 */
+	EQ_INT(compat_uniform_split(&plan, 25, 24, 13, 1), 0, "ceil(24 / 13)");
+	OK(plan.size[0] == 2 && plan.size[11] == 2 && plan.size[12] == 1,
+	    "12 stages of 2, the last 1");
+	/* Llama3: 80 layers, p = 28: 27 x 3 = 81 entries, nothing left */
+	EQ_INT(compat_uniform_split(&plan, 81, 80, 28, 1), -1, "ceil(80 / 28) "
+	    "leaves the last stage empty");
+}
+
 int
 main(void)
 {
@@ -272,5 +295,6 @@ main(void)
 	EQ_INT(rows, 40, "every reference row priced");
 	csvio_release(&ref);
 	random_instances();
+	splits();
 	return tap_done();
 }

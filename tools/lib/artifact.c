@@ -409,8 +409,8 @@ run_published(const char *dir, const char *setup, long devices, long mbs,
 	r->c = 1;
 	if ((found = artifact_model(dir, b.model, &m, err)) <= 0) {
 		snprintf(r->note, sizeof r->note, "published {p=%ld d=%ld t=%ld}"
-		    " for %s, which has no graph (rule 8)", b.p, b.d, b.t,
-		    b.model);
+		    " for %s: the artifact has no graph of it (rule 8)", b.p,
+		    b.d, b.t, b.model);
 		return found;
 	}
 	r->e = m.e;
