@@ -199,7 +199,13 @@ artifact-check: $(ART_ILP)
 ARTIFACT_INPUTS = $(wildcard $(ARTIFACT)/*.csv $(ARTIFACT)/*/*/layers.csv \
                     $(ARTIFACT)/*/*/layer_edges.csv)
 
-artifact: $(ARTIFACT_TABLES) $(ART_LAYERS) $(ART_EDGES) $(ART_ILP)
+ART_FIGURES = fig5 fig6 fig7
+ART_PLOTS   = $(foreach f,$(ART_FIGURES),plots/artifact/$f.png plots/artifact/$f.svg)
+plots/artifact/%.png plots/artifact/%.svg: results/artifact/%.csv tools/plot.sh
+	@sh tools/plot.sh $* results/artifact plots/artifact
+	@echo "plots/artifact/$*.png plots/artifact/$*.svg"
+
+artifact: $(ARTIFACT_TABLES) $(ART_PLOTS) $(ART_LAYERS) $(ART_EDGES) $(ART_ILP)
 	@test -n "$(ART_GRAPHS)" || \
 	    { echo "no artifact export at $(ARTIFACT) (make ARTIFACT=...)"; exit 1; }
 
@@ -247,4 +253,4 @@ check-san: $(SAN_BINS) $(SAN_UNITS)
 clean:
 	rm -rf bin build results/costs results/configs.csv results/models.csv \
 	    results/layers results/artifact $(RESULT_TABLES) plots/*.png \
-	    plots/*.svg
+	    plots/*.svg plots/artifact

@@ -6,7 +6,9 @@
 # FIGURE is fig5, fig6, fig7, table4 or placement; each writes
 # plots/FIGURE.png and plots/FIGURE.svg (placement: one pair per model).
 # awk turns the results CSV (no quoted fields in the columns read here)
-# into gnuplot data blocks; every method keeps one colour in every plot.
+# into gnuplot data blocks; every method keeps one colour in every plot
+# (a published baseline of the artifact tables takes its counterpart's:
+# the two never share a plot).
 set -eu
 
 fig=$1
@@ -19,9 +21,10 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 palette() {
 	cat <<'EOF'
 colour(m) = m eq "manual" ? 0xE69F00 : m eq "manual-published" ? 0x999999 : \
-    m eq "mcmc" ? 0x56B4E9 : m eq "phaze" ? 0x009E73 : \
-    m eq "alpa-like" ? 0xCC79A7 : m eq "mist-like" ? 0xD55E00 : \
-    m eq "nest" ? 0x0072B2 : 0x000000
+    m eq "mcmc" || m eq "mcmc-published" ? 0x56B4E9 : \
+    m eq "phaze" || m eq "phaze-published" ? 0x009E73 : \
+    m eq "alpa-like" || m eq "alpa-e-published" ? 0xCC79A7 : \
+    m eq "mist-like" ? 0xD55E00 : m eq "nest" ? 0x0072B2 : 0x000000
 EOF
 }
 
@@ -124,8 +127,10 @@ bars() {
 	render "$name" "$size" "$tmp/$name.body"
 }
 
+# Models with at least one ok row, in table order (a panel of nothing but
+# missing bars says less than its absence; the table keeps every row).
 models_of() {
-	awk -F, 'NR > 1 && !seen[$2]++ { printf "%s ", $2 }' "$1"
+	awk -F, 'NR > 1 && $16 == "ok" && !seen[$2]++ { printf "%s ", $2 }' "$1"
 }
 
 # Devices of each pipeline stage of a model's NEST plan at 1024 devices,
@@ -171,12 +176,18 @@ placement() {
 	render "placement-$model" "1400,360" "$tmp/place.body"
 }
 
+# the artifact tables (make artifact) say so in every title
+note=
+case $res in
+*artifact) note=" - artifact cost model, published plans" ;;
+esac
+
 mkdir -p "$out"
 case $fig in
 fig5)
 	bars "$res/fig5.csv" fig5 devices speedup \
 	    "speedup over Manual at the fewest devices (x)" devices 1500,900 lin \
-	    "Figure 5: TPUv4-like fat-tree, micro-batch 1, global batch 4096" \
+	    "Figure 5: TPUv4-like fat-tree, micro-batch 1, global batch 4096$note" \
 	    $(models_of "$res/fig5.csv")
 	;;
 fig6)
@@ -186,12 +197,13 @@ fig6)
 	done
 	bars "$res/fig6.csv" fig6 mbs throughput_samples_per_s \
 	    "throughput (samples/s)" "micro-batch size (samples)" 1500,900 lin \
-	    "Figure 6 and 11: micro-batch size on the TPUv4-like fat-tree" $panels
+	    "Figure 6 and 11: micro-batch size on the TPUv4-like fat-tree$note" \
+	    $panels
 	;;
 fig7)
 	bars "$res/fig7.csv" fig7 devices speedup \
 	    "speedup over Manual at 128 GPUs (x)" "GPUs" 1500,900 lin \
-	    "Figure 7: H100 spine-leaf, micro-batch 1, global batch 4096" \
+	    "Figure 7: H100 spine-leaf, micro-batch 1, global batch 4096$note" \
 	    $(models_of "$res/fig7.csv")
 	;;
 table4)
