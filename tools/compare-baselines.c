@@ -700,6 +700,8 @@ regress(const struct opts *o, const char *expected, const char *actual)
 	return moved ? 1 : 0;
 }
 
+enum { COMPAT_OPT = 256 };	/* --compat has no short form */
+
 static void
 parse_args(int argc, char *argv[], struct opts *o)
 {
@@ -707,7 +709,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "join", no_argument, NULL, 'J' },
 		{ "regress", no_argument, NULL, 'R' },
-		{ "compat", required_argument, NULL, 'K' },
+		{ "compat", required_argument, NULL, COMPAT_OPT },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
@@ -717,13 +719,13 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->layers = "results/layers";
 	o->tolerance = 1e-6;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":A:C:JK:L:M:N:Rb:c:hi:m:o:t:x:",
+	while ((ch = getopt_long(argc, argv, ":A:C:JL:M:N:Rb:c:hi:m:o:t:x:",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'A': o->artifact = optarg; break;
 		case 'C': o->configs = optarg; break;
 		case 'J': o->join = 1; break;
-		case 'K':
+		case COMPAT_OPT:
 			if (strcmp(optarg, "nest") != 0) {
 				warnx("--compat: the one compatibility mode is "
 				    "nest");
