@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "artifact.h"
 #include "compat.h"
 #include "csvio.h"
 #include "tap.h"
@@ -26,40 +27,14 @@ static int
 graph_of(const char *model, const char *mbs, long t, char *dir, size_t len,
     int *recompute)
 {
-	struct csvio_table m;
+	struct art_model m;
 	struct pl_err err;
-	char path[1024];
-	int found = 0;
 
-	snprintf(path, sizeof(path), "%s/models.csv", artifact);
-	if (csvio_read(&m, path, &err) < 0)
+	if (artifact_model(artifact, model, &m, &err) <= 0 ||
+	    artifact_graph_name(&m, atol(mbs), t, dir, len) < 0)
 		return -1;
-	for (size_t r = 0; r < m.nrows; r++) {
-		const char *p = csvio_cell(&m, r, csvio_col(&m, "graph_prefix",
-		    &err));
-		char *w = dir;
-
-		if (strcmp(csvio_cell(&m, r, csvio_col(&m, "model", &err)),
-		    model) != 0)
-			continue;
-		*recompute = atoi(csvio_cell(&m, r, csvio_col(&m,
-		    "activation_recomputation", &err)));
-		/* MBS -> micro-batch, T (in _tmp_T_) -> t */
-		while (*p && (size_t)(w - dir) < len - 32) {
-			if (strncmp(p, "MBS", 3) == 0) {
-				w += sprintf(w, "%s", mbs);
-				p += 3;
-			} else if (strncmp(p, "_tmp_T", 6) == 0) {
-				w += sprintf(w, "_tmp_%ld", t);
-				p += 6;
-			} else
-				*w++ = *p++;
-		}
-		*w = '\0';
-		found = 1;
-	}
-	csvio_release(&m);
-	return found ? 0 : -1;
+	*recompute = m.recompute;
+	return 0;
 }
 
 /* "4 4 4 5" -> sizes; returns the count. */

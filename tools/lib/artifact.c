@@ -84,7 +84,8 @@ artifact_model(const char *dir, const char *name, struct art_model *m,
 	for (size_t r = 0; r < t.nrows && !found; r++) {
 		long rc;
 
-		if (strcmp(csvio_cell(&t, r, c[NAME]), name) != 0)
+		if (strcmp(csvio_cell(&t, r, c[NAME]), name) != 0 &&
+		    strcmp(csvio_cell(&t, r, c[MODEL]), name) != 0)
 			continue;
 		if (csvio_long(&t, r, c[EP], CSVIO_POSITIVE, &m->e, err) < 0 ||
 		    csvio_long(&t, r, c[RC], CSVIO_NONNEG, &rc, err) < 0) {
@@ -94,7 +95,8 @@ artifact_model(const char *dir, const char *name, struct art_model *m,
 		m->recompute = rc != 0;
 		snprintf(m->model, sizeof m->model, "%s",
 		    csvio_cell(&t, r, c[MODEL]));
-		snprintf(m->name, sizeof m->name, "%s", name);
+		snprintf(m->name, sizeof m->name, "%s",
+		    csvio_cell(&t, r, c[NAME]));
 		snprintf(m->prefix, sizeof m->prefix, "%s",
 		    csvio_cell(&t, r, c[PREFIX]));
 		found = 1;
@@ -129,6 +131,30 @@ read_partition(const struct csvio_table *t, size_t r, int col,
 		    "'layer_partition': %ld counts summing to %ld, but p = %ld "
 		    "and %ld transformer layers", n, sum, b->p, b->layers);
 	return 0;
+}
+
+int
+artifact_graph_name(const struct art_model *m, long mbs, long t, char *buf,
+    size_t len)
+{
+	const char *p = m->prefix;
+	size_t at = 0;
+	int has_t = 0;
+
+	/* MBS -> the micro-batch, _tmp_T -> _tmp_<t> */
+	while (*p && at + 32 < len) {
+		if (strncmp(p, "MBS", 3) == 0) {
+			at += (size_t)snprintf(buf + at, len - at, "%ld", mbs);
+			p += 3;
+		} else if (strncmp(p, "_tmp_T", 6) == 0) {
+			at += (size_t)snprintf(buf + at, len - at, "_tmp_%ld", t);
+			p += 6;
+			has_t = 1;
+		} else
+			buf[at++] = *p++;
+	}
+	buf[at] = '\0';
+	return *p || (!has_t && t != 1) ? -1 : 0;
 }
 
 int
@@ -394,7 +420,7 @@ run_published(const char *dir, const char *setup, long devices, long mbs,
 	struct art_graph *gs;
 	struct compat_graph g;
 	struct compat_plan p;
-	char graph[256], *at;
+	char graph[256];
 	size_t ng;
 	int found;
 
@@ -414,22 +440,7 @@ run_published(const char *dir, const char *setup, long devices, long mbs,
 		return found;
 	}
 	r->e = m.e;
-	/* the graph prefix with MBS and T filled in */
-	snprintf(graph, sizeof graph, "%s", m.prefix);
-	if ((at = strstr(graph, "MBS")) != NULL) {
-		char rest[256];
-
-		snprintf(rest, sizeof rest, "%s", at + 3);
-		snprintf(at, sizeof graph - (size_t)(at - graph), "%ld%s", mbs,
-		    rest);
-	}
-	if ((at = strstr(graph, "_tmp_T")) != NULL) {
-		char rest[256];
-
-		snprintf(rest, sizeof rest, "%s", at + 6);
-		snprintf(at, sizeof graph - (size_t)(at - graph), "_tmp_%ld%s",
-		    b.t, rest);
-	} else if (b.t != 1)
+	if (artifact_graph_name(&m, mbs, b.t, graph, sizeof graph) < 0)
 		graph[0] = '\0';	/* the model has no tensor-parallel graph */
 	if (graphs_of(dir, setup, graph, &gs, &ng, err) < 0)
 		return -1;

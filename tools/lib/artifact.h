@@ -33,9 +33,16 @@ struct art_model {
 	int recompute;
 };
 
-/* The models.csv row of artifact name `name`: 1, 0 when none, -1 error. */
+/* The models.csv row named `name` (its artifact_name, or its short model
+ * name as the reference files use it): 1, 0 when none, -1 error. */
 int artifact_model(const char *dir, const char *name, struct art_model *m,
     struct pl_err *err);
+
+/* The graph directory of the model at micro-batch mbs and tensor width t
+ * (graph_prefix with MBS and T filled in); -1 when the model has no graph
+ * of that width (no T in its prefix and t > 1) or buf is too short. */
+int artifact_graph_name(const struct art_model *m, long mbs, long t,
+    char *buf, size_t len);
 
 /* A published baseline plan: a row of baseline_configs.csv. */
 struct art_baseline {
