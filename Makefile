@@ -77,7 +77,10 @@ UNIT_BINS = $(addprefix build/rel/tests/,$(UNITS))
 SAN_UNITS = $(addprefix build/san/tests/,$(UNITS))
 .SECONDARY:
 
-build/deps.ok: tools/deps.sh
+# The stamp is written only when every check passed, and goes stale when
+# the package set changes (dpkg's status file), so a package removed or a
+# failed first run is checked again by the next make, without make clean.
+build/deps.ok: tools/deps.sh $(wildcard /var/lib/dpkg/status)
 	@mkdir -p $(@D)
 	sh tools/deps.sh $(CC)
 	@touch $@
@@ -102,8 +105,11 @@ results/configs.csv: $(CONFIGS) bin/config-check
 # every variant (t, sp, e, c) in results/layers/ACCEL/MODEL/bB/, indexed by
 # index.csv.  The list comes from the experiment configs (config-check -M).
 EXPERIMENTS = $(wildcard configs/experiments/*.xml)
+# A hard include: if its tools fail to build, make stops on that compile
+# error (with -include it went on and ended on a misleading "No rule to
+# make target").
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
--include build/experiments.mk
+include build/experiments.mk
 endif
 build/experiments.mk: $(EXPERIMENTS) bin/config-check
 	@mkdir -p $(@D)

@@ -7,7 +7,9 @@
 # arguments (shell words; paths relative to the repository), stdin from
 # .in (or /dev/null), and compares stdout with .out, stderr with .err
 # (absent: must be empty) and the exit status with .rc (absent: 0).
-# Script case tests/<dir>/<NNN-what>.sh: runs with BIN set; exit 0 passes.
+# An .args file may name $TESTDIR, an empty folder of the case's own.
+# Script case tests/<dir>/<NNN-what>.sh: runs with BIN set; exit 0 passes;
+# it keeps what it writes under its own mktemp -d folder.
 set -u
 BIN=$1
 UNITDIR=$2
@@ -56,6 +58,9 @@ for args in tests/*/*.args; do
 	name=$tool/$(basename "$case_")
 	in=/dev/null
 	[ -f "$case_.in" ] && in=$case_.in
+	# $TESTDIR in an .args file: an empty folder of this case's own
+	TESTDIR=$tmp/case
+	rm -rf "$TESTDIR" && mkdir "$TESTDIR"
 	eval "set -- $(cat "$args")"
 	"$BIN/$tool" "$@" < "$in" > "$tmp/out" 2> "$tmp/err"
 	rc=$?

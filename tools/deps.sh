@@ -1,40 +1,85 @@
 #!/bin/sh
-# Check that the Debian packages nestplan builds and runs with are present.
-# libxml2 is found through pkg-config; libcsv and GLPK ship no .pc file in
-# Debian 12, so their headers and libraries are looked for by compiling a
-# test program.  Missing packages are installed when we are root; otherwise
-# we stop with the one apt-get line to run.
+# Check that the Debian packages nestplan builds, tests and plots with are
+# present.  Run by make before the first compile.  As root, missing ones are
+# installed (without their Recommends: the project needs none of them) and
+# every check runs again; otherwise we stop with the one apt-get line to run.
 #   usage: tools/deps.sh [cc]
+#
+# Each package is looked for the way the build uses it: the compiler and
+# gnuplot as commands, libxml2 through pkg-config, libc, libcsv and GLPK
+# (no .pc file in Debian 12) by compiling and linking a test program.  A
+# test compile needs a compiler, so while there is none those packages are
+# looked up in dpkg's own record instead: every package is checked, whatever
+# the machine has at the start.  Exit 0 only when every check passes.
 set -u
 CC=${1:-cc}
-missing=""
+PACKAGES="gcc libc6-dev make pkg-config libxml2-dev libcsv-dev libglpk-dev gnuplot-nox"
 
-need() { missing="$missing $1"; }
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
 
-command -v "$CC" >/dev/null 2>&1 || need gcc
-command -v pkg-config >/dev/null 2>&1 || need pkg-config
-pkg-config --exists libxml-2.0 2>/dev/null || need libxml2-dev
-command -v gnuplot >/dev/null 2>&1 || need gnuplot-nox
-
-links() {	# header, function, library
-	printf '#include <%s>\nint main(void){ (void)%s; return 0; }\n' "$1" "$2" |
-	    "$CC" -x c - -o /dev/null "$3" >/dev/null 2>&1
+installed() {	# package: dpkg says it is installed
+	have_cmd dpkg-query &&
+	    dpkg-query -W -f '${Status}\n' "$1" 2>/dev/null |
+	    grep -q ' installed$'
 }
-if command -v "$CC" >/dev/null 2>&1; then
-	links csv.h csv_init -lcsv || need libcsv-dev
-	links glpk.h glp_create_prob -lglpk || need libglpk-dev
+
+links() {	# header, symbol, library flags...: a test program builds
+	header=$1 symbol=$2
+	shift 2
+	printf '#include <%s>\nint main(void){ (void)%s; return 0; }\n' \
+	    "$header" "$symbol" |
+	    "$CC" -x c - -o /dev/null "$@" >/dev/null 2>&1
+}
+
+present() {	# package: the build will find what it needs of it
+	case $1 in
+	gcc) have_cmd "$CC" ;;
+	make) have_cmd make ;;
+	pkg-config) have_cmd pkg-config ;;
+	libxml2-dev) have_cmd pkg-config && pkg-config --exists libxml-2.0 ;;
+	gnuplot-nox) have_cmd gnuplot ;;
+	libc6-dev | libcsv-dev | libglpk-dev)
+		have_cmd "$CC" || { installed "$1"; return; }
+		case $1 in
+		libc6-dev) links stdio.h printf ;;
+		libcsv-dev) links csv.h csv_init -lcsv ;;
+		libglpk-dev) links glpk.h glp_create_prob -lglpk ;;
+		esac ;;
+	esac
+}
+
+missing_packages() {
+	list=""
+	for p in $PACKAGES; do
+		present "$p" || list="$list $p"
+	done
+	echo "$list"
+}
+
+missing=$(missing_packages)
+[ -z "$missing" ] && exit 0
+line="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" != 0 ] || ! have_cmd apt-get; then
+	echo "deps: missing Debian packages:$missing" >&2
+	echo "deps: run as root, then make again:" >&2
+	echo "  $line" >&2
+	exit 1
 fi
 
-[ -z "$missing" ] && exit 0
-line="apt-get install -y$missing"
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-	echo "deps: installing:$missing" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >&2 ||
-	    { apt-get update -q >&2 &&
-	      DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >&2; } ||
-	    { echo "deps: '$line' failed" >&2; exit 1; }
-	exit 0
+echo "deps: installing:$missing" >&2
+install() {
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+	    --no-install-recommends $missing >&2
+}
+# A fresh system may have no package lists yet: update once and retry.
+install || { apt-get update -q >&2 && install; } ||
+    { echo "deps: '$line' failed" >&2; exit 1; }
+
+# The compiler may have arrived only now: check everything once more.
+missing=$(missing_packages)
+if [ -n "$missing" ]; then
+	echo "deps: still missing after installing:$missing" >&2
+	echo "deps: (CC=$CC; the checks are in tools/deps.sh)" >&2
+	exit 1
 fi
-echo "deps: missing Debian packages:$missing" >&2
-echo "deps: run as root:  $line" >&2
-exit 1
+exit 0

@@ -7,9 +7,11 @@
  * Summary (-s): one row per model config, results/models.csv.  Formats are
  * in docs/formats.md.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "analytic.h"
 #include "config.h"
@@ -126,6 +128,10 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 	if (n > 512)
 		return pl_errf(err, NULL, 0, "model '%s': %zu variants, more "
 		    "than 512", m->name, n);
+	/* the folder is made if it is missing (one level, like mkdir) */
+	if (mkdir(o->dir, 0777) < 0 && errno != EEXIST)
+		return pl_errf(err, o->dir, 0, "cannot create folder: %s",
+		    strerror(errno));
 	if (outfile_open(&idx, o->out, err) < 0)
 		return -1;
 	csvio_write_row(idx.fp, head, 7);

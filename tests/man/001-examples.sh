@@ -1,16 +1,25 @@
 # Every EXAMPLES line (.Dl) of every manual page runs and succeeds, and
 # every flag of each SYNOPSIS appears in the tool's usage line.
+# Examples run in a scratch folder that mirrors the repository (and
+# ../shared), so what they write stays under this test's temporary folder.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
+top=$(pwd)
+BIN=$(cd "$BIN" && pwd)
+mkdir "$tmp/run"
+for entry in bin configs tests tools results; do
+	ln -s "$top/$entry" "$tmp/run/$entry"
+done
+[ -d ../shared ] && ln -s "$(cd ../shared && pwd)" "$tmp/shared"
 for page in tools/*.1; do
 	tool=$(basename "$page" .1)
 	sed -n '/^\.Sh EXAMPLES/,/^\.Sh /s/^\.Dl //p' "$page" > "$tmp/cmds"
 	[ -s "$tmp/cmds" ] || { echo "$page: no examples"; fail=1; }
 	while IFS= read -r cmd; do
 		cmd=$(printf '%s' "$cmd" | sed "s|^bin/|$BIN/|")
-		if ! sh -c "$cmd" > /dev/null 2> "$tmp/err"; then
+		if ! (cd "$tmp/run" && sh -c "$cmd") > /dev/null 2> "$tmp/err"; then
 			echo "$page: failed: $cmd"; cat "$tmp/err"; fail=1
 		fi
 	done < "$tmp/cmds"
