@@ -30,13 +30,15 @@ static const char *const columns[] = {
 	"setup", "model", "devices", "mbs", "method", "p", "d", "t", "s", "e",
 	"c", "zero", "recompute", "throughput_samples_per_s", "speedup",
 	"status", "solve_s", "step_s", "devices_used", "zero_degree",
-	"peak_memory_bytes", "stages", "note"
+	"peak_memory_bytes", "stages", "virtual_stages",
+	"distributed_optimizer", "note"
 };
 enum { NCOLS = sizeof columns / sizeof columns[0] };
 /* the columns above, in order */
 enum { C_SETUP, C_MODEL, C_DEVICES, C_MBS, C_METHOD, C_P, C_D, C_T, C_S, C_E,
 	C_C, C_ZERO, C_RECOMPUTE, C_THROUGHPUT, C_SPEEDUP, C_STATUS, C_SOLVE,
-	C_STEP, C_DEVICES_USED, C_ZERO_DEGREE, C_PEAK_MEMORY, C_STAGES, C_NOTE };
+	C_STEP, C_DEVICES_USED, C_ZERO_DEGREE, C_PEAK_MEMORY, C_STAGES,
+	C_VIRTUAL_STAGES, C_DISTOPT, C_NOTE };
 _Static_assert(C_NOTE + 1 == NCOLS, "a name for every column");
 
 static void
@@ -138,7 +140,8 @@ load_cell(struct cell *c, const struct opts *o)
 	c->env = (struct plan_env){ &c->net, o->devices,
 	    c->exp.model[mi].device_memory_bytes > 0 ?
 	    c->exp.model[mi].device_memory_bytes : c->accel.memory_bytes,
-	    c->exp.optimizer, c->exp.global_batch };
+	    c->exp.optimizer, c->exp.global_batch,
+	    c->exp.grad_bytes_per_param, BASELINE_DISTOPT, BASELINE_OVERLAP };
 }
 
 /* The artifact's setup for the experiment at micro-batch mbs: its
@@ -261,7 +264,8 @@ row_init(struct row *w, const char *setup, const struct opts *o,
 	snprintf(w->f[C_SOLVE], 64, "%.3f", solve_s);
 }
 
-/* p, d, t, s, e, c, ZeRO stage, recomputation, as Table 2 writes them. */
+/* p, d, t, s, e, c, ZeRO stage, recomputation (0 none, 1 full, 2
+ * selective), as Table 2 writes them. */
 static void
 row_plan(struct row *w, int p, long d, long t, long s, long e, long c,
     int zero, int recompute)
@@ -273,7 +277,7 @@ row_plan(struct row *w, int p, long d, long t, long s, long e, long c,
 	snprintf(w->f[C_E], 64, "%ld", e);
 	snprintf(w->f[C_C], 64, "%ld", c);
 	snprintf(w->f[C_ZERO], 64, "%d", zero);
-	snprintf(w->f[C_RECOMPUTE], 64, "%d", p > 1 && recompute);
+	snprintf(w->f[C_RECOMPUTE], 64, "%d", recompute);
 }
 
 static void
@@ -317,6 +321,8 @@ write_row(FILE *fp, const struct cell *c, const struct opts *o,
 		snprintf(w.f[C_DEVICES_USED], 64, "%ld", pr->devices_used);
 		snprintf(w.f[C_ZERO_DEGREE], 64, "%ld", zmax);
 		snprintf(w.f[C_PEAK_MEMORY], 64, "%.6g", peak);
+		snprintf(w.f[C_VIRTUAL_STAGES], 64, "%ld", p->v > 1 ? p->v : 1);
+		snprintf(w.f[C_DISTOPT], 64, "%d", p->distopt);
 		stage_list(p, stages, sizeof stages);
 		if (r->status == BL_OK)
 			snprintf(w.f[C_THROUGHPUT], 64, "%.6g",
@@ -436,7 +442,7 @@ run_artifact_cell(const struct opts *o)
 	w.fields[C_NOTE] = r.note;
 	if (r.has_plan) {
 		row_plan(&w, r.plan.nstages, r.plan.d, r.t, r.s, r.e, r.c, 0,
-		    r.plan.recompute);
+		    r.plan.nstages > 1 && r.plan.recompute);
 		snprintf(w.f[C_DEVICES_USED], 64, "%ld", r.devices_used);
 		snprintf(w.f[C_ZERO_DEGREE], 64, "1");
 		snprintf(w.f[C_PEAK_MEMORY], 64, "%.6g", r.peak_memory_bytes);

@@ -26,20 +26,22 @@
 struct opts {
 	const char *accel, *network, *out, *csv, *evaluate, *stats, *label;
 	const char *compat, *setups, *setup;
-	long devices, batch, zmax, width;
-	double memory_bytes;
+	long devices, batch, zmax, width, vmax;
+	double memory_bytes, grad_bytes;
 	int optimizer, rc_min, rc_max, zero, format, flat, seq_times;
+	int distopt_min, distopt_max, overlap;
 };
 
 static void
 usage(FILE *fp, int status)
 {
 	fprintf(fp,
-	    "usage: dpsolve [-hF] [-B batch] [-E plan.xml] [-M bytes] "
-	    "[-N devices] [-O adam|sgd] [-T stats.csv] [-Z auto|off] "
-	    "[-c plan.csv] [-f xml|csv|megatron] [-m label] [-o file] "
-	    "[-r 0|1|both] [-z zmax] -a accelerator.xml -n network.xml "
-	    "graph.csv|index.csv ...\n"
+	    "usage: dpsolve [-hF] [-B batch] [-D on|off|both] [-E plan.xml] "
+	    "[-M bytes] [-N devices] [-O adam|sgd] [-T stats.csv] "
+	    "[-V on|off] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron] "
+	    "[-g bf16|fp32] [-m label] [-o file] "
+	    "[-r none|full|selective|all] [-v vmax] [-z zmax] "
+	    "-a accelerator.xml -n network.xml graph.csv|index.csv ...\n"
 	    "       dpsolve -C nest [-hq] [-r 0|1] [-o file] -S setups.csv "
 	    "-s setup -N devices -w width graph-dir\n");
 	exit(status);
@@ -86,7 +88,10 @@ run_compat(const struct opts *o, const char *dir)
 	    compat_read_graph(&g, dir, c.ilp && !o->seq_times, &err) < 0)
 		die_err(&err);
 	t = INFINITY;
-	for (int rc = o->rc_min; rc <= o->rc_max; rc++) {
+	if (o->rc_min > RC_FULL)
+		die("-C nest: the artifact's plan space has no selective "
+		    "recomputation (-r none, full or both)");
+	for (int rc = o->rc_min; rc <= o->rc_max && rc <= RC_FULL; rc++) {
 		struct compat_plan p;
 		double ti = compat_solve(&g, &c, o->width, rc, &p);
 
@@ -146,6 +151,33 @@ write_outputs(const struct opts *o, const struct plan_env *env,
 		write_one(o->csv, PLANIO_CSV, &m, p, r);
 }
 
+static int
+word(const char *arg, const char *w)
+{
+	return strcmp(arg, w) == 0;
+}
+
+/* -r: one recomputation kind (a word or its number), all, or both (none
+ * and full, as before selective existed). */
+static int
+recompute_range(const char *arg, struct opts *o)
+{
+	static const char *const kinds[RC_N] = { "none", "full", "selective" };
+	static const char *const numbers[RC_N] = { "0", "1", "2" };
+
+	if (word(arg, "all") || word(arg, "both")) {
+		o->rc_min = RC_NONE;
+		o->rc_max = word(arg, "all") ? RC_SELECTIVE : RC_FULL;
+		return 1;
+	}
+	for (int k = 0; k < RC_N; k++)
+		if (word(arg, kinds[k]) || word(arg, numbers[k])) {
+			o->rc_min = o->rc_max = k;
+			return 1;
+		}
+	return 0;
+}
+
 static void
 parse_args(int argc, char *argv[], struct opts *o)
 {
@@ -162,11 +194,15 @@ parse_args(int argc, char *argv[], struct opts *o)
 	memset(o, 0, sizeof *o);
 	o->batch = 4096;
 	o->zmax = 64;
-	o->rc_max = 1;
+	o->rc_max = RC_SELECTIVE;
 	o->width = 1;
+	o->vmax = 4;
+	o->grad_bytes = 4;
+	o->distopt_max = 1;
+	o->overlap = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":B:C:E:FM:N:O:S:T:Z:a:c:f:hm:n:o:qr:s:w:z:", longopts,
+	    ":B:C:D:E:FM:N:O:S:T:V:Z:a:c:f:g:hm:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'B': o->batch = opt_long('B', optarg, 1, 1L << 40); break;
@@ -176,6 +212,18 @@ parse_args(int argc, char *argv[], struct opts *o)
 				usage(stderr, 2);
 			}
 			o->compat = optarg;
+			break;
+		case 'D':
+			if (word(optarg, "off"))
+				o->distopt_min = o->distopt_max = 0;
+			else if (word(optarg, "on"))
+				o->distopt_min = o->distopt_max = 1;
+			else if (word(optarg, "both"))
+				o->distopt_min = 0, o->distopt_max = 1;
+			else {
+				warnx("-D: '%s' is not on, off or both", optarg);
+				usage(stderr, 2);
+			}
 			break;
 		case 'E': o->evaluate = optarg; break;
 		case 'F': o->flat = 1; break;
@@ -193,6 +241,13 @@ parse_args(int argc, char *argv[], struct opts *o)
 			break;
 		case 'S': o->setups = optarg; break;
 		case 'T': o->stats = optarg; break;
+		case 'V':
+			if (!word(optarg, "on") && !word(optarg, "off")) {
+				warnx("-V: '%s' is not on or off", optarg);
+				usage(stderr, 2);
+			}
+			o->overlap = word(optarg, "on");
+			break;
 		case 'Z':
 			if (strcmp(optarg, "auto") == 0)
 				o->zero = DP_ZERO_AUTO;
@@ -212,18 +267,29 @@ parse_args(int argc, char *argv[], struct opts *o)
 				usage(stderr, 2);
 			}
 			break;
+		case 'g':
+			if (word(optarg, "bf16"))
+				o->grad_bytes = 2;
+			else if (word(optarg, "fp32"))
+				o->grad_bytes = 4;
+			else {
+				warnx("-g: '%s' is not bf16 or fp32", optarg);
+				usage(stderr, 2);
+			}
+			break;
 		case 'h': usage(stdout, 0); break;
 		case 'm': o->label = optarg; break;
 		case 'n': o->network = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'q': o->seq_times = 1; break;
 		case 'r':
-			if (strcmp(optarg, "both") == 0)
-				o->rc_min = 0, o->rc_max = 1;
-			else
-				o->rc_min = o->rc_max = (int)opt_long('r',
-				    optarg, 0, 1);
+			if (!recompute_range(optarg, o)) {
+				warnx("-r: '%s' is not none, full, selective, all, "
+				    "both (none and full) or 0, 1, 2", optarg);
+				usage(stderr, 2);
+			}
 			break;
+		case 'v': o->vmax = opt_long('v', optarg, 1, 64); break;
 		case 's': o->setup = optarg; break;
 		case 'w': o->width = opt_long('w', optarg, 1, 1L << 20); break;
 		case 'z': o->zmax = opt_long('z', optarg, 1, 1L << PLAN_ZLOG_MAX);
@@ -274,7 +340,7 @@ main(int argc, char *argv[])
 		die_err(&err);
 	env = (struct plan_env){ &net, o.devices ? o.devices : net.ndevices,
 	    o.memory_bytes ? o.memory_bytes : accel.memory_bytes, o.optimizer,
-	    o.batch };
+	    o.batch, o.grad_bytes, 0, 0 };
 	for (size_t i = 0; i < vs.n; i++)
 		if (vs.g[i].has_variant && vs.g[i].var_b > o.batch)
 			die("%s: micro-batch %ld is larger than the global batch "
@@ -292,7 +358,8 @@ main(int argc, char *argv[])
 		memset(&st, 0, sizeof st);
 	} else {
 		const struct layer_graph **gp = xcalloc(vs.n, sizeof *gp);
-		struct dp_options dpo = { o.rc_min, o.rc_max, o.zero, o.zmax };
+		struct dp_options dpo = { o.rc_min, o.rc_max, o.zero, o.zmax,
+		    o.vmax, o.distopt_min, o.distopt_max, o.overlap };
 
 		for (size_t i = 0; i < vs.n; i++)
 			gp[i] = &vs.g[i];

@@ -68,9 +68,10 @@ read_stage(const struct csvio_table *t, size_t r, const struct stage_cols *c,
 		if (csvio_long(t, r, c->rc, CSVIO_NONNEG | CSVIO_OPTIONAL, &v,
 		    err) < 0)
 			return -1;
-		if (v > 1)
+		if (v >= RC_N)
 			return pl_errf(err, t->file, t->lines[r], "column "
-			    "'recompute': %ld is not 0 or 1", v);
+			    "'recompute': %ld is not 0 (none), 1 (full) or 2 "
+			    "(selective)", v);
 		s->recompute = (int)v;
 	}
 	if (c->sched >= 0 && (s->schedule = csvio_enum(t, r, c->sched, scheds,
@@ -115,14 +116,14 @@ write_row(FILE *fp, const char *stage, const struct layer_graph *g,
 	f[i++] = num[4];
 	snprintf(num[5], NUMFMT_LEN, "%ld", s->zero_degree);
 	f[i++] = num[5];
-	f[i++] = s->recompute ? "1" : "0";
+	snprintf(num[16], NUMFMT_LEN, "%d", s->recompute);
+	f[i++] = num[16];
 	f[i++] = s->schedule == SCHED_GPIPE ? "gpipe" : "1f1b";
 	snprintf(num[6], NUMFMT_LEN, "%ld", s->position_from_end);
 	f[i++] = num[6];
 	snprintf(num[7], NUMFMT_LEN, "%ld", s->microbatches);
 	f[i++] = num[7];
-	snprintf(num[8], NUMFMT_LEN, "%ld", b->inflight);
-	f[i++] = num[8];
+	f[i++] = numfmt(num[8], b->inflight);
 	f[i++] = numfmt(num[9], b->weights);
 	f[i++] = numfmt(num[10], b->gradients);
 	f[i++] = numfmt(num[11], b->optimizer);

@@ -2,9 +2,10 @@
 # published totals, the analytic graph's own count equal to the closed form,
 # activation bytes per layer equal to Korthikanti et al.'s sbh(34 + 5as/h)
 # for the models trained with dropout and a 4h-wide MLP (the form assumes
-# both), and forward FLOPs per token within
-# 0.5% of Narayanan et al.'s 24h^2 L (1 + s/6h) + 2hV (the rest is the
-# norms', softmaxes' and other vector work, which their count leaves out).
+# both; with flash attention 34sbh and the log-sum-exp), and forward FLOPs
+# per token within 0.5% of Narayanan et al.'s 24h^2 L (1 + s/6h) + 2hV
+# (causal flash attention: s/12h; the rest is the norms', softmaxes' and
+# other vector work, which their count leaves out).
 set -u
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -24,10 +25,14 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	s = $c["seq_len"]; h = $c["hidden"]; a = $c["heads"]; L = $c["layers"]
 	if (m == "bertlarge" || m == "gpt3-175b") checked++
 	if ((m == "bertlarge" || m ~ /^gpt3/) && $c["ffn_hidden"] == 4 * h) {
-		want = s * h * (34 + 5 * a * s / h)
+		# the GPT-3 decoders train with causal flash attention (the
+		# config default): no s x s tensor kept, only the fp32
+		# log-sum-exp (4 bytes a query and head), and half the scores
+		flash = m ~ /^gpt3/
+		want = flash ? s * h * 34 + 4 * a * s : s * h * (34 + 5 * a * s / h)
 		if ($c["activation_bytes_per_layer"] != want) { print m ": activations " $c["activation_bytes_per_layer"] ", want " want; bad = 1 }
 		V = (m == "bertlarge") ? 30522 : 50257
-		f = 24 * h * h * L * (1 + s / (6 * h)) + 2 * h * V
+		f = 24 * h * h * L * (1 + s / ((flash ? 12 : 6) * h)) + 2 * h * V
 		if (!near($c["flops_per_token_fwd"], f, 0.005)) { print m ": FLOPs/token " $c["flops_per_token_fwd"] ", Narayanan " f; bad = 1 }
 	}
 }

@@ -12,7 +12,7 @@
 #include "tap.h"
 
 static struct model_cfg
-model(const char *name)
+model_as_configured(const char *name)
 {
 	struct model_cfg m;
 	struct pl_err err;
@@ -23,6 +23,17 @@ model(const char *name)
 		printf("Bail out! %s\n", path);
 		exit(1);
 	}
+	return m;
+}
+
+/* The published closed forms count the unfused attention of their time:
+ * the s x s scores are computed whole and kept. */
+static struct model_cfg
+model(const char *name)
+{
+	struct model_cfg m = model_as_configured(name);
+
+	m.flash_attention = 0;
 	return m;
 }
 
@@ -44,6 +55,19 @@ struct sums {
 	int fwd[LCOLL_N], bwd[LCOLL_N];
 	double fwd_bytes[LCOLL_N];
 };
+
+static void
+build_on(const struct model_cfg *m, const struct accel_cfg *a, long t, int sp,
+    struct aop_graph *g)
+{
+	struct variant v = { t, 1, 1, sp, 1 };
+	struct pl_err err;
+
+	if (analytic_build(m, a, &v, g, &err) < 0) {
+		printf("Bail out! %s t=%ld\n", m->name, t);
+		exit(1);
+	}
+}
 
 static struct sums
 layer_sums(const struct aop_graph *g, long layer)
@@ -313,10 +337,91 @@ test_variants(void)
 	    "refused");
 }
 
+/*
+ * Recomputation and flash attention, per layer (Korthikanti et al. 2022,
+ * Table 2): selective recomputation keeps sbh(10 + 24/t) with tensor
+ * parallelism and 34sbh/t with sequence parallelism; full recomputation
+ * keeps the layer's input, 2sbh (/t with sp).  Flash attention keeps no
+ * s x s tensor: 34sbh plus the fp32 log-sum-exp, 4 bytes a query and head
+ * (4asb); causal attention computes half the score matrix, 2Bs^2h of
+ * Narayanan's 4Bs^2h, and its backward pass 2.5 times its forward.
+ */
+static void
+test_recompute_and_flash(void)
+{
+	struct model_cfg m = model("gpt3-175b");
+	struct accel_cfg a;
+	struct pl_err err;
+	struct aop_graph g;
+	struct layer_graph lg;
+	double s = 2048, h = 12288, heads = 96, sbh = s * h, core_s = 0;
+
+	if (accel_load(&a, "configs/accelerators/h100-80gb.xml", &err) < 0) {
+		printf("Bail out! h100-80gb\n");
+		exit(1);
+	}
+	build_on(&m, &a, 8, 1, &g);
+	analytic_layers(&g, &lg);
+	EQ_DBL(lg.l[1].selective_bytes, 34 * sbh / 8, 1e-12,
+	    "selective, sp: 34sbh/t");
+	EQ_DBL(lg.l[1].checkpoint_bytes, 2 * sbh / 8, 1e-12,
+	    "full, sp: the layer input, 2sbh/t");
+	EQ_DBL(lg.l[1].recompute_s, lg.l[1].forward_s, 0,
+	    "full: the whole forward again");
+	for (size_t i = 0; i < g.n; i++)
+		if (g.op[i].layer == 0 && (strcmp(g.op[i].name, "scores") == 0 ||
+		    strcmp(g.op[i].name, "softmax") == 0 ||
+		    strcmp(g.op[i].name, "context") == 0))
+			core_s += g.op[i].fwd_s;
+	OK(core_s > 0, "the attention core takes time");
+	EQ_DBL(lg.l[1].selective_recompute_s, core_s, 1e-12,
+	    "selective: the attention core's forward again");
+	EQ_DBL(lg.l[0].checkpoint_bytes, lg.l[0].activation_bytes, 0,
+	    "the embedding is not recomputed");
+	EQ_DBL(lg.l[lg.n - 1].recompute_s, 0, 0, "nor the head");
+	layers_release(&lg);
+	analytic_release(&g);
+	build_on(&m, &a, 8, 0, &g);
+	analytic_layers(&g, &lg);
+	EQ_DBL(lg.l[1].selective_bytes, sbh * (10 + 24.0 / 8), 1e-12,
+	    "selective, t = 8: sbh(10 + 24/t)");
+	EQ_DBL(lg.l[1].checkpoint_bytes, 2 * sbh, 1e-12,
+	    "full, no sp: 2sbh");
+	layers_release(&lg);
+	analytic_release(&g);
+
+	m.flash_attention = 1;
+	build(&m, 1, 0, 1, 1, 1, &g);
+	EQ_DBL(layer_sums(&g, 0).act, 34 * sbh + 4 * heads * s, 1e-12,
+	    "flash: 34sbh + the log-sum-exp, no 5as^2b");
+	EQ_DBL(layer_sums(&g, 0).matmul_flops, 24 * s * h * h +
+	    2 * s * s * h, 1e-12, "flash, causal: 24sh^2 + 2s^2h");
+	for (size_t i = 0; i < g.n; i++)
+		if (g.op[i].layer == 0 && g.op[i].kind == AOP_ATTENTION)
+			EQ_DBL(g.op[i].bwd_flops, 2.5 * g.op[i].fwd_flops, 1e-12,
+			    "flash backward: 2.5 forwards");
+	analytic_release(&g);
+	build(&m, 4, 1, 1, 1, 1, &g);
+	EQ_DBL(layer_sums(&g, 0).act, (34 * sbh + 4 * heads * s) / 4, 1e-12,
+	    "flash, sp, t = 4: (34sbh + 4as)/t");
+	analytic_release(&g);
+	m.causal = 0;
+	build(&m, 1, 0, 1, 1, 1, &g);
+	EQ_DBL(layer_sums(&g, 0).matmul_flops, 24 * s * h * h +
+	    4 * s * s * h, 1e-12, "flash, bidirectional: 24sh^2 + 4s^2h");
+	analytic_release(&g);
+
+	m = model_as_configured("llama2-7b");
+	OK(m.causal && m.flash_attention, "decoders: causal, flash by default");
+	m = model_as_configured("bertlarge");
+	OK(!m.causal && !m.flash_attention, "encoders: neither by default");
+}
+
 int
 main(void)
 {
 	test_activations();
+	test_recompute_and_flash();
 	test_flops();
 	test_conservation();
 	test_collectives();

@@ -84,7 +84,9 @@ mist_brute(const struct plan_env *env, const struct layer_graph *g,
 				cnt[k] = 1;
 			cnt[S - 1] = (long)L - (S - 1);
 			for (;;) {
-				struct plan p = { g, env->devices / S, rc, S, st };
+				struct plan p = { .g = g, .d = env->devices / S,
+				    .recompute = rc, .nstages = S,
+				    .stage = st };
 				struct plan_result r;
 				struct pl_err err;
 				size_t row = 1;
@@ -137,7 +139,8 @@ mist_against_enumeration(void)
 		for (size_t k = 0; k < sizeof memory / sizeof memory[0]; k++) {
 			struct layer_graph g;
 			struct variants vs = { 1, &g };
-			struct plan_env env = { &net, 8, memory[k], OPT_ADAM, 64 };
+			struct plan_env env = { &net, 8, memory[k], OPT_ADAM,
+			    64, 0, 0, 0 };
 			struct bl_result r;
 			struct plan_result pr;
 			double want;
@@ -175,7 +178,8 @@ manual_space_fits(const struct plan_env *env, const struct variants *vs)
 	for (size_t i = 0; i < vs->n; i++)
 		for (int S = 1; S <= 4; S++) {
 			long w = vs->g[i].var_t;
-			struct plan p = { &vs->g[i], 4 / (w * S), 0, S, st };
+			struct plan p = { .g = &vs->g[i], .d = 4 / (w * S),
+			    .recompute = 0, .nstages = S, .stage = st };
 
 			if (4 % (w * S) != 0 || bl_uniform_split(p.g, S, st) < 0)
 				continue;
@@ -204,7 +208,7 @@ manual_and_mcmc(void)
 	const struct layer_graph *gp[2] = { &g[0], &g[1] };
 	struct variants vs = { 2, g };
 	struct pl_err err;
-	struct dp_options o = { 0, 1, DP_ZERO_OFF, 1 };
+	struct dp_options o = { 0, 1, DP_ZERO_OFF, 1, 1, 0, 0, 0 };
 
 	memset(&net, 0, sizeof net);
 	net.nlevels = 2;
@@ -214,7 +218,7 @@ manual_and_mcmc(void)
 	chain(&g[0], 8, 1, 0);
 	chain(&g[1], 8, 2, 1);
 	for (double mem = 2e8; mem >= 2.5e7; mem *= 0.8) {
-		struct plan_env env = { &net, 4, mem, OPT_ADAM, 16 };
+		struct plan_env env = { &net, 4, mem, OPT_ADAM, 16, 0, 0, 0 };
 		struct bl_result r, r2;
 		struct plan dp;
 		struct plan_result pr;

@@ -50,7 +50,8 @@ hand_example(void)
 	struct layer_graph g;
 	struct plan_env env;
 	struct plan_stage st[2] = { { 0, 0, 1, 0 }, { 1, 1, 1, 0 } };
-	struct plan p = { &g, 2, 0, 2, st };
+	struct plan p = { .g = &g, .d = 2,
+	    .recompute = 0, .nstages = 2, .stage = st };
 	struct plan_result r;
 	struct pl_err err;
 
@@ -62,7 +63,7 @@ hand_example(void)
 	graph_alloc(&g, 2);
 	set_row(&g, 0, 0.01, 0.02, 1e6, 1e7, 0);
 	set_row(&g, 1, 0.02, 0.04, 2e6, 1e7, 1e6);
-	env = (struct plan_env){ &net, 4, 2.7e7, OPT_ADAM, 8 };
+	env = (struct plan_env){ &net, 4, 2.7e7, OPT_ADAM, 8, 0, 0, 0 };
 
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "the example evaluates");
 	/* m = 8 / 2 = 4; the cut joins devices 0-1 (2-3 in replica 1):
@@ -103,19 +104,27 @@ pick(long lo, long hi)
 	return lo + (long)(uniform() * (double)(hi - lo + 1));
 }
 
-/* Every plan of the space (dp.h) for one zero mode: the best step. */
+/*
+ * Every plan of the space (dp.h) for one zero mode: the best step.  Modes:
+ * each recomputation kind, optimizer and interleaving the options allow
+ * (v > 1 without ZeRO only); whether Megatron's interleaved schedule can
+ * run a plan is the evaluator's to say (it refuses the plan).
+ */
 static double
 brute_mode(const struct plan_env *env, struct layer_graph *const *g,
-    size_t ng, int zero_on, long zmax)
+    size_t ng, int zero_on, const struct dp_options *o)
 {
 	double best = INFINITY;
+	long zmax = o->zmax, vmax = zero_on || o->vmax < 1 ? 1 : o->vmax;
 
 	for (size_t vi = 0; vi < ng; vi++) {
 		struct plan_variant v;
 		size_t n = g[vi]->n;
 
 		plan_variant_init(&v, env, g[vi], NULL);
-		for (int rc = 0; rc <= 1; rc++)
+		for (int rc = o->recompute_min; rc <= o->recompute_max; rc++)
+		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
+		for (long nv = 1; nv <= vmax; nv++)
 		for (unsigned long mask = 0; mask < (1UL << (n - 1)); mask++) {
 			struct plan_stage st[8];
 			int S = 0;
@@ -130,16 +139,22 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 			for (long d = 1; d * v.b <= env->global_batch &&
 			    d * v.w <= env->devices; d++) {
 				struct plan_cell c;
-				struct plan p = { g[vi], d, rc, S, st };
+				struct plan p = { .g = g[vi], .d = d,
+				    .recompute = rc, .nstages = S,
+				    .stage = st, .v = nv, .distopt = dopt,
+				    .overlap_grad = o->overlap,
+				    .overlap_param = o->overlap && dopt };
+				struct plan_mode mode = plan_mode_of(&p);
 				struct plan_result r;
 				long K = 0;
 				int ok = 1;
 
-				/* the ZeRO choice does not depend on K */
-				plan_cell_init(&c, env, &v, d, 1, rc);
+				/* the ZeRO choice does not depend on K (nor,
+				 * without interleaving, on S) */
+				plan_cell_init(&c, env, &v, d, S, &mode);
 				for (int i = 0; i < S && ok; i++) {
 					ok = dp_stage_zero(&c, st[i].first,
-					    st[i].last, S - i, S > 1, zero_on,
+					    st[i].last, S - i, zero_on,
 					    zmax, &st[i].z,
 					    &st[i].zero_stage) == 0;
 					K += st[i].z;
@@ -160,9 +175,24 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 	return best;
 }
 
-/* One random chain and its t = 2 variant (half the work, collectives). */
+/* What a row keeps and reruns under full and selective recomputation:
+ * a fraction x of its activations kept (full: the smaller of that and
+ * its input), the forward rerun in full, and under selective 0.3-0.8
+ * of it kept for an eighth of the forward. */
+static void
+set_recompute(struct layer *l, double x, double y)
+{
+	l->checkpoint_bytes = fmin(l->input_bytes, x * l->activation_bytes);
+	l->recompute_s = l->forward_s;
+	l->selective_bytes = (0.3 + 0.5 * y) * l->activation_bytes;
+	l->selective_recompute_s = l->forward_s / 8;
+}
+
+/* One random chain and its t = 2 variant (half the work, collectives);
+ * `layers`: rows 1..n-2 alike, as a transformer's layers between an
+ * embedding and a head. */
 static size_t
-random_graphs(struct layer_graph *g, size_t n)
+random_graphs(struct layer_graph *g, size_t n, int layers)
 {
 	size_t ng = pick(1, 2);
 	long b = pick(1, 2);
@@ -179,13 +209,28 @@ random_graphs(struct layer_graph *g, size_t n)
 		    uniform()), a = 1e6 * (1 + 20 * uniform()), in = 1e6 *
 		    (1 + 50 * uniform());
 
+		if (layers && i > 1 && i + 1 < n) {
+			g[0].l[i] = g[0].l[1];
+			g[0].l[i].id = (long)i;
+			if (ng > 1) {
+				g[1].l[i] = g[1].l[1];
+				g[1].l[i].id = (long)i;
+			}
+			continue;
+		}
+		if (layers && (i == 0 || i + 1 == n))
+			f /= 10, p /= 10;	/* a light embedding and head */
+		if (layers)
+			in /= 10;		/* and cheap transfers */
 		set_row(&g[0], i, f, f * (1.5 + uniform()), p, a, in);
 		if (uniform() < 0.3)
 			g[0].l[i].dense_parameter_bytes = p / 2;
+		set_recompute(&g[0].l[i], uniform(), uniform());
 		if (ng > 1) {
 			set_row(&g[1], i, f * 0.55, f * 1.1, p / 2, a * 0.6,
 			    in);
 			g[1].l[i].coll_bytes[LCOLL_ALL_REDUCE] = 4 * in;
+			set_recompute(&g[1].l[i], uniform(), uniform());
 		}
 	}
 	return ng;
@@ -195,20 +240,24 @@ static void
 random_instances(void)
 {
 	int agree = 0, exact = 0, flat_ok = 0, infeasible = 0, zero = 0;
-	int total = 300;
+	int total = 400, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
 
+	/* 300 chains of any rows, then 100 transformer-like ones (alike
+	 * layers, small batches, fast links: where interleaving pays) */
 	for (int it = 0; it < total; it++) {
+		int layers = it >= 300;
 		struct network net, flat;
 		struct layer_graph g[2];
 		const struct layer_graph *gp[2] = { &g[0], &g[1] };
 		struct layer_graph *gm[2] = { &g[0], &g[1] };
 		struct plan_env env, fenv;
-		struct dp_options o = { 0, 1, DP_ZERO_AUTO, 4 };
+		struct dp_options o = { RC_NONE, RC_SELECTIVE, DP_ZERO_AUTO, 4,
+		    pick(1, 3), 0, 1, uniform() < 0.5 };
 		struct dp_stats st;
 		struct plan best, fbest;
 		struct plan_result r;
 		double step = INFINITY, fstep, want, need = 0;
-		size_t n = (size_t)pick(2, 8), ng;
+		size_t n = (size_t)(layers ? 2 * pick(3, 4) : pick(2, 8)), ng;
 		int rc;
 
 		memset(&net, 0, sizeof net);
@@ -222,17 +271,24 @@ random_instances(void)
 			    uniform());
 		net.level[1].oversubscription = uniform() < 0.3 ? 2 : 1;
 		network_finish(&net, "net", NULL);
-		ng = random_graphs(g, n);
+		ng = random_graphs(g, n, layers);
 		for (size_t i = 0; i < n; i++)
 			need += 16 * g[0].l[i].parameter_bytes +
 			    g[0].l[i].activation_bytes;
 		/* from a few layers' worth (ZeRO or nothing) to it all */
 		env = (struct plan_env){ &net, pick(1, net.ndevices),
 		    need * (0.04 + 1.2 * uniform() * uniform()), uniform() < 0.8 ?
-		    OPT_ADAM : OPT_SGD, pick(2, 64) };
-		want = brute_mode(&env, gm, ng, 0, o.zmax);
+		    OPT_ADAM : OPT_SGD, layers ? pick(2, 12) : pick(2, 64),
+		    uniform() < 0.5 ? 2 : 4, 0, 0 };
+		if (layers) {	/* memory binds: pipelines pay */
+			env.memory_bytes = need * (0.1 + 0.25 * uniform());
+			env.optimizer = OPT_ADAM;
+			env.global_batch = 12;
+			o.distopt_max = 0;
+		}
+		want = brute_mode(&env, gm, ng, 0, &o);
 		if (isinf(want))
-			want = brute_mode(&env, gm, ng, 1, o.zmax);
+			want = brute_mode(&env, gm, ng, 1, &o);
 		rc = dp_solve(&env, gp, ng, &o, &best, &step, &st, NULL);
 		if (rc == 1 && isinf(want)) {
 			agree++;
@@ -242,6 +298,9 @@ random_instances(void)
 		} else if (rc == 0 && step == want) {
 			agree++;
 			zero += st.zero_used;
+			modes[best.recompute]++;
+			distopt += best.distopt;
+			interleaved += best.v > 1;
 			if (plan_evaluate(&env, &best, &r, NULL) == 0) {
 				exact += r.step_s == step && r.fits;
 				plan_result_release(&r);
@@ -265,13 +324,20 @@ random_instances(void)
 		for (size_t k = 0; k < ng; k++)
 			layers_release(&g[k]);
 	}
-	EQ_INT(agree, total, "dp equals brute force on 300 random instances");
+	EQ_INT(agree, total, "dp equals brute force on 400 random instances");
 	EQ_INT(exact, total, "its plan re-evaluates to exactly its step");
 	EQ_INT(flat_ok, total, "a flat-network plan is never better");
 	OK(infeasible > 10 && infeasible < total / 2, "some are infeasible");
 	OK(zero > 10, "some need ZeRO");
-	printf("# %d infeasible, %d solved with ZeRO, %ld plans enumerated\n",
-	    infeasible, zero, brute_plans);
+	OK(modes[RC_NONE] > 10 && modes[RC_FULL] > 10 &&
+	    modes[RC_SELECTIVE] > 10, "every recomputation kind wins somewhere");
+	OK(interleaved > 5, "interleaving wins somewhere");
+	OK(distopt > 10 && distopt < total - infeasible - 10,
+	    "the distributed optimizer wins somewhere, not everywhere");
+	printf("# %d infeasible, %d solved with ZeRO, %d interleaved; "
+	    "recompute none/full/selective %d/%d/%d, distributed optimizer "
+	    "%d; %ld plans enumerated\n", infeasible, zero, interleaved,
+	    modes[0], modes[1], modes[2], distopt, brute_plans);
 }
 
 /*
@@ -286,7 +352,7 @@ network_awareness(void)
 	struct layer_graph g;
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env, fenv;
-	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4 };
+	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best, fbest;
 	struct plan_result r, fr;
@@ -301,7 +367,7 @@ network_awareness(void)
 	graph_alloc(&g, 6);
 	for (size_t i = 0; i < 6; i++)
 		set_row(&g, i, 1, 2, 1e6, 0, 1e10);
-	env = (struct plan_env){ &net, 8, 1.7e7, OPT_ADAM, 8 };
+	env = (struct plan_env){ &net, 8, 1.7e7, OPT_ADAM, 8, 0, 0, 0 };
 	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0,
 	    "aware: solved");
 	OK(plan_evaluate(&env, &best, &r, NULL) == 0, "aware: evaluates");
@@ -340,7 +406,7 @@ zero_when_needed(void)
 	struct layer_graph g;
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
-	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2 };
+	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	double step;
@@ -357,7 +423,7 @@ zero_when_needed(void)
 	set_row(&g, 2, 10, 20, 1e8, 0, 1e3);
 	/* on 1.04e9-byte devices two rows together need more than ZeRO-3
 	 * over 2 (1.2e9), so: 3 stages, the middle one ZeRO-1 over 2 */
-	env = (struct plan_env){ &net, 4, 1.04e9, OPT_ADAM, 8 };
+	env = (struct plan_env){ &net, 4, 1.04e9, OPT_ADAM, 8, 0, 0, 0 };
 	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0 &&
 	    st.zero_used, "ZeRO turned on");
 	OK(best.nstages == 3 && best.stage[1].z == 2 &&
@@ -407,6 +473,91 @@ alpha_floor(void)
 	    "random groups");
 }
 
+/*
+ * Megatron's run modes by hand, on one level of 1e9 B/s and no latency:
+ * an embedding and a head (10 + 20 ms) around four layers (100 + 200 ms,
+ * 1e6 bytes in, 1e6 parameter bytes each).
+ */
+static void
+megatron_modes(void)
+{
+	struct network net;
+	struct layer_graph g;
+	struct plan_env env;
+	struct plan_stage two[2] = { { 0, 2, 1, 0 }, { 3, 5, 1, 0 } };
+	struct plan_stage one[1] = { { 0, 5, 1, 0 } };
+	struct plan p = { .g = &g, .d = 1, .nstages = 2, .stage = two,
+	    .v = 2 };
+	struct plan_result r;
+	struct pl_err err;
+
+	memset(&net, 0, sizeof net);
+	net.nlevels = 1;
+	level(&net, 0, 4, 1e9, 0);
+	network_finish(&net, "net", &err);
+	graph_alloc(&g, 6);
+	for (size_t i = 0; i < 6; i++) {
+		int end = i == 0 || i == 5;
+
+		set_row(&g, i, end ? 0.01 : 0.1, end ? 0.02 : 0.2, 1e6, 1e7,
+		    i ? 1e6 : 0);
+		set_recompute(&g.l[i], 0.1, 0.4);
+	}
+	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 4, 4, 0, 0 };
+
+	/* interleaved, v = 2 over S = 2: each stage 30 + 600 ms of compute;
+	 * stage 0 receives once across the wrap and sends twice, stage 1
+	 * the other way round, 2 x 1 ms each time (activations, gradients) */
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "interleaved evaluates");
+	EQ_DBL(r.stage[0].p2p_in_s + r.stage[0].p2p_out_s, 0.006, 1e-12,
+	    "interleaved: 3 transfers both ways on stage 0");
+	EQ_DBL(r.stage[1].load_s, 0.636, 1e-12, "interleaved stage load");
+	EQ_DBL(r.step_s, (4 + 0.5) * 0.636, 1e-12,
+	    "step = (m + (S - 1)/v) max load: half the bubble");
+	plan_result_release(&r);
+	p.v = 1;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "plain 1F1B evaluates");
+	EQ_DBL(r.step_s, 5 * (0.63 + 0.002), 1e-12, "plain: (m + S - 1)");
+	plan_result_release(&r);
+	p.v = 3;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0, "v = 3 does not divide "
+	    "2 layers: refused");
+	p.v = 2;
+	env.global_batch = 5;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0, "m = 5 micro-batches over "
+	    "S = 2 interleaved stages: refused (Megatron needs S | m)");
+	env.global_batch = 4;
+
+	/* d = 2, one stage: 6e6 parameter bytes, fp32 gradients (12e6
+	 * bytes): a 2-ring all-reduce moves B / bw, 12 ms; the distributed
+	 * optimizer reduce-scatters them (6 ms) and gathers bf16 weights
+	 * (3 ms); overlapped with 840 ms of backward and 420 ms of forward,
+	 * nothing is exposed */
+	p = (struct plan){ .g = &g, .d = 2, .nstages = 1, .stage = one };
+	OK(plan_evaluate(&env, &p, &r, &err) == 0 &&
+	    fabs(r.max_sync_s - 0.012) < 1e-12, "all-reduce of fp32 "
+	    "gradients: 12 ms");
+	plan_result_release(&r);
+	p.distopt = 1;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0 &&
+	    fabs(r.max_sync_s - 0.009) < 1e-12, "distributed optimizer: "
+	    "6 + 3 ms");
+	EQ_DBL(r.stage[0].mem.optimizer, 6 * 6e6 / 2, 1e-12,
+	    "distributed optimizer: Adam's states over d = 2");
+	plan_result_release(&r);
+	p.overlap_grad = p.overlap_param = 1;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0 && r.max_sync_s == 0 &&
+	    fabs(r.stage[0].sync_total_s - 0.009) < 1e-12,
+	    "overlapped: nothing exposed of the 9 ms");
+	plan_result_release(&r);
+	p.recompute = RC_FULL;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "full recompute, p = 1");
+	EQ_DBL(r.stage[0].compute_s, 0.06 + 1.2 + 0.4 + 0.02, 1e-12,
+	    "full recomputation with one stage: every forward again");
+	plan_result_release(&r);
+	layers_release(&g);
+}
+
 int
 main(void)
 {
@@ -414,6 +565,7 @@ main(void)
 	hand_example();
 	network_awareness();
 	zero_when_needed();
+	megatron_modes();
 	random_instances();
 	return tap_done();
 }

@@ -1,4 +1,5 @@
 /* t-mem.c - the stage memory model (Eq. 1) on hand-worked stages. */
+#include <math.h>
 #include <string.h>
 
 #include "mem.h"
@@ -87,7 +88,7 @@ zero_stages(void)
 static void
 stash(void)
 {
-	struct layer_graph g = graph(0), ge = graph(1);
+	struct layer_graph g = graph(0);
 	struct mem_breakdown b;
 	struct mem_stage s;
 	double prev = -1;
@@ -105,22 +106,123 @@ stash(void)
 	}
 	s = stage(0, 1, 0, 1, 6, 3);
 	mem_stage_breakdown(&g, &s, OPT_ADAM, &b);
-	EQ_INT(b.inflight, 3, "never more in flight than micro-batches");
+	EQ_DBL(b.inflight, 3, 0, "never more in flight than micro-batches");
 	s.schedule = SCHED_GPIPE;
 	s.position_from_end = 1;
 	mem_stage_breakdown(&g, &s, OPT_ADAM, &b);
-	EQ_INT(b.inflight, 3, "GPipe keeps all m micro-batches");
+	EQ_DBL(b.inflight, 3, 0, "GPipe keeps all m micro-batches");
 	EQ_DBL(b.stash, 2 * 30e6, 0, "GPipe stash");
 
+}
+
+/*
+ * Recomputation, per layer as Megatron runs it: full keeps each layer's
+ * input (with edges: every byte entering it) for every micro-batch in
+ * flight, and rebuilds one layer's activations at a time; selective keeps
+ * what the row says and rebuilds the rest of one layer.
+ */
+static void
+recompute(void)
+{
+	struct layer_graph g = graph(0), ge = graph(1);
+	struct mem_breakdown b;
+	struct mem_stage s;
+
+	for (int i = 0; i < 4; i++) {
+		L[i].checkpoint_bytes = 0.5e6;
+		L[i].selective_bytes = 0.6 * L[i].activation_bytes;
+	}
 	s = stage(2, 3, 0, 1, 3, 8);
-	s.recompute = 1;
+	s.recompute = RC_FULL;
 	mem_stage_breakdown(&g, &s, OPT_ADAM, &b);
-	EQ_DBL(b.stash, 2 * 0.5e6, 0, "recomputation stashes the first "
-	    "layer's input only");
-	EQ_DBL(b.activations, 70e6, 0, "one micro-batch still needs all");
+	EQ_DBL(b.stash, 2 * 1e6, 0, "full: two more micro-batches of two "
+	    "layer inputs");
+	EQ_DBL(b.activations, 1e6 + 39.5e6, 0, "full: the inputs, and "
+	    "layer 3 rebuilt (40 MB less the input it keeps)");
+	s = stage(0, 1, 0, 1, 3, 8);
+	s.recompute = RC_FULL;
+	mem_stage_breakdown(&g, &s, OPT_ADAM, &b);
+	EQ_DBL(b.stash, 2 * 1e6, 0, "the first stage keeps its layers' "
+	    "inputs too");
+	L[2].checkpoint_bytes = 0.5e6;		/* edge 1->2 */
+	L[3].checkpoint_bytes = 0.75e6;		/* 2->3 and the 0->3 skip */
+	s = stage(2, 3, 0, 1, 3, 8);
+	s.recompute = RC_FULL;
 	mem_stage_breakdown(&ge, &s, OPT_ADAM, &b);
-	EQ_DBL(b.stash, 2 * (0.5e6 + 0.25e6), 0, "with edges: every byte "
-	    "entering the stage (1->2 and the 0->3 skip)");
+	EQ_DBL(b.stash, 2 * 1.25e6, 0, "with edges: every byte entering "
+	    "each layer");
+	s.recompute = RC_SELECTIVE;
+	mem_stage_breakdown(&g, &s, OPT_ADAM, &b);
+	EQ_DBL(b.stash, 2 * 0.6 * 70e6, 1e-15, "selective: what it keeps");
+	EQ_DBL(b.activations, 0.6 * 70e6 + 0.4 * 40e6, 1e-15,
+	    "selective: and the largest layer's rebuilt part");
+	s.recompute = RC_NONE;
+	mem_stage_breakdown(&g, &s, OPT_ADAM, &b);
+	EQ_DBL(b.activations, 70e6, 0, "none: all of one micro-batch");
+	EQ_DBL(b.stash, 2 * 70e6, 0, "none: all of two more");
+}
+
+/* Interleaved 1F1B, S = 4 stages of v = 2 chunks, m = 8: Megatron's
+ * warm-up keeps 2(k - 1) + (v - 1)S + 1 chunks at the stage k-th from
+ * the end; the first stage S(1 + (S - 1)/(S v)) micro-batches
+ * (Korthikanti et al. 2022, Section 4.2.3). */
+static void
+interleaved(void)
+{
+	struct mem_stage s = stage(0, 0, 0, 1, 4, 8);
+
+	s.virtual_stages = 2;
+	s.pipeline_stages = 4;
+	EQ_DBL(mem_inflight(&s), 4 * (1 + 3.0 / 8), 1e-15,
+	    "first stage: S (1 + (S - 1)/(S v))");
+	s.position_from_end = 1;
+	EQ_DBL(mem_inflight(&s), 5.0 / 2, 1e-15, "last stage: (vS - S + 1)/v");
+	s.microbatches = 2;
+	s.position_from_end = 4;
+	EQ_DBL(mem_inflight(&s), 2, 1e-15, "never more than the m v chunks");
+}
+
+/*
+ * Rajbhandari et al. 2020, Section 1 and Figure 1: a 7.5B-parameter model
+ * with mixed-precision Adam (2 + 2 + 12 bytes a parameter) on 64-way data
+ * parallelism needs 120 GB a device, 31.4 GB with the optimizer states
+ * partitioned (Megatron's distributed optimizer), 16.6 GB with the
+ * gradients too, 1.9 GB with the parameters too.  Megatron's fp32 main
+ * gradients add 2 bytes a parameter.
+ */
+static void
+zero_paper(void)
+{
+	const double psi = 7.5e9;
+	struct mem_totals t = { 2 * psi, 2 * psi, 0, 0 };
+	struct mem_stage s = stage(0, 0, 0, 1, 1, 1);
+	struct mem_breakdown b;
+
+	mem_breakdown_of(&t, &s, OPT_ADAM, &b);
+	EQ_DBL(b.total, 120e9, 0, "ZeRO paper: 120 GB without partitioning");
+	s.optimizer_shards_dense = 64;
+	mem_breakdown_of(&t, &s, OPT_ADAM, &b);
+	OK(fabs(b.total - 31.4e9) < 0.05e9, "ZeRO paper: 31.4 GB with the "
+	    "distributed optimizer over 64");
+	s = stage(0, 0, 2, 64, 1, 1);
+	mem_breakdown_of(&t, &s, OPT_ADAM, &b);
+	OK(fabs(b.total - 16.6e9) < 0.05e9, "ZeRO paper: 16.6 GB at stage 2");
+	s = stage(0, 0, 3, 64, 1, 1);
+	mem_breakdown_of(&t, &s, OPT_ADAM, &b);
+	OK(fabs(b.total - 1.9e9) < 0.05e9, "ZeRO paper: 1.9 GB at stage 3");
+	s = stage(0, 0, 0, 1, 1, 1);
+	s.grad_bytes_per_param = 4;
+	mem_breakdown_of(&t, &s, OPT_ADAM, &b);
+	EQ_DBL(b.total, 18 * psi, 0, "fp32 main gradients: 18 bytes a "
+	    "parameter");
+	/* experts shard over their own, smaller group */
+	t.dense_params = psi;
+	s = stage(0, 0, 0, 1, 1, 1);
+	s.optimizer_shards_dense = 8;
+	s.optimizer_shards_expert = 2;
+	mem_breakdown_of(&t, &s, OPT_ADAM, &b);
+	EQ_DBL(b.optimizer, 6 * psi / 8 + 6 * psi / 2, 0,
+	    "dense and expert states, each over its group");
 }
 
 int
@@ -128,5 +230,8 @@ main(void)
 {
 	zero_stages();
 	stash();
+	recompute();
+	interleaved();
+	zero_paper();
 	return tap_done();
 }

@@ -25,6 +25,7 @@ struct dims {
 	double ce;		/* devices sharing the micro-batch's tokens */
 	double e;
 	int dropout, gated, rms, bias, moe;
+	int causal, flash;
 };
 
 struct builder {
@@ -164,6 +165,34 @@ attention_backward(struct aop *o)
 	o->bwd_bytes = 2 * o->fwd_bytes;
 }
 
+/*
+ * Fused (flash) attention, Dao et al. 2022: scores, softmax, dropout and
+ * context in one kernel that keeps no s x s tensor, only q, k, v, its
+ * output (the next matmul's input, counted there) and the softmax's
+ * log-sum-exp, fp32, one a query and head.  Causal attention skips the
+ * masked half of the score matrix.  The backward pass computes the scores
+ * again: five matmuls of the forward's size where the unfused backward has
+ * four, 2.5 times the forward FLOPs (the FlashAttention papers' count).
+ * Its dropout masks are regenerated from the random state, not kept.
+ */
+static void
+flash_attention(struct builder *B)
+{
+	const struct dims *d = B->d;
+	double n = d->n, h = d->h, kv = d->kv, t = d->t;
+	double keys = d->causal ? d->s_full / 2 : d->s_full;
+	double qkvo = 2 * (2 * n * h / t + 2 * d->b * d->s_full * kv / t);
+	struct aop *o = add(B, "flash_attention", AOP_ATTENTION);
+
+	o->fwd_flops = 2 * 2 * n * keys * h / t;
+	o->bwd_flops = 2.5 * o->fwd_flops;
+	o->fwd_bytes = qkvo;
+	o->bwd_bytes = 2 * qkvo;
+	/* q, k and v, and the log-sum-exp a query and head */
+	o->activation_bytes = 2 * n * (h + 2 * kv) / t + 4 * n * d->heads / t;
+	o->selective_rerun = 1;
+}
+
 static void
 attention(struct builder *B)
 {
@@ -183,19 +212,31 @@ attention(struct builder *B)
 	if (d->ce > 1)
 		collective(B, "kv_gather", LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER,
 		    2 * d->b * d->s_full * 2 * kv / t);
-	o = add(B, "scores", AOP_ATTENTION);
-	o->fwd_flops = 2 * n * d->s_full * h / t;
-	o->fwd_bytes = 2 * (n * h / t + d->b * d->s_full * kv / t + probs);
-	attention_backward(o);
-	o->activation_bytes = 2 * n * (h + kv) / t;	/* q and k */
-	/* softmax keeps its output; dropout its mask and its output */
-	o = vector(B, "softmax", AOP_VECTOR, probs, d->dropout ? 8 : 5);
-	o->activation_bytes = 2 * probs + (d->dropout ? probs + 2 * probs : 0);
-	o = add(B, "context", AOP_ATTENTION);
-	o->fwd_flops = 2 * n * d->s_full * h / t;
-	o->fwd_bytes = 2 * (probs + d->b * d->s_full * kv / t + n * h / t);
-	attention_backward(o);
-	o->activation_bytes = 2 * n * kv / t;		/* v */
+	if (d->flash) {
+		flash_attention(B);
+	} else {
+		/* the unfused path computes the whole score matrix, masked or
+		 * not */
+		o = add(B, "scores", AOP_ATTENTION);
+		o->fwd_flops = 2 * n * d->s_full * h / t;
+		o->fwd_bytes = 2 * (n * h / t + d->b * d->s_full * kv / t +
+		    probs);
+		attention_backward(o);
+		o->activation_bytes = 2 * n * (h + kv) / t;	/* q and k */
+		o->selective_rerun = 1;
+		/* softmax keeps its output; dropout its mask and its output */
+		o = vector(B, "softmax", AOP_VECTOR, probs, d->dropout ? 8 : 5);
+		o->activation_bytes = 2 * probs +
+		    (d->dropout ? probs + 2 * probs : 0);
+		o->selective_rerun = o->selective_drop = 1;
+		o = add(B, "context", AOP_ATTENTION);
+		o->fwd_flops = 2 * n * d->s_full * h / t;
+		o->fwd_bytes = 2 * (probs + d->b * d->s_full * kv / t +
+		    n * h / t);
+		attention_backward(o);
+		o->activation_bytes = 2 * n * kv / t;		/* v */
+		o->selective_rerun = 1;
+	}
 	o = matmul(B, "attn_out", n, h / t, h, h * h / t, SPLIT_T);
 	o->activation_bytes = 2 * n * h / t;
 	if (d->bias)
@@ -465,6 +506,8 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	d.rms = m->norm == NORM_RMSNORM;
 	d.bias = m->bias;
 	d.moe = m->experts > 1;
+	d.causal = m->causal;
+	d.flash = m->flash_attention;
 	B.g = g;
 	B.d = &d;
 	B.layer = -1;
@@ -503,6 +546,7 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 	out->n = (size_t)g->nlayers;
 	out->l = xcalloc(out->n, sizeof(struct layer));
 	out->has_variant = 1;
+	out->has_recompute = 1;
 	out->var_t = g->v.t;
 	out->var_e = g->v.e;
 	out->var_c = g->v.c;
@@ -525,6 +569,10 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 		if (o->param_split != SPLIT_TE && o->param_split != SPLIT_E)
 			L->dense_parameter_bytes += o->parameter_bytes;
 		L->activation_bytes += o->activation_bytes;
+		if (o->selective_rerun)
+			L->selective_recompute_s += o->fwd_s;
+		if (!o->selective_drop)
+			L->selective_bytes += o->activation_bytes;
 		if (o->fwd_coll >= 0)
 			L->coll_bytes[o->fwd_coll] += o->coll_bytes;
 		if (o->bwd_coll >= 0)
@@ -537,6 +585,22 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 		out->e[r - 1].src = r - 1;
 		out->e[r - 1].dst = r;
 		out->e[r - 1].bytes = g->boundary_bytes;
+	}
+	/* Megatron recomputes transformer layers only: a recomputed layer
+	 * keeps its input (full) or all but its attention core's s x s
+	 * tensors (selective); the embedding and the head keep everything
+	 * and run nothing again */
+	for (size_t r = 0; r < out->n; r++) {
+		struct layer *L = &out->l[r];
+
+		if (r == 0 || r + 1 == out->n) {
+			L->checkpoint_bytes = L->selective_bytes =
+			    L->activation_bytes;
+			L->recompute_s = L->selective_recompute_s = 0;
+		} else {
+			L->checkpoint_bytes = L->input_bytes;
+			L->recompute_s = L->forward_s;
+		}
 	}
 	/* identical transformer layers: say so, as the profiled path does */
 	for (size_t r = 2; r + 1 < out->n; r++) {

@@ -47,6 +47,10 @@ struct aop {
 	double parameter_bytes;		/* on one device */
 	int param_split;		/* enum aop_split */
 	double activation_bytes;	/* kept for backward */
+	/* selective recomputation (Korthikanti et al.): the attention core
+	 * runs its forward again in the backward pass, and drops what it
+	 * kept of size s x s (the scores' softmax, its dropout) */
+	int selective_rerun, selective_drop;
 	int fwd_coll, bwd_coll;		/* LCOLL_* or -1 */
 	double coll_bytes;		/* each direction's buffer */
 	double fwd_s, bwd_s;		/* roofline, all cores of the kind */

@@ -103,13 +103,31 @@ vinfo_of(const struct layer_graph *g)
 }
 
 /* The step of a plan, INFINITY when it is not a valid plan; *fits. */
-static double
-score(const struct plan_env *env, const struct plan *p, int *fits)
+/* How a baseline's plan runs: the runtime's settings (the distributed
+ * optimizer and overlap as plan_env says), recomputation as it chose,
+ * no interleaving. */
+static struct plan_mode
+bl_mode(const struct plan_env *env, int recompute)
 {
+	struct plan_mode m = { recompute, 1, env->distopt, env->overlap,
+		env->overlap && env->distopt };
+
+	return m;
+}
+
+/* Stamp a baseline's plan with the runtime's settings, then price it. */
+static double
+score(const struct plan_env *env, struct plan *p, int *fits)
+{
+	struct plan_mode m = bl_mode(env, p->recompute);
 	struct plan_result res;
 	struct pl_err err;
 	double step;
 
+	p->v = m.v;
+	p->distopt = m.distopt;
+	p->overlap_grad = m.overlap_grad;
+	p->overlap_param = m.overlap_param;
 	*fits = 0;
 	if (plan_evaluate(env, p, &res, &err) < 0)
 		return INFINITY;
@@ -159,7 +177,8 @@ bl_manual(const struct plan_env *env, const struct variants *vs,
 			continue;
 		}
 		for (int S = 1; S * v.w <= env->devices; S++) {
-			struct plan p = { g, fill_d(env, v.w, S, v.b), 0, S, st };
+			struct plan p = { .g = g, .d = fill_d(env, v.w, S, v.b),
+			    .recompute = 0, .nstages = S, .stage = st };
 			int fits = 0;
 
 			if (p.d < 1 || bl_uniform_split(g, S, st) < 0)
@@ -167,7 +186,8 @@ bl_manual(const struct plan_env *env, const struct variants *vs,
 			/* Megatron: t * p divides the world size */
 			if (env->devices % (v.w * S) != 0)
 				continue;
-			for (p.recompute = 0; p.recompute <= (S > 1); p.recompute++) {
+			for (p.recompute = RC_NONE; p.recompute <= RC_FULL;
+			    p.recompute++) {
 				if (isfinite(score(env, &p, &fits)) && fits)
 					break;
 			}
@@ -220,8 +240,9 @@ bl_published(const struct plan_env *env, const struct variants *vs,
 		snprintf(r->note, sizeof r->note, "d = %ld exceeds the batch", d);
 		return 0;
 	}
-	pl = (struct plan){ g, d, p > 1 ? recompute : 0, (int)p,
-	    xcalloc((size_t)p, sizeof(struct plan_stage)) };
+	pl = (struct plan){ .g = g, .d = d,
+	    .recompute = recompute, .nstages = (int)p,
+	    .stage = xcalloc((size_t)p, sizeof(struct plan_stage)) };
 	if (bl_uniform_split(g, (int)p, pl.stage) < 0) {
 		free(pl.stage);
 		snprintf(r->note, sizeof r->note, "p = %ld stages exceed the "
@@ -288,8 +309,8 @@ mc_cost(const struct plan_env *env, const struct variants *vs,
 {
 	double step;
 
-	*p = (struct plan){ &vs->g[x->vi], x->d, x->S > 1 ? x->rc : 0, x->S,
-	    p->stage };
+	*p = (struct plan){ .g = &vs->g[x->vi], .d = x->d,
+	    .recompute = x->rc, .nstages = x->S, .stage = p->stage };
 	for (int s = 0; s < x->S; s++)
 		p->stage[s] = (struct plan_stage){ x->start[s],
 		    x->start[s + 1] - 1, 1, 0 };
@@ -455,7 +476,8 @@ bl_nest(const struct plan_env *env, const struct variants *vs, int zero,
     struct bl_result *r, struct pl_err *err)
 {
 	const struct layer_graph **gp = xcalloc(vs->n, sizeof *gp);
-	struct dp_options o = { 0, 1, zero, 64 };
+	struct dp_options o = { RC_NONE, RC_SELECTIVE, zero, 64, NEST_VMAX, 0,
+	    1, env->overlap };
 	struct dp_stats st;
 	double step;
 	int rc;
@@ -520,12 +542,12 @@ alpa_pack(struct plan_cell *c, size_t rows, int S, double T,
 		if (u < S - 1)
 			while (j + 1 < rows - (size_t)(S - 1 - u)) {
 				plan_stage_price(c, i, j + 1, u, 1, 0, S - u,
-				    S > 1, &sc);
+				    &sc);
 				if (sc.load_s > T)
 					break;
 				j++;
 			}
-		plan_stage_price(c, i, j, u, 1, 0, S - u, S > 1, &sc);
+		plan_stage_price(c, i, j, u, 1, 0, S - u, &sc);
 		if (sc.load_s > T)
 			return 0;
 		st[u] = (struct plan_stage){ i, j, 1, 0 };
@@ -544,7 +566,7 @@ alpa_latency(struct plan_cell *c, int S, const struct plan_stage *st)
 		struct stage_cost sc;
 
 		plan_stage_price(c, st[u].first, st[u].last, u, 1, 0, S - u,
-		    S > 1, &sc);
+		    &sc);
 		sum += sc.load_s;
 		max = fmax(max, sc.load_s);
 		sync = fmax(sync, sc.sync_s);
@@ -560,13 +582,14 @@ alpa_partition(const struct plan_env *env2, const struct layer_graph *g,
 {
 	struct plan_variant v;
 	struct plan_cell c;
+	struct plan_mode mode = bl_mode(env2, S > 1);
 	struct stage_cost sc;
 	double lo = 0, hi, lat = INFINITY;
 
 	if ((size_t)S > g->n || plan_variant_init(&v, env2, g, NULL) < 0)
 		return INFINITY;
-	plan_cell_init(&c, env2, &v, d, S, 1);
-	plan_stage_price(&c, 0, g->n - 1, 0, 1, 0, 1, 0, &sc);
+	plan_cell_init(&c, env2, &v, d, S, &mode);
+	plan_stage_price(&c, 0, g->n - 1, 0, 1, 0, 1, &sc);
 	hi = 4 * sc.load_s + 1;
 	if (alpa_pack(&c, g->n, S, hi, st)) {
 		for (int it = 0; it < 60 && hi - lo > 1e-9 * hi; it++) {
@@ -627,7 +650,9 @@ bl_alpa(const struct plan_env *env, const struct variants *vs,
 			lat = alpa_partition(&env2, g, d, S, st);
 			if (lat < best_lat) {
 				best_lat = lat;
-				best = (struct plan){ g, d, S > 1, S, best.stage };
+				best = (struct plan){ .g = g, .d = d,
+				    .recompute = S > 1, .nstages = S,
+				    .stage = best.stage };
 				memcpy(best.stage, st, (size_t)S * sizeof *st);
 			}
 		}
@@ -687,7 +712,8 @@ struct mist_in {
 	double cost[3], param[3], act[3], sync[3];
 	double sync_alpha;	/* the all-reduce's latency, once a stage */
 	double p2p;		/* a boundary between two layers, both ways */
-	double cut_layer, cut_first;	/* bytes entering a stage */
+	double cut_layer;	/* bytes entering a stage */
+	double working;		/* the largest layer being recomputed */
 	struct mem_stage ms;	/* Eq. 1 of a stage; its position varies */
 	const struct plan_env *env;
 	int rc;
@@ -759,8 +785,9 @@ mist_milp(const struct mist_in *in, double seconds, const struct layer_graph *g,
 	for (int s = 0; s < S; s++) {
 		struct mem_stage ms = in->ms;
 		struct mem_breakdown mb;
+		struct mem_totals unit_params = { 1, 1, 0, 0 };
 		double fix_cost = 0, fix_param = 0, fix_act = 0, fix_sync = 0;
-		double coefP, coefA, coefS, stash_fix, stash_per;
+		double coefP, inflight;
 
 		if (s == 0) {
 			fix_cost += in->cost[MI_PRO];
@@ -779,26 +806,18 @@ mist_milp(const struct mist_in *in, double seconds, const struct layer_graph *g,
 		/* load: cost n_s + fixed <= T */
 		mist_row(lp, GLP_UP, -fix_cost, s + 1, in->cost[MI_LAYER], T, -1);
 
-		/* memory: Eq. 1 is linear in (parameters, activations, stash
-		 * unit), its coefficients depend on the position from the end */
+		/* memory: Eq. 1 is linear in the parameters and in the
+		 * activations kept a micro-batch (in flight times over), plus
+		 * the one layer being recomputed; the coefficients depend on
+		 * the position from the end */
 		ms.position_from_end = S - s;
-		mem_breakdown_of(1, 0, 0, &ms, in->env->optimizer, &mb);
+		mem_breakdown_of(&unit_params, &ms, in->env->optimizer, &mb);
 		coefP = mb.total;
-		mem_breakdown_of(0, 1, 0, &ms, in->env->optimizer, &mb);
-		coefA = mb.total;
-		mem_breakdown_of(0, 0, 1, &ms, in->env->optimizer, &mb);
-		coefS = mb.total;
-		if (in->rc && S > 1) {	/* the stash is the stage's input */
-			stash_fix = s == 0 ? in->cut_first : in->cut_layer;
-			stash_per = 0;
-		} else {
-			stash_fix = fix_act;
-			stash_per = in->act[MI_LAYER];
-		}
+		inflight = mem_inflight(&ms);
 		mist_row(lp, GLP_UP, in->env->memory_bytes - coefP * fix_param -
-		    coefA * fix_act - coefS * stash_fix, s + 1,
-		    coefP * in->param[MI_LAYER] + coefA * in->act[MI_LAYER] +
-		    coefS * stash_per, 0, 0);
+		    inflight * fix_act - in->working, s + 1,
+		    coefP * in->param[MI_LAYER] + inflight * in->act[MI_LAYER],
+		    0, 0);
 
 		/* sync: alpha + per layer n_s + fixed <= Y */
 		mist_row(lp, GLP_UP, -in->sync_alpha - fix_sync, s + 1,
@@ -865,10 +884,12 @@ mist_prepare(struct mist_in *in, const struct plan_env *fenv,
 		double sync = plan_stage_sync(c, i, i, 0);
 		struct stage_cost sc;
 
-		plan_stage_price(c, i, i, 0, 1, 0, 1, S > 1, &sc);
+		plan_stage_price(c, i, i, 0, 1, 0, 1, &sc);
 		in->cost[k] += w * (sc.compute_s + sc.collective_s);
 		in->param[k] += w * g->l[i].parameter_bytes;
-		in->act[k] += w * g->l[i].activation_bytes;
+		in->act[k] += w * mem_row_kept(&g->l[i], in->rc);
+		in->working = fmax(in->working, g->l[i].activation_bytes -
+		    mem_row_kept(&g->l[i], in->rc));
 		in->sync[k] += w * sync;
 		in->sync_alpha += sync;
 	}
@@ -880,11 +901,15 @@ mist_prepare(struct mist_in *in, const struct plan_env *fenv,
 		in->sync[k] = fmax(0, in->sync[k] - (k == MI_LAYER ?
 		    in->sync_alpha / (double)in->L : in->sync_alpha));
 	in->cut_layer = v->cut[lo + (hi > lo)];
-	in->cut_first = v->cut[0];
 	in->p2p = 2 * net_time(net_p2p(fenv->net, 0), in->cut_layer);
 	in->ms = (struct mem_stage){ .devices = v->w, .zero_degree = 1,
-	    .recompute = in->rc && S > 1, .schedule = SCHED_1F1B,
-	    .microbatches = c->m };
+	    .recompute = in->rc, .schedule = SCHED_1F1B,
+	    .microbatches = c->m,
+	    .grad_bytes_per_param = fenv->grad_bytes_per_param };
+	if (c->mode.distopt) {
+		in->ms.optimizer_shards_dense = (double)(c->d * v->c * v->e);
+		in->ms.optimizer_shards_expert = (double)(c->d * v->c);
+	}
 	return 0;
 }
 
@@ -921,16 +946,19 @@ bl_mist(const struct plan_env *env, const struct variants *vs,
 				struct plan_cell c;
 				double obj;
 
-				if (d < 1 || (rc && S == 1))
+				struct plan_mode mode = bl_mode(env, rc);
+
+				if (d < 1)
 					continue;
-				plan_cell_init(&c, &fenv, &v, d, S, rc);
+				plan_cell_init(&c, &fenv, &v, d, S, &mode);
 				if (mist_prepare(&in, &fenv, &v, &c, S) == 0 &&
 				    in.L >= S) {
 					obj = mist_milp(&in, milp_seconds, g, st);
 					if (obj < best_obj) {
 						best_obj = obj;
-						best = (struct plan){ g, d, rc,
-						    S, best.stage };
+						best = (struct plan){ .g = g, .d = d,
+						    .recompute = rc, .nstages = S,
+						    .stage = best.stage };
 						memcpy(best.stage, st,
 						    (size_t)S * sizeof *st);
 					}

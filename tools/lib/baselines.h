@@ -31,6 +31,18 @@
 #include "plan.h"
 #include "planio.h"
 
+/*
+ * How the runtime runs every baseline's plan (compare-baselines): Megatron-
+ * LM with the distributed optimizer and overlapped gradient reduction and
+ * parameter gather, as today's large runs use it; recomputation as each
+ * planner chooses, no interleaving.  nest searches these too (both
+ * optimizers, v up to NEST_VMAX, every recomputation kind), so a
+ * baseline's plan always lies in nest's space.
+ */
+#define BASELINE_DISTOPT 1
+#define BASELINE_OVERLAP 1
+#define NEST_VMAX 4
+
 /* What a planner reports: a plan (ok, or oom when the plan it settles on
  * does not fit), or none (infeasible, or oom when nothing fits). */
 enum { BL_OK, BL_OOM, BL_INFEASIBLE };
@@ -69,8 +81,10 @@ int bl_published(const struct plan_env *env, const struct variants *vs,
 int bl_mcmc(const struct plan_env *env, const struct variants *vs,
     unsigned long seed, int chains, int steps, struct bl_result *r);
 
-/* dp_solve over every variant, recomputation on or off, ZeRO as `zero`
- * says (DP_ZERO_AUTO or DP_ZERO_OFF): nest itself. */
+/* dp_solve over every variant, every recomputation kind, v up to
+ * NEST_VMAX, the distributed optimizer on and off, overlap as the
+ * runtime has it, ZeRO as `zero` says (DP_ZERO_AUTO or DP_ZERO_OFF):
+ * nest itself. */
 int bl_nest(const struct plan_env *env, const struct variants *vs, int zero,
     struct bl_result *r, struct pl_err *err);
 

@@ -104,6 +104,7 @@ model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
 	m->kv_heads = m->heads;
 	m->max_positions = m->seq_len;
 	m->experts = m->top_k = 1;
+	m->causal = m->flash_attention = m->architecture == ARCH_DECODER;
 	if (xmlio_child_long(path, r, "kv_heads", 1, &m->kv_heads, err) < 0 ||
 	    xmlio_child_long(path, r, "max_positions", 1, &m->max_positions,
 	    err) < 0 ||
@@ -114,7 +115,10 @@ model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
 	    err) < 0 ||
 	    xmlio_child_bool(path, r, "bias", &m->bias, err) < 0 ||
 	    xmlio_child_bool(path, r, "pooler", &m->pooler, err) < 0 ||
-	    xmlio_child_bool(path, r, "dropout", &m->dropout, err) < 0)
+	    xmlio_child_bool(path, r, "dropout", &m->dropout, err) < 0 ||
+	    xmlio_child_bool(path, r, "causal", &m->causal, err) < 0 ||
+	    xmlio_child_bool(path, r, "flash_attention", &m->flash_attention,
+	    err) < 0)
 		goto done;
 	if (m->hidden % m->heads != 0) {
 		pl_errf(err, path, line_of(xmlio_child(r, "heads")), "element "
@@ -536,6 +540,7 @@ experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc, const char *path,
 {
 	static const char *const opt[] = { "adam", "sgd", NULL };
 	static const char *const sched[] = { "1f1b", "gpipe", NULL };
+	static const char *const grads[] = { "fp32", "bf16", NULL };
 	struct token_sink sink = { e, 0, 0 };
 	xmlNodePtr r, n;
 	char *s;
@@ -558,6 +563,7 @@ experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc, const char *path,
 	}
 	e->optimizer = child_enum(r, "optimizer", opt, OPT_ADAM);
 	e->schedule = child_enum(r, "schedule", sched, SCHED_1F1B);
+	e->grad_bytes_per_param = child_enum(r, "gradients", grads, 0) ? 2 : 4;
 	if (NEED_LONG(path, r, "global_batch_samples", &e->global_batch) ||
 	    xmlio_child_long(path, r, "seed", 0, &e->seed, err) < 0)
 		goto done;

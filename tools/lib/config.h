@@ -28,6 +28,9 @@ struct model_cfg {
 	int norm, activation, mlp, position;
 	int tied_embeddings, bias, pooler;
 	int dropout;		/* trains with dropout (masks are kept) */
+	int causal;		/* causal attention (default: decoders) */
+	int flash_attention;	/* fused attention keeping no s x s tensor
+				 * (default: decoders) */
 };
 
 /* Efficiency factors of the roofline, indexed by these kinds. */
@@ -55,6 +58,7 @@ struct experiment_cfg {
 	int nmbs;
 	long mbs[EXP_MAX];
 	int optimizer, schedule;
+	double grad_bytes_per_param;	/* <gradients>: fp32 4 (default), bf16 2 */
 	long seed;
 	int nmethods;
 	char methods[EXP_MAX][32];

@@ -7,20 +7,19 @@
 
 int
 dp_stage_zero(const struct plan_cell *c, size_t first, size_t last, long k,
-    int many_stages, int zero_on, long zmax, long *z, int *zs)
+    int zero_on, long zmax, long *z, int *zs)
 {
 	struct mem_breakdown mem;
 
 	*z = 1;
 	*zs = 0;
-	if (plan_stage_memory(c, first, last, 1, 0, k, many_stages, &mem))
+	if (plan_stage_memory(c, first, last, 1, 0, k, &mem))
 		return 0;
 	if (!zero_on)
 		return -1;
 	for (*z = 2; *z <= zmax; *z *= 2)
 		for (*zs = 1; *zs <= 3; (*zs)++)
-			if (plan_stage_memory(c, first, last, *z, *zs, k,
-			    many_stages, &mem))
+			if (plan_stage_memory(c, first, last, *z, *zs, k, &mem))
 				return 0;
 	return -1;
 }
@@ -34,12 +33,13 @@ struct point {
 	int z, zs, dead;
 };
 
+/* A cell: 40 bytes, as large searches list tens of millions. */
 struct cell_key {
 	double lb, lb_sync;
-	size_t variant;
-	int rc;
+	unsigned order;		/* its place in the listing: ties by it */
+	unsigned short variant;
+	unsigned char mode;	/* index into search.modes */
 	long d, K;
-	size_t order;
 };
 
 struct search {
@@ -56,6 +56,8 @@ struct search {
 	long states;
 	double *alpha_floor;	/* [n]: least all-reduce latency over n */
 	struct plan_shape_cache shapes;
+	struct plan_mode *modes;	/* the run modes searched */
+	size_t nmodes;
 };
 
 static int
@@ -100,7 +102,11 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 	s->plan->nstages = S;
 	s->plan->g = c->v->g;
 	s->plan->d = c->d;
-	s->plan->recompute = c->recompute;
+	s->plan->recompute = c->mode.recompute;
+	s->plan->v = c->mode.v;
+	s->plan->distopt = c->mode.distopt;
+	s->plan->overlap_grad = c->mode.overlap_grad;
+	s->plan->overlap_param = c->mode.overlap_param;
 	for (int i = last_point, k = 0; s->pool[i].parent >= 0;
 	    i = s->pool[i].parent, k++) {
 		const struct point *p = &s->pool[i];
@@ -113,14 +119,26 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 	}
 }
 
+/* Rows [jj, j) split into nv model chunks of equal, non-zero layers. */
+static int
+chunks_fit(const struct plan_variant *v, int jj, int j, long nv)
+{
+	long layers = plan_stage_layers(v, (size_t)jj, (size_t)j - 1);
+
+	return layers > 0 && layers % nv == 0;
+}
+
 static void
 search_cell(struct search *s, struct plan_cell *c)
 {
 	const struct plan_variant *v = c->v;
 	int n = (int)v->g->n;
-	long K = c->K, m = c->m;
+	long K = c->K, m = c->m, nv = c->mode.v;
 	long smax = K < n ? K : n;
 	long zcap = s->zero_on ? (s->o->zmax < K ? s->o->zmax : K) : 1;
+	/* without ZeRO every stage has one slot, so S = K: the multiplier
+	 * of the slowest stage is known from the start */
+	double mult_fixed = (double)m + (double)(K - 1) / (double)nv;
 
 	s->npool = 0;
 	memset(s->head, -1, (size_t)(smax + 1) * (size_t)(n + 1) *
@@ -135,7 +153,6 @@ search_cell(struct search *s, struct plan_cell *c)
 				if (p.dead)
 					continue;
 				for (int jj = j - 1; jj >= 0; jj--) {
-					int many = !(k == 0 && jj == 0);
 					long stages_left = jj > 0;
 					double comp, cmin;
 					long z;
@@ -150,20 +167,26 @@ search_cell(struct search *s, struct plan_cell *c)
 						continue;
 					comp = v->pf_fwd[j] - v->pf_fwd[jj] +
 					    v->pf_bwd[j] - v->pf_bwd[jj];
-					cmin = (double)(s->zero_on ? m + k :
-					    m + K - 1);
+					comp += v->pf_rerun[c->mode.recompute][j] -
+					    v->pf_rerun[c->mode.recompute][jj];
+					cmin = s->zero_on ? (double)(m + k) :
+					    mult_fixed;
 					if (cmin * comp / (double)zcap + p.Y >=
 					    s->best)
 						break;	/* longer only costs more */
+					/* interleaved: v model chunks of equal
+					 * layers a stage */
+					if (nv > 1 && !chunks_fit(v, jj, j, nv))
+						continue;
 					if (dp_stage_zero(c, (size_t)jj,
-					    (size_t)j - 1, k + 1, many,
-					    s->zero_on, zcap, &z, &zs) < 0)
+					    (size_t)j - 1, k + 1, s->zero_on,
+					    zcap, &z, &zs) < 0)
 						continue;
 					if (p.y + z + stages_left > K)
 						continue;
 					plan_stage_price(c, (size_t)jj,
 					    (size_t)j - 1, K - p.y - z, z, zs,
-					    k + 1, many, &sc);
+					    k + 1, &sc);
 					q = p;
 					q.L = fmax(p.L, sc.load_s / (double)z);
 					q.Y = fmax(p.Y, sc.sync_s);
@@ -178,7 +201,7 @@ search_cell(struct search *s, struct plan_cell *c)
 
 						if (q.y != K)
 							continue;
-						T = plan_step(m, (int)k + 1,
+						T = plan_step(m, (int)k + 1, nv,
 						    q.L, q.Y);
 						if (T < s->best) {
 							s->best = T;
@@ -186,8 +209,8 @@ search_cell(struct search *s, struct plan_cell *c)
 						}
 						continue;
 					}
-					if ((double)(s->zero_on ? m + k + 1 :
-					    m + K - 1) * q.L + q.Y >= s->best)
+					if ((s->zero_on ? (double)(m + k + 1) :
+					    mult_fixed) * q.L + q.Y >= s->best)
 						continue;
 					insert(s, &s->head[(k + 1) * (n + 1) +
 					    jj], q);
@@ -207,67 +230,102 @@ cmp_cell(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* The modes a search tries: recomputation kinds x optimizers x
+ * interleavings (v > 1 only without ZeRO, where S = K is known). */
+static size_t
+list_modes(const struct search *s, struct plan_mode *out)
+{
+	const struct dp_options *o = s->o;
+	long vmax = s->zero_on || o->vmax < 1 ? 1 : o->vmax;
+	size_t n = 0;
+
+	for (int rc = o->recompute_min; rc <= o->recompute_max; rc++)
+		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
+			for (long nv = 1; nv <= vmax; nv++)
+				out[n++] = (struct plan_mode){ rc, nv, dopt,
+				    o->overlap, o->overlap && dopt };
+	return n;
+}
+
+/* Could a cell of K one-slot stages run v chunks a stage at all? */
+static int
+interleave_possible(const struct plan_variant *v, long K, long m, long nv)
+{
+	long layers = plan_stage_layers(v, 0, v->g->n - 1);
+
+	return nv == 1 || (K > 1 && m % K == 0 && layers >= nv * K);
+}
+
 /* Enumerate the cells of every variant with their lower bounds. */
 static struct cell_key *
-list_cells(const struct search *s, size_t ng, size_t *ncells)
+list_cells(struct search *s, size_t ng, size_t *ncells)
 {
 	struct cell_key *cells = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, nmodes;
+	struct plan_mode *modes;
 
+	free(s->modes);
+	s->modes = modes = xcalloc((size_t)RC_N * 2 *
+	    (size_t)(s->o->vmax > 1 ? s->o->vmax : 1), sizeof *modes);
+	s->nmodes = nmodes = list_modes(s, modes);
 	for (size_t vi = 0; vi < ng; vi++) {
 		const struct plan_variant *v = &s->v[vi];
 		size_t rows = v->g->n;
 		long w = v->w;
 		double fwd = v->pf_fwd[rows], bwd = v->pf_bwd[rows];
-		double maxrow = 0, sync_floor_frac = 0;
 
-		/* every step pays at least one stage's gradient all-reduce
-		 * latency over d*c*e devices (halved for ZeRO-3) */
-		if (v->pf_dense[rows] > 0)
-			sync_floor_frac = s->zero_on ? 0.5 : 1;
 		if (w > s->env->devices)
 			continue;
-		for (size_t i = 0; i < rows; i++)
-			maxrow = fmax(maxrow, v->g->l[i].forward_s +
-			    v->g->l[i].backward_s);
-		for (int rc = s->o->recompute_min; rc <= s->o->recompute_max;
-		    rc++) {
+		for (size_t mi = 0; mi < nmodes; mi++) {
+			const struct plan_mode *md = &modes[mi];
 			long dmax = s->env->devices / w;
+			double maxrow = 0, sync_floor_frac = 0;
+			double total = fwd + bwd +
+			    v->pf_rerun[md->recompute][rows];
 
+			/* every step pays at least one stage's gradient
+			 * reduction latency over d*c*e devices (halved for
+			 * ZeRO-3), unless compute may hide it */
+			if (v->pf_dense[rows] > 0 && !md->overlap_grad)
+				sync_floor_frac = s->zero_on ? 0.5 : 1;
+			for (size_t i = 0; i < rows; i++)
+				maxrow = fmax(maxrow, v->g->l[i].forward_s +
+				    v->g->l[i].backward_s + mem_row_rerun_s(
+				    &v->g->l[i], md->recompute));
 			if (dmax > s->env->global_batch / v->b)
 				dmax = s->env->global_batch / v->b;
 			for (long d = 1; d <= dmax; d++) {
 				long m = plan_microbatches(
 				    s->env->global_batch, v->b, d);
 				long kmax = s->env->devices / (d * w);
+				double lbs = sync_floor_frac *
+				    s->alpha_floor[d * v->c * v->e];
 
 				if (!s->zero_on && kmax > (long)rows)
 					kmax = (long)rows;
 				for (long K = 1; K <= kmax; K++) {
-					double total = fwd + bwd +
-					    (rc && K > 1 && !s->zero_on ?
-					    fwd : 0), lb;
+					double lb;
 
+					if (!interleave_possible(v, K, m, md->v))
+						continue;
 					if (s->zero_on)
 						lb = (double)m * fmax(total /
 						    (double)K, maxrow /
 						    (double)(s->o->zmax < K ?
 						    s->o->zmax : K));
 					else
-						lb = (double)(m + K - 1) *
+						lb = plan_step(m, (int)K, md->v,
 						    fmax(total / (double)K,
-						    maxrow);
-					double lbs = sync_floor_frac *
-					    s->alpha_floor[d * v->c * v->e];
-
+						    maxrow), 0);
 					lb += lbs;
 					if (n == cap) {
 						cap = cap ? 2 * cap : 4096;
 						cells = xrealloc(cells,
 						    cap * sizeof *cells);
 					}
-					cells[n] = (struct cell_key){ lb, lbs, vi,
-					    rc, d, K, n };
+					cells[n] = (struct cell_key){ lb, lbs,
+					    (unsigned)n, (unsigned short)vi,
+					    (unsigned char)mi, d, K };
 					n++;
 				}
 			}
@@ -291,12 +349,14 @@ run(struct search *s, size_t ng, struct dp_stats *st)
 		struct plan_cell c;
 
 		plan_cell_init(&c, s->env, v, cells[i].d, cells[i].K,
-		    cells[i].rc);
+		    &s->modes[cells[i].mode]);
 		c.shared = &s->shapes;
 		/* the first stage holds row 0 at slot 0 and the last the last
 		 * row at slot K - 1: their syncs bound the step from below
-		 * (ZeRO-free cells: with ZeRO the slots are not known) */
-		if (!s->zero_on && cells[i].lb - cells[i].lb_sync +
+		 * (ZeRO-free cells: with ZeRO the slots are not known; and
+		 * only when no computation hides the syncs) */
+		if (!s->zero_on && !c.mode.overlap_grad &&
+		    cells[i].lb - cells[i].lb_sync +
 		    fmax(plan_stage_sync(&c, 0, 0, 0), plan_stage_sync(&c,
 		    last, last, c.K - 1)) >= s->best) {
 			plan_cell_release(&c);
@@ -323,6 +383,8 @@ dp_solve(const struct plan_env *env, const struct layer_graph *const *g,
 	memset(best, 0, sizeof *best);
 	if (ng == 0)
 		return pl_errf(err, NULL, 0, "no variant to search");
+	if (ng > 65535)
+		return pl_errf(err, NULL, 0, "%zu variants: at most 65535", ng);
 	s.v = xcalloc(ng, sizeof *s.v);
 	for (size_t i = 0; i < ng; i++) {
 		if (plan_variant_init(&s.v[i], env, g[i], err) < 0) {
@@ -354,6 +416,7 @@ out:
 	free(s.head);
 	free(s.pool);
 	free(s.alpha_floor);
+	free(s.modes);
 	plan_shape_cache_release(&s.shapes);
 	return rc;
 }

@@ -3,8 +3,9 @@
  *
  * The plan space (docs/model.md, "The plan space"): one variant from the
  * list (t, e, c, sp and micro-batch b each come with their graph), any d
- * with d * b <= B, recomputation as asked, S contiguous stages, replicas
- * packed one after another (plan.h).  A stage has w devices when it fits;
+ * with d * b <= B, the recomputation kinds, interleavings and optimizer
+ * modes asked for (one of each a plan, as Megatron runs it), S contiguous
+ * stages, replicas packed one after another (plan.h).  A stage has w devices when it fits;
  * only when no plan at all fits that way does ZeRO come in, and then every
  * stage that does not fit takes the smallest z = 2, 4, ... and the lowest
  * ZeRO stage that make it fit.
@@ -30,9 +31,14 @@
 enum { DP_ZERO_AUTO, DP_ZERO_OFF };
 
 struct dp_options {
-	int recompute_min, recompute_max;	/* 0..1 */
+	int recompute_min, recompute_max;	/* RC_NONE..RC_SELECTIVE */
 	int zero;				/* DP_ZERO_AUTO or _OFF */
 	long zmax;				/* largest ZeRO degree */
+	long vmax;		/* largest interleaving tried; 0 or 1: none */
+	int distopt_min, distopt_max;		/* 0..1 */
+	int overlap;		/* overlap the gradient reduction (and, with
+				 * the distributed optimizer, the parameter
+				 * gather) with compute */
 };
 
 struct dp_stats {
@@ -56,6 +62,6 @@ int dp_solve(const struct plan_env *env, const struct layer_graph *const *g,
  * nothing fits.
  */
 int dp_stage_zero(const struct plan_cell *c, size_t first, size_t last,
-    long k, int many_stages, int zero_on, long zmax, long *z, int *zs);
+    long k, int zero_on, long zmax, long *z, int *zs);
 
 #endif

@@ -11,6 +11,11 @@ static const char *const coll_cols[LCOLL_N] = {
 	"all_to_all_bytes"
 };
 
+static const char *const recompute_cols[] = {
+	"checkpoint_bytes", "recompute_s", "selective_bytes",
+	"selective_recompute_s"
+};
+
 static const char *const variant_cols[] = {
 	"t", "e", "c", "sp", "micro_batch_samples"
 };
@@ -49,6 +54,65 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 		}
 	}
 	g->has_variant = 1;
+	return 0;
+}
+
+/* Without recomputation columns: a row keeps the bytes entering it (its
+ * edges', or its input_bytes when no edge feeds it) and reruns its
+ * forward under full recomputation; selective changes nothing. */
+static void
+default_recompute(struct layer_graph *g)
+{
+	for (size_t r = 0; r < g->n; r++) {
+		struct layer *L = &g->l[r];
+
+		L->checkpoint_bytes = fmin(layers_boundary_input(g, r, r),
+		    L->activation_bytes);
+		L->recompute_s = L->forward_s;
+		L->selective_bytes = L->activation_bytes;
+		L->selective_recompute_s = 0;
+	}
+}
+
+/*
+ * The recomputation columns, all or none; without them a row keeps its
+ * input and reruns its forward under full recomputation, and selective
+ * recomputation changes nothing.  What a row keeps never exceeds its
+ * activations.
+ */
+static int
+read_recompute(const struct csvio_table *t, struct layer_graph *g,
+    struct pl_err *err)
+{
+	int col[4], present = 0;
+
+	for (int k = 0; k < 4; k++)
+		present += (col[k] = csvio_col_opt(t, recompute_cols[k])) >= 0;
+	if (present == 0) {
+		default_recompute(g);
+		return 0;
+	}
+	for (int k = 0; k < 4; k++)
+		if (col[k] < 0)
+			return csvio_col(t, recompute_cols[k], err);
+	for (size_t r = 0; r < g->n; r++) {
+		struct layer *L = &g->l[r];
+		double *dst[4] = { &L->checkpoint_bytes, &L->recompute_s,
+			&L->selective_bytes, &L->selective_recompute_s };
+
+		for (int k = 0; k < 4; k++)
+			if (csvio_double(t, r, col[k], CSVIO_NONNEG, dst[k],
+			    err) < 0)
+				return -1;
+		for (int k = 0; k < 4; k += 2)
+			if (*dst[k] > L->activation_bytes)
+				return pl_errf(err, t->file, t->lines[r],
+				    "column '%s': %g exceeds activation_bytes "
+				    "%g (a row keeps at most its activations)",
+				    recompute_cols[k], *dst[k],
+				    L->activation_bytes);
+	}
+	g->has_recompute = 1;
 	return 0;
 }
 
@@ -151,7 +215,7 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 			L->dense_parameter_bytes = v;
 		}
 	}
-	if (read_variant(tab, g, err) < 0)
+	if (read_variant(tab, g, err) < 0 || read_recompute(tab, g, err) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -198,6 +262,8 @@ layers_read_edges(struct layer_graph *g, const char *path, struct pl_err *err)
 		g->e[g->nedges++].bytes = b;
 	}
 	csvio_release(&t);
+	if (!g->has_recompute)	/* the checkpoints are what edges bring */
+		default_recompute(g);
 	return 0;
 fail:
 	csvio_release(&t);
@@ -272,6 +338,9 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		for (int k = 0; k < 5; k++)
 			head[nc++] = variant_cols[k];
 	}
+	if (g->has_recompute)
+		for (int k = 0; k < 4; k++)
+			head[nc++] = recompute_cols[k];
 	if (g->scheduled) {
 		head[nc++] = "forward_bound_s";
 		head[nc++] = "backward_bound_s";
@@ -303,6 +372,13 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 				snprintf(b[c], NUMFMT_LEN, "%ld", v[k]);
 				f[c] = b[c], c++;
 			}
+		}
+		if (g->has_recompute) {
+			double v[4] = { L->checkpoint_bytes, L->recompute_s,
+				L->selective_bytes, L->selective_recompute_s };
+
+			for (int k = 0; k < 4; k++)
+				f[c] = numfmt(b[c], v[k]), c++;
 		}
 		if (g->scheduled) {
 			f[c] = numfmt(b[c], L->forward_bound_s), c++;

@@ -5,7 +5,8 @@
  * rows); all numbers are per device of the variant and per micro-batch.
  * Required columns: layer_id, parameter_bytes, activation_bytes,
  * input_bytes.  Optional: kind, forward_s, backward_s, the collective
- * byte columns (empty or absent = 0) and copy_of.  The optional edges CSV (src_layer,
+ * byte columns (empty or absent = 0), copy_of and the four recomputation
+ * columns (all or none).  The optional edges CSV (src_layer,
  * dst_layer, bytes) must point forward in row order, which also rules out
  * cycles.  See docs/formats.md.
  */
@@ -29,6 +30,15 @@ struct layer {
 	 * experts'): their gradients are also summed over that group */
 	double dense_parameter_bytes;
 	double coll_bytes[LCOLL_N];
+	/* Recomputation (docs/model.md, "Recomputation"): under full
+	 * recomputation the row keeps checkpoint_bytes a micro-batch and runs
+	 * recompute_s of its forward pass again during the backward pass;
+	 * under selective recomputation it keeps selective_bytes and runs
+	 * selective_recompute_s again.  Absent columns: the row keeps its
+	 * input and reruns its whole forward (full); selective keeps
+	 * everything and reruns nothing. */
+	double checkpoint_bytes, recompute_s;
+	double selective_bytes, selective_recompute_s;
 	double forward_bound_s, backward_bound_s; /* proven, for ilp times */
 	int schedule_optimal;
 	char schedule[512];	/* how the ilp times were found */
@@ -46,6 +56,7 @@ struct layer_graph {
 	char *file;
 	int scheduled;		/* times from the ilp schedule (bounds kept) */
 	int has_variant;	/* the variant columns are present */
+	int has_recompute;	/* the recomputation columns are present */
 	long var_t, var_e, var_c, var_sp, var_b;
 	size_t n;
 	struct layer *l;

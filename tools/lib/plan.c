@@ -72,6 +72,75 @@ prefix(const struct layer_graph *g, size_t off)
 	return pf;
 }
 
+/* Log2 of n, rounded down (n >= 1). */
+static int
+ilog2(size_t n)
+{
+	int k = 0;
+
+	while (n >>= 1)
+		k++;
+	return k;
+}
+
+/*
+ * What rows keep and run again under recomputation kind rc: prefix sums,
+ * and a sparse table of the largest activations a row rebuilds while its
+ * backward runs (what it keeps subtracted), for range maxima in O(1).
+ */
+static void
+recompute_tables(struct plan_variant *v, int rc)
+{
+	const struct layer_graph *g = v->g;
+	int levels = ilog2(g->n) + 1;
+
+	v->pf_kept[rc] = xcalloc(g->n + 1, sizeof(double));
+	v->pf_rerun[rc] = xcalloc(g->n + 1, sizeof(double));
+	v->working[rc] = xcalloc((size_t)levels, sizeof(double *));
+	for (int j = 0; j < levels; j++)
+		v->working[rc][j] = xcalloc(g->n, sizeof(double));
+	for (size_t i = 0; i < g->n; i++) {
+		const struct layer *L = &g->l[i];
+		double kept = mem_row_kept(L, rc);
+
+		v->pf_kept[rc][i + 1] = v->pf_kept[rc][i] + kept;
+		v->pf_rerun[rc][i + 1] = v->pf_rerun[rc][i] +
+		    mem_row_rerun_s(L, rc);
+		v->working[rc][0][i] = fmax(0, L->activation_bytes - kept);
+	}
+	for (int j = 1; j < levels; j++)
+		for (size_t i = 0; i + ((size_t)1 << j) <= g->n; i++)
+			v->working[rc][j][i] = fmax(v->working[rc][j - 1][i],
+			    v->working[rc][j - 1][i + ((size_t)1 << (j - 1))]);
+}
+
+static double
+working_max(const struct plan_variant *v, int rc, size_t first, size_t last)
+{
+	int j = ilog2(last - first + 1);
+
+	return fmax(v->working[rc][j][first],
+	    v->working[rc][j][last + 1 - ((size_t)1 << j)]);
+}
+
+long
+plan_stage_layers(const struct plan_variant *v, size_t first, size_t last)
+{
+	size_t lo = first > 0 ? first : 1;
+	size_t hi = last + 1 < v->g->n ? last : v->g->n - 2;
+
+	return v->g->n < 3 || hi < lo ? 0 : (long)(hi - lo + 1);
+}
+
+struct plan_mode
+plan_mode_of(const struct plan *p)
+{
+	struct plan_mode m = { p->recompute, p->v > 1 ? p->v : 1, p->distopt,
+		p->overlap_grad, p->overlap_param };
+
+	return m;
+}
+
 int
 plan_variant_init(struct plan_variant *v, const struct plan_env *env,
     const struct layer_graph *g, struct pl_err *err)
@@ -92,7 +161,8 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	v->pf_bwd = prefix(g, offsetof(struct layer, backward_s));
 	v->pf_param = prefix(g, offsetof(struct layer, parameter_bytes));
 	v->pf_dense = prefix(g, offsetof(struct layer, dense_parameter_bytes));
-	v->pf_act = prefix(g, offsetof(struct layer, activation_bytes));
+	for (int rc = 0; rc < RC_N; rc++)
+		recompute_tables(v, rc);
 
 	/* Megatron's t-group runs the all-reduces and reduce-scatters (and
 	 * the all-gathers of sequence parallelism); without t, all-gathers
@@ -145,6 +215,8 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 		free(fed);
 	}
 	free(diff);
+	for (size_t i = 1; i < g->n; i++)
+		v->chunk_bytes = fmax(v->chunk_bytes, v->cut[i]);
 	return 0;
 }
 
@@ -155,7 +227,13 @@ plan_variant_release(struct plan_variant *v)
 	free(v->pf_bwd);
 	free(v->pf_param);
 	free(v->pf_dense);
-	free(v->pf_act);
+	for (int rc = 0; rc < RC_N; rc++) {
+		free(v->pf_kept[rc]);
+		free(v->pf_rerun[rc]);
+		for (int j = 0; v->working[rc] && j <= ilog2(v->g->n); j++)
+			free(v->working[rc][j]);
+		free(v->working[rc]);
+	}
 	free(v->pf_coll);
 	free(v->cut);
 	memset(v, 0, sizeof *v);
@@ -163,7 +241,8 @@ plan_variant_release(struct plan_variant *v)
 
 void
 plan_cell_init(struct plan_cell *c, const struct plan_env *env,
-    const struct plan_variant *v, long d, long K, int recompute)
+    const struct plan_variant *v, long d, long K,
+    const struct plan_mode *mode)
 {
 	size_t n = (size_t)(K + 1) * NZ;
 
@@ -172,7 +251,10 @@ plan_cell_init(struct plan_cell *c, const struct plan_env *env,
 	c->v = v;
 	c->d = d;
 	c->K = K;
-	c->recompute = recompute;
+	c->mode = *mode;
+	if (c->mode.v < 1)
+		c->mode.v = 1;
+	c->wrap_level = -2;
 	c->m = plan_microbatches(env->global_batch, v->b, d);
 	c->cut_level = xmalloc((size_t)(K + 1));
 	memset(c->cut_level, -2, (size_t)(K + 1));
@@ -344,78 +426,134 @@ group_costs(struct plan_cell *c, long u, long z)
 	}
 }
 
-/* The gradient reduction of rows [first, last] at slot u over its z
- * copies' data-parallel groups: all-reduce = reduce-scatter + all-gather;
- * ZeRO-3 needs no gather of the updated weights (gathered on use). */
-static double
+/*
+ * The gradient reduction of rows [first, last] at slot u over its z
+ * copies' data-parallel groups, in two parts: *grad_s reduces the
+ * gradients (grad_bytes_per_param a parameter), *param_s gathers updated
+ * bf16 weights.  An all-reduce is a reduce-scatter and an all-gather,
+ * each exactly half its cost in this network model (docs/model.md,
+ * Network).  Plain data parallelism all-reduces the gradients; the
+ * distributed optimizer reduce-scatters them and all-gathers the weights;
+ * ZeRO-3 gathers weights on use, so only the reduce-scatter remains.
+ */
+static void
 stage_sync(struct plan_cell *c, size_t first, size_t last, long u, long z,
-    int zs)
+    int zs, double *grad_s, double *param_s)
 {
 	const struct plan_variant *v = c->v;
 	size_t at = (size_t)u * NZ + (size_t)zlog(z);
 	double params = v->pf_param[last + 1] - v->pf_param[first];
 	double dense = v->pf_dense[last + 1] - v->pf_dense[first];
-	double t;
+	double gb = c->env->grad_bytes_per_param > 0 ?
+	    c->env->grad_bytes_per_param : 2;
+	double weights_ar;
 
 	if (!c->have[at])
 		group_costs(c, u, z);
-	t = net_time(c->sync_dense[at], dense) +
+	weights_ar = net_time(c->sync_dense[at], dense) +
 	    net_time(c->sync_expert[at], params - dense);
-	return zs == 3 ? t / 2 : t;
+	*grad_s = net_time(c->sync_dense[at], dense * gb / 2) +
+	    net_time(c->sync_expert[at], (params - dense) * gb / 2);
+	*param_s = 0;
+	if (zs == 3)
+		*grad_s /= 2;
+	else if (c->mode.distopt) {
+		*grad_s /= 2;
+		*param_s = weights_ar / 2;
+	}
 }
 
 double
 plan_stage_sync(struct plan_cell *c, size_t first, size_t last, long u)
 {
-	return stage_sync(c, first, last, u, 1, 0);
+	double grad_s, param_s;
+
+	stage_sync(c, first, last, u, 1, 0, &grad_s, &param_s);
+	return grad_s + param_s;
 }
 
 int
 plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
-    long z, int zs, long k, int many_stages, struct mem_breakdown *mem)
+    long z, int zs, long k, struct mem_breakdown *mem)
 {
 	const struct plan_variant *v = c->v;
-	double params = v->pf_param[last + 1] - v->pf_param[first];
-	double acts = v->pf_act[last + 1] - v->pf_act[first];
+	int rc = c->mode.recompute;
+	struct mem_totals t = {
+		.params = v->pf_param[last + 1] - v->pf_param[first],
+		.dense_params = v->pf_dense[last + 1] - v->pf_dense[first],
+		.kept = v->pf_kept[rc][last + 1] - v->pf_kept[rc][first],
+		.working = working_max(v, rc, first, last),
+	};
 	struct mem_stage s = {
 		.first = first, .last = last, .devices = v->w * z,
-		.zero_stage = zs, .zero_degree = z,
-		.recompute = c->recompute && many_stages,
+		.zero_stage = zs, .zero_degree = z, .recompute = rc,
 		.schedule = SCHED_1F1B, .position_from_end = k,
-		.microbatches = c->m,
+		.microbatches = c->m, .virtual_stages = c->mode.v,
+		.pipeline_stages = c->K,
+		.grad_bytes_per_param = c->env->grad_bytes_per_param,
 	};
 
-	mem_breakdown_of(params, acts, s.recompute ? v->cut[first] : acts, &s,
-	    c->env->optimizer, mem);
+	/* the distributed optimizer shards Adam's states over the
+	 * data-parallel group of each kind of parameter */
+	if (c->mode.distopt) {
+		s.optimizer_shards_dense = (double)(c->d * z * v->c * v->e);
+		s.optimizer_shards_expert = (double)(c->d * z * v->c);
+	}
+	mem_breakdown_of(&t, &s, c->env->optimizer, mem);
 	return mem->total <= c->env->memory_bytes;
+}
+
+/* The boundary from the last stage back to the first, which interleaved
+ * 1F1B crosses v - 1 times a micro-batch: the replica's whole span. */
+static int
+wrap_level(struct plan_cell *c)
+{
+	if (c->wrap_level == -2)
+		c->wrap_level = range_level(c, 0, c->K * c->v->w - 1, NULL);
+	return c->wrap_level;
 }
 
 void
 plan_stage_price(struct plan_cell *c, size_t first, size_t last, long u,
-    long z, int zs, long k, int many_stages, struct stage_cost *o)
+    long z, int zs, long k, struct stage_cost *o)
 {
 	const struct plan_variant *v = c->v;
 	const struct network *net = c->env->net;
 	size_t at = (size_t)u * NZ + (size_t)zlog(z);
 	double fwd = v->pf_fwd[last + 1] - v->pf_fwd[first];
+	double bwd = v->pf_bwd[last + 1] - v->pf_bwd[first];
+	double rerun = v->pf_rerun[c->mode.recompute][last + 1] -
+	    v->pf_rerun[c->mode.recompute][first];
 	double params = v->pf_param[last + 1] - v->pf_param[first];
-	int rc = c->recompute && many_stages;
+	double grad_s, param_s;
+	long nv = c->mode.v;
 
-	o->compute_s = fwd + (v->pf_bwd[last + 1] - v->pf_bwd[first]) +
-	    (rc ? fwd : 0);
+	o->compute_s = fwd + bwd + rerun;
 	o->collective_s = v->pf_coll[last + 1] - v->pf_coll[first];
 	o->level_in = o->level_out = -1;
 	o->p2p_in_s = o->p2p_out_s = 0;
-	/* activations one way, their gradients the other */
-	if (first > 0) {
-		o->level_in = cut_level(c, u);
-		o->p2p_in_s = 2 * net_time(net_p2p(net, o->level_in),
-		    v->cut[first]);
-	}
-	if (last + 1 < v->g->n) {
-		o->level_out = cut_level(c, u + z);
-		o->p2p_out_s = 2 * net_time(net_p2p(net, o->level_out),
-		    v->cut[last + 1]);
+	/* activations one way, their gradients the other; interleaved, each
+	 * of the v model chunks receives and sends one micro-batch, the first
+	 * and last stages v - 1 times across the wrap */
+	if (nv == 1) {
+		if (first > 0) {
+			o->level_in = cut_level(c, u);
+			o->p2p_in_s = 2 * net_time(net_p2p(net, o->level_in),
+			    v->cut[first]);
+		}
+		if (last + 1 < v->g->n) {
+			o->level_out = cut_level(c, u + z);
+			o->p2p_out_s = 2 * net_time(net_p2p(net, o->level_out),
+			    v->cut[last + 1]);
+		}
+	} else {
+		o->level_in = first > 0 ? cut_level(c, u) : wrap_level(c);
+		o->level_out = last + 1 < v->g->n ? cut_level(c, u + z) :
+		    wrap_level(c);
+		o->p2p_in_s = 2 * (double)(first > 0 ? nv : nv - 1) *
+		    net_time(net_p2p(net, o->level_in), v->chunk_bytes);
+		o->p2p_out_s = 2 * (double)(last + 1 < v->g->n ? nv : nv - 1) *
+		    net_time(net_p2p(net, o->level_out), v->chunk_bytes);
 	}
 	if (!c->have[at])
 		group_costs(c, u, z);
@@ -424,11 +562,45 @@ plan_stage_price(struct plan_cell *c, size_t first, size_t last, long u,
 	o->zero_s = zs == 3 ? 2 * net_time(c->zero_gather[at], params) : 0;
 	o->load_s = o->compute_s + o->collective_s + o->p2p_in_s +
 	    o->p2p_out_s + o->zero_s;
-	o->sync_s = stage_sync(c, first, last, u, z, zs);
-	o->fits = plan_stage_memory(c, first, last, z, zs, k, many_stages,
-	    &o->mem);
+	/* Overlap: the gradient reduction runs during the last micro-batch's
+	 * backward pass, the parameter gather during the first one's forward
+	 * pass of the next step; only what they do not cover is exposed. */
+	stage_sync(c, first, last, u, z, zs, &grad_s, &param_s);
+	o->sync_total_s = grad_s + param_s;
+	o->sync_s = (c->mode.overlap_grad ? fmax(0, grad_s - bwd - rerun) :
+	    grad_s) + (c->mode.overlap_param ? fmax(0, param_s - fwd) :
+	    param_s);
+	o->fits = plan_stage_memory(c, first, last, z, zs, k, &o->mem);
 	o->first_device = u * v->w;
 	o->devices = z * v->w;
+}
+
+/* What Megatron's interleaved schedule needs of a plan. */
+static int
+interleave_check(const struct plan_variant *v, const struct plan *p,
+    const struct plan_env *env, struct pl_err *err)
+{
+	long m = plan_microbatches(env->global_batch, v->b, p->d);
+
+	if (p->nstages < 2)
+		return pl_errf(err, NULL, 0, "%ld virtual stages need a "
+		    "pipeline of two stages or more", p->v);
+	if (m % p->nstages)
+		return pl_errf(err, NULL, 0, "interleaving: %ld micro-batches "
+		    "are not a multiple of the %d stages", m, p->nstages);
+	for (int i = 0; i < p->nstages; i++) {
+		long layers = plan_stage_layers(v, p->stage[i].first,
+		    p->stage[i].last);
+
+		if (p->stage[i].z > 1)
+			return pl_errf(err, NULL, 0, "stage %d: interleaving "
+			    "with ZeRO copies of a stage is not modelled", i);
+		if (layers == 0 || layers % p->v)
+			return pl_errf(err, NULL, 0, "stage %d: %ld virtual "
+			    "stages do not divide its %ld layers", i, p->v,
+			    layers);
+	}
+	return 0;
 }
 
 int
@@ -438,6 +610,7 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 	const struct layer_graph *g = p->g;
 	struct plan_variant v;
 	struct plan_cell cell;
+	struct plan_mode mode;
 	long K = 0, u = 0;
 	size_t next = 0;
 
@@ -467,8 +640,22 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 	if (next != g->n)
 		return pl_errf(err, NULL, 0, "the stages end at row %zu of %zu",
 		    next, g->n);
+	if (p->recompute < 0 || p->recompute >= RC_N)
+		return pl_errf(err, NULL, 0, "recompute %d is not 0 (none), 1 "
+		    "(full) or 2 (selective)", p->recompute);
+	if (p->v < 0)
+		return pl_errf(err, NULL, 0, "virtual stages %ld: not positive",
+		    p->v);
+	if (p->overlap_param && !p->distopt)
+		return pl_errf(err, NULL, 0, "overlapping the parameter gather "
+		    "needs the distributed optimizer");
 	if (plan_variant_init(&v, env, g, err) < 0)
 		return -1;
+	mode = plan_mode_of(p);
+	if (mode.v > 1 && interleave_check(&v, p, env, err) < 0) {
+		plan_variant_release(&v);
+		return -1;
+	}
 	if (p->d * v.b > env->global_batch || p->d * K * v.w > env->devices) {
 		long b = v.b, need = p->d * K * v.w;
 
@@ -480,7 +667,7 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 		return pl_errf(err, NULL, 0, "the plan needs %ld devices, %ld "
 		    "are available", need, env->devices);
 	}
-	plan_cell_init(&cell, env, &v, p->d, K, p->recompute);
+	plan_cell_init(&cell, env, &v, p->d, K, &mode);
 	r->nstages = p->nstages;
 	r->stage = xcalloc((size_t)p->nstages, sizeof *r->stage);
 	r->m = cell.m;
@@ -492,7 +679,7 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 		double eff;
 
 		plan_stage_price(&cell, s->first, s->last, u, s->z,
-		    s->zero_stage, p->nstages - i, p->nstages > 1, sc);
+		    s->zero_stage, p->nstages - i, sc);
 		eff = sc->load_s / (double)s->z;
 		if (i == 0 || eff > r->max_load_s) {
 			r->max_load_s = eff;
@@ -505,17 +692,24 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 		r->fits &= sc->fits;
 		u += s->z;
 	}
-	r->step_s = plan_step(r->m, p->nstages, r->max_load_s, r->max_sync_s);
+	r->step_s = plan_step(r->m, p->nstages, mode.v, r->max_load_s,
+	    r->max_sync_s);
 	r->throughput_samples_per_s = (double)env->global_batch / r->step_s;
 	plan_cell_release(&cell);
 	plan_variant_release(&v);
 	return 0;
 }
 
+/*
+ * 1F1B runs m micro-batches through S stages in m + S - 1 slots of the
+ * slowest stage; interleaved over v model chunks a stage, the fill and
+ * drain take (S - 1)/v of them (Narayanan et al. 2021, Section 2.2).
+ */
 double
-plan_step(long m, int nstages, double max_load_s, double max_sync_s)
+plan_step(long m, int nstages, long v, double max_load_s, double max_sync_s)
 {
-	return (double)(m + nstages - 1) * max_load_s + max_sync_s;
+	return ((double)m + (double)(nstages - 1) / (double)(v > 1 ? v : 1)) *
+	    max_load_s + max_sync_s;
 }
 
 void

@@ -3,17 +3,23 @@
  * default cost model; docs/model.md, "Plans", states it rule by rule).
  *
  * A plan takes one intra-layer variant (a per-layer graph with t, e, c, sp
- * and micro-batch b; w = t*e*c devices), a data-parallel degree d,
- * recomputation on or off, and S contiguous stages; stage i has w * z_i
- * devices, z_i > 1 being copies of the stage that share its micro-batches
- * and shard its states ZeRO-style.  Replica r of the pipeline occupies
- * devices [r*R, (r+1)*R), R = sum w*z_i, stages one after another, so
- * every device of every replica has an id on the network.
+ * and micro-batch b; w = t*e*c devices), a data-parallel degree d, S
+ * contiguous stages, and how Megatron-LM runs them (struct plan_mode):
+ * recomputation none, full or selective, v virtual stages a stage
+ * (interleaved 1F1B), the distributed optimizer, and whether the
+ * gradient reduction and the parameter gather overlap with compute.
+ * Stage i has w * z_i devices, z_i > 1 being copies of the stage that
+ * share its micro-batches and shard its states ZeRO-style.  Replica r of
+ * the pipeline occupies devices [r*R, (r+1)*R), R = sum w*z_i, stages one
+ * after another, so every device of every replica has an id on the
+ * network.
  *
- *   load_i = compute + intra-layer collectives + p2p in + p2p out + ZeRO
- *            gathers                              (one micro-batch, one copy)
- *   step   = (m + S - 1) * max_i load_i / z_i + max_i sync_i,
- *   m      = ceil(B / (b d)),  throughput = B / step.
+ *   load_i = compute (+ recomputation) + intra-layer collectives
+ *            + v * (p2p in + p2p out) + ZeRO gathers  (one micro-batch, one copy)
+ *   step   = (m + (S - 1) / v) * max_i load_i / z_i + max_i sync_i,
+ *   m      = ceil(B / (b d)),  throughput = B / step,
+ * sync_i being the part of stage i's gradient reduction (and parameter
+ * gather) that no computation hides.
  *
  * The dynamic program (dp.h) prices stages with plan_stage_price() on the
  * same plan_cell, so the time it reports is the evaluator's, bit for bit.
@@ -37,6 +43,19 @@ struct plan_env {
 	double memory_bytes;		/* per device */
 	int optimizer;			/* OPT_ADAM or OPT_SGD */
 	long global_batch;		/* B, samples */
+	double grad_bytes_per_param;	/* 2 (bf16) or 4 (fp32); 0 reads 2 */
+	/* how the runtime runs the plans of methods that do not choose it
+	 * (the baselines): the distributed optimizer, overlap */
+	int distopt, overlap;
+};
+
+/* How Megatron-LM runs a plan, beyond its layout. */
+struct plan_mode {
+	int recompute;			/* RC_NONE, RC_FULL, RC_SELECTIVE */
+	long v;				/* virtual stages a stage; 1: none */
+	int distopt;			/* --use-distributed-optimizer */
+	int overlap_grad;		/* --overlap-grad-reduce */
+	int overlap_param;		/* --overlap-param-gather (distopt) */
 };
 
 struct plan_stage {
@@ -48,15 +67,24 @@ struct plan_stage {
 struct plan {
 	const struct layer_graph *g;	/* the variant */
 	long d;
-	int recompute;
+	int recompute;			/* RC_* */
 	int nstages;
 	struct plan_stage *stage;
+	/* the rest of the plan's mode (0: v = 1, all off) */
+	long v;
+	int distopt, overlap_grad, overlap_param;
 };
+
+/* The mode of a plan (v = 0 read as 1). */
+struct plan_mode plan_mode_of(const struct plan *p);
 
 struct stage_cost {
 	double compute_s, collective_s, p2p_in_s, p2p_out_s, zero_s;
 	double load_s;			/* their sum: one micro-batch, one copy */
-	double sync_s;			/* gradient reduction over d*z copies */
+	double sync_s;			/* the exposed part of sync_total_s */
+	double sync_total_s;		/* gradient reduction over d*z copies
+					 * (and the distributed optimizer's
+					 * parameter gather) */
 	int level_in, level_out;	/* network level of each boundary, -1 */
 	struct mem_breakdown mem;
 	int fits;
@@ -75,8 +103,13 @@ struct plan_result {
 struct plan_variant {
 	const struct layer_graph *g;
 	long t, e, c, sp, b, w;
-	double *pf_fwd, *pf_bwd, *pf_param, *pf_dense, *pf_act, *pf_coll;
+	double *pf_fwd, *pf_bwd, *pf_param, *pf_dense, *pf_coll;
+	double *pf_kept[RC_N], *pf_rerun[RC_N];	/* by recomputation kind */
+	double **working[RC_N];		/* sparse tables: range max of what a
+					 * row recomputes (activations - kept) */
 	double *cut;			/* [i]: bytes entering row i from rows < i */
+	double chunk_bytes;		/* the largest interior cut: what one
+					 * virtual stage sends the next */
 	struct net_cost coll[LCOLL_N];
 };
 
@@ -95,8 +128,10 @@ struct plan_cell {
 	const struct plan_variant *v;
 	long d, K;			/* R = K * w devices a replica */
 	long m;
-	int recompute;
+	struct plan_mode mode;
 	signed char *cut_level;		/* [u]: level of the boundary at slot u */
+	int wrap_level;			/* last stage to first (v > 1); -2: not
+					 * yet known */
 	struct net_cost *sync_dense, *sync_expert, *zero_gather;
 	unsigned char *have;		/* [u * (ZLOG+1) + zlog] cached */
 };
@@ -105,8 +140,11 @@ int plan_variant_init(struct plan_variant *v, const struct plan_env *env,
     const struct layer_graph *g, struct pl_err *err);
 void plan_variant_release(struct plan_variant *v);
 
+/* A cell of K slots a replica; with v > 1 there are no ZeRO copies, so
+ * its pipeline has S = K stages. */
 void plan_cell_init(struct plan_cell *c, const struct plan_env *env,
-    const struct plan_variant *v, long d, long K, int recompute);
+    const struct plan_variant *v, long d, long K,
+    const struct plan_mode *mode);
 void plan_cell_release(struct plan_cell *c);
 
 /*
@@ -114,20 +152,27 @@ void plan_cell_release(struct plan_cell *c);
  * at ZeRO stage zs; returns 1 when it fits.
  */
 int plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
-    long z, int zs, long k, int many_stages, struct mem_breakdown *mem);
+    long z, int zs, long k, struct mem_breakdown *mem);
 
 /*
  * Price rows [first, last] placed at slot u (devices r*R + u*w ...) with z
- * copies at ZeRO stage zs, k-th from the pipeline end, in a pipeline of
- * more than one stage or not.
+ * copies at ZeRO stage zs, k-th from the pipeline end.
  */
 void plan_stage_price(struct plan_cell *c, size_t first, size_t last,
-    long u, long z, int zs, long k, int many_stages, struct stage_cost *out);
+    long u, long z, int zs, long k, struct stage_cost *out);
 
-/* (m + S - 1) * max_load + max_sync: the one formula of a step. */
-double plan_step(long m, int nstages, double max_load_s, double max_sync_s);
+/* (m + (S - 1) / v) * max_load + max_sync: the one formula of a step. */
+double plan_step(long m, int nstages, long v, double max_load_s,
+    double max_sync_s);
 
-/* The sync of rows [first, last] at slot u with one copy (z = 1). */
+/* The transformer layers of rows [first, last]: every row but the
+ * graph's first (the embedding) and last (the head); a virtual stage
+ * holds layers/v of them. */
+long plan_stage_layers(const struct plan_variant *v, size_t first,
+    size_t last);
+
+/* The whole sync of rows [first, last] at slot u with one copy (z = 1),
+ * none of it hidden. */
 double plan_stage_sync(struct plan_cell *c, size_t first, size_t last, long u);
 
 /* ceil(B / (b d)). */
@@ -135,7 +180,9 @@ long plan_microbatches(long global_batch, long b, long d);
 
 /*
  * Check a plan (rows covered in order, z a power of two, ZeRO stage
- * consistent, d * R within the devices, d * b <= B) and price it.
+ * consistent, d * R within the devices, d * b <= B; with v > 1: S > 1, no
+ * ZeRO copies, v dividing every stage's layers and S dividing m, as
+ * Megatron's interleaved schedule needs) and price it.
  */
 int plan_evaluate(const struct plan_env *env, const struct plan *p,
     struct plan_result *r, struct pl_err *err);

@@ -161,6 +161,37 @@ row_of(const char *file, xmlNodePtr n, const char *name,
 	return 0;
 }
 
+/* The optional run-mode attributes of <parallelism> (absent: v = 1, the
+ * rest off, as Megatron-LM's defaults). */
+static int
+mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
+    struct pl_err *err)
+{
+	static const char *const flags[] = { "distributed_optimizer",
+		"overlap_grad_reduce", "overlap_param_gather" };
+	int *dst[3] = { &p->distopt, &p->overlap_grad, &p->overlap_param };
+	long v = 1;
+
+	if (xmlio_attr_long(file, par, "virtual_stages", 1, &v, err) < 0)
+		return -1;
+	p->v = v;
+	for (int k = 0; k < 3; k++) {
+		long f = 0;
+
+		if (xmlio_attr_long(file, par, flags[k], 0, &f, err) < 0)
+			return -1;
+		if (f > 1)
+			return pl_errf(err, file, (size_t)xmlGetLineNo(par),
+			    "<parallelism> %s: %ld is not 0 or 1", flags[k], f);
+		*dst[k] = (int)f;
+	}
+	if (p->overlap_param && !p->distopt)
+		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
+		    "<parallelism> overlap_param_gather: needs "
+		    "distributed_optimizer=\"1\" (only it gathers weights)");
+	return 0;
+}
+
 int
 planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
     struct pl_err *err)
@@ -214,7 +245,15 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 		goto fail;
 	}
 	p->d = d;
-	p->recompute = rc > 0;
+	if (rc >= RC_N) {
+		pl_errf(err, path, (size_t)xmlGetLineNo(par), "<parallelism> "
+		    "recompute: %ld is not 0 (none), 1 (full) or 2 (selective)",
+		    rc);
+		goto fail;
+	}
+	p->recompute = (int)rc;
+	if (mode_attrs(path, par, p, err) < 0)
+		goto fail;
 	for (n = root->children; n; n = n->next)
 		if (n->type == XML_ELEMENT_NODE &&
 		    strcmp((const char *)n->name, "stage") == 0)
@@ -314,6 +353,10 @@ planio_write_xml(FILE *fp, const struct plan_meta *m, const struct plan *p,
 	prop_num(n, "recompute", p->recompute);
 	prop_num(n, "zero_stage", zs);
 	prop_num(n, "zero_degree", (double)zd);
+	prop_num(n, "virtual_stages", (double)(p->v > 1 ? p->v : 1));
+	prop_num(n, "distributed_optimizer", p->distopt);
+	prop_num(n, "overlap_grad_reduce", p->overlap_grad);
+	prop_num(n, "overlap_param_gather", p->overlap_param);
 	for (int i = 0; i < p->nstages; i++) {
 		const struct plan_stage *s = &p->stage[i];
 		const struct stage_cost *c = &r->stage[i];
@@ -336,6 +379,7 @@ planio_write_xml(FILE *fp, const struct plan_meta *m, const struct plan *p,
 		prop_num(n, "zero_s", c->zero_s);
 		prop_num(n, "stage_s", c->load_s);
 		prop_num(n, "sync_s", c->sync_s);
+		prop_num(n, "sync_total_s", c->sync_total_s);
 		prop_num(n, "weights_bytes", c->mem.weights);
 		prop_num(n, "gradients_bytes", c->mem.gradients);
 		prop_num(n, "optimizer_bytes", c->mem.optimizer);
@@ -426,9 +470,17 @@ planio_write_megatron(FILE *fp, const struct plan_meta *m,
 		fprintf(fp, "--context-parallel-size %ld\n", c);
 	fprintf(fp, "--micro-batch-size %ld\n--global-batch-size %ld\n",
 	    var(g, g->var_b, 1), m->global_batch);
-	if (p->recompute && S > 1)
+	if (p->recompute == RC_FULL)
 		fputs("--recompute-granularity full\n--recompute-method uniform\n"
 		    "--recompute-num-layers 1\n", fp);
+	else if (p->recompute == RC_SELECTIVE)
+		fputs("--recompute-granularity selective\n", fp);
+	if (p->v > 1 && even)
+		fprintf(fp, "--num-layers-per-virtual-pipeline-stage %ld\n",
+		    k[0] / p->v);
+	else if (p->v > 1)
+		fprintf(fp, "# %ld virtual stages over an uneven split: Megatron "
+		    "interleaves only even splits\n", p->v);
 	/* Megatron-Core splits unevenly only at the two ends */
 	if (!even && middle_even)
 		fprintf(fp, "--decoder-first-pipeline-num-layers %ld\n"
@@ -440,8 +492,12 @@ planio_write_megatron(FILE *fp, const struct plan_meta *m,
 			fprintf(fp, " %ld", k[i]);
 		fputc('\n', fp);
 	}
-	if (zs == 1 && zd == 1)
+	if (p->distopt)
 		fputs("--use-distributed-optimizer\n", fp);
+	if (p->overlap_grad)
+		fputs("--overlap-grad-reduce\n", fp);
+	if (p->overlap_param)
+		fputs("--overlap-param-gather\n", fp);
 	if (zs > 0)
 		fprintf(fp, "# DeepSpeed: \"zero_optimization\": {\"stage\": %d} "
 		    "over %ld stage copies (Megatron's distributed optimizer "
