@@ -19,12 +19,14 @@
 #include "csvio.h"
 #include "dp.h"
 #include "layers.h"
+#include "megatron.h"
 #include "plan.h"
 #include "planio.h"
 #include "util.h"
 
 struct opts {
 	const char *accel, *network, *out, *csv, *evaluate, *stats, *label;
+	const char *model;
 	const char *compat, *setups, *setup;
 	long devices, batch, zmax, width, vmax;
 	double memory_bytes, grad_bytes;
@@ -36,7 +38,7 @@ static void
 usage(FILE *fp, int status)
 {
 	fprintf(fp,
-	    "usage: dpsolve [-hF] [-B batch] [-D on|off|both] [-E plan.xml] "
+	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
 	    "[-M bytes] [-N devices] [-O adam|sgd] [-T stats.csv] "
 	    "[-V on|off] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron] "
 	    "[-g bf16|fp32] [-m label] [-o file] "
@@ -114,9 +116,16 @@ run_compat(const struct opts *o, const char *dir)
 	return 0;
 }
 
+/* What the Megatron launch needs beyond the plan. */
+struct launch_info {
+	const struct model_cfg *model;	/* NULL: no -A */
+	long node_devices;
+};
+
 static void
 write_one(const char *path, int format, const struct plan_meta *m,
-    const struct plan *p, const struct plan_result *r)
+    const struct launch_info *li, const struct plan *p,
+    const struct plan_result *r)
 {
 	struct outfile f;
 	struct pl_err err;
@@ -128,7 +137,7 @@ write_one(const char *path, int format, const struct plan_meta *m,
 	else if (format == PLANIO_CSV)
 		planio_write_csv(f.fp, p, r);
 	else
-		planio_write_megatron(f.fp, m, p, r);
+		megatron_write(f.fp, m, li->model, li->node_devices, p, r);
 	if (outfile_commit(&f, &err) < 0)
 		die_err(&err);
 }
@@ -136,19 +145,21 @@ write_one(const char *path, int format, const struct plan_meta *m,
 static void
 write_outputs(const struct opts *o, const struct plan_env *env,
     const struct accel_cfg *a, const struct network *net,
-    const struct plan *p, const struct plan_result *r)
+    const struct launch_info *li, const struct plan *p,
+    const struct plan_result *r)
 {
 	const char *slash = strrchr(p->g->file, '/');
-	struct plan_meta m = { o->label ? o->label : slash ? slash + 1 :
-	    p->g->file, net->name, a->name, "default", env->global_batch,
-	    env->memory_bytes };
+	struct plan_meta m = { o->label ? o->label : li->model ?
+	    li->model->name : slash ? slash + 1 : p->g->file, net->name,
+	    a->name, "default", env->global_batch, env->memory_bytes,
+	    env->grad_bytes_per_param };
 
 	if (!r->fits)
 		warnx("%s: the plan does not fit in %.0f bytes a device",
 		    o->evaluate ? o->evaluate : "plan", env->memory_bytes);
-	write_one(o->out, o->format, &m, p, r);
+	write_one(o->out, o->format, &m, li, p, r);
 	if (o->csv)
-		write_one(o->csv, PLANIO_CSV, &m, p, r);
+		write_one(o->csv, PLANIO_CSV, &m, li, p, r);
 }
 
 static int
@@ -187,6 +198,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 		{ "compat", required_argument, NULL, 'C' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "flat", no_argument, NULL, 'F' },
+		{ "model", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
@@ -202,9 +214,10 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->overlap = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":B:C:D:E:FM:N:O:S:T:V:Z:a:c:f:g:hm:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FM:N:O:S:T:V:Z:a:c:f:g:hm:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
+		case 'A': o->model = optarg; break;
 		case 'B': o->batch = opt_long('B', optarg, 1, 1L << 40); break;
 		case 'C':
 			if (strcmp(optarg, "nest") != 0) {
@@ -304,6 +317,8 @@ main(int argc, char *argv[])
 {
 	struct opts o;
 	struct accel_cfg accel;
+	struct model_cfg model;
+	struct launch_info li = { NULL, 1 };
 	struct network net, flat;
 	struct variants vs;
 	struct plan_env env;
@@ -331,8 +346,11 @@ main(int argc, char *argv[])
 		usage(stderr, 2);
 	}
 	if (accel_load(&accel, o.accel, &err) < 0 ||
-	    network_load(&net, o.network, &err) < 0)
+	    network_load(&net, o.network, &err) < 0 ||
+	    (o.model && model_load(&model, o.model, &err) < 0))
 		die_err(&err);
+	li.model = o.model ? &model : NULL;
+	li.node_devices = net.span[0];
 	if (o.devices > net.ndevices)
 		die("%s: -N %ld: the network has %ld devices", o.network,
 		    o.devices, net.ndevices);
@@ -381,7 +399,7 @@ main(int argc, char *argv[])
 			die_err(&err);
 	}
 	write_stats(o.stats, monotonic_s() - t0, &st);
-	write_outputs(&o, &env, &accel, &net, &plan, &res);
+	write_outputs(&o, &env, &accel, &net, &li, &plan, &res);
 	plan_result_release(&res);
 	free(plan.stage);
 	planio_release_variants(&vs);

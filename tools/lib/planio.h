@@ -41,14 +41,13 @@ struct plan_meta {
 	const char *label, *network, *accelerator, *mode;
 	long global_batch;
 	double memory_bytes;
+	double grad_bytes_per_param;	/* 2 (bf16) or 4 (fp32) */
 };
 
 void planio_write_xml(FILE *fp, const struct plan_meta *m,
     const struct plan *p, const struct plan_result *r);
 void planio_write_csv(FILE *fp, const struct plan *p,
     const struct plan_result *r);
-void planio_write_megatron(FILE *fp, const struct plan_meta *m,
-    const struct plan *p, const struct plan_result *r);
 
 /* A --compat nest plan: the artifact's Table 2 numbers and its time. */
 void planio_write_compat(FILE *fp, const struct compat_cluster *c,

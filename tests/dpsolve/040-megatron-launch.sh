@@ -1,0 +1,107 @@
+# dpsolve -f megatron: every flag it prints is one of Megatron-LM's own
+# (tests/megatron/flags-core_v0.15.0.txt, copied from its arguments.py at a
+# named commit), for a dense decoder with interleaving, a GQA decoder, a
+# mixture of experts and an encoder; the model's and the plan's numbers
+# are the ones written; plans Megatron cannot run (an uneven split, a
+# global batch that is no multiple of b d) are printed commented out with
+# the reason.
+set -u
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+list=tests/megatron/flags-core_v0.15.0.txt
+say() { echo "$*"; fail=1; }
+
+launch() {	# name model accelerator network [dpsolve options...]
+	name=$1 model=$2 accel=$3 net=$4
+	shift 4
+	"$BIN/graph-normalize" -D "$tmp/$name" -a "configs/accelerators/$accel.xml" \
+	    -c "configs/models/$model.xml" -o "$tmp/$name/index.csv" || return 1
+	"$BIN/dpsolve" -A "configs/models/$model.xml" -a "configs/accelerators/$accel.xml" \
+	    -n "configs/networks/$net.xml" -f megatron -o "$tmp/$name.sh" \
+	    -c "$tmp/$name.csv" "$@" "$tmp/$name/index.csv" || return 1
+	for f in $(grep -o -- '--[a-z0-9-]*' "$tmp/$name.sh" | sort -u); do
+		case $f in --nproc-per-node|--nnodes) continue ;; esac
+		grep -qx -- "$f" "$list" || say "$name: $f is not a Megatron-LM flag"
+	done
+}
+
+has() {	# name line
+	grep -qx -- "    $2 \\\\" "$tmp/$1.sh" || grep -qx -- "    $2" "$tmp/$1.sh" ||
+	    say "$1: no '$2' in: $(cat "$tmp/$1.sh")"
+}
+
+launch gpt3 gpt3-175b tpuv4 fattree-tpuv4-1024 || say "gpt3: dpsolve failed"
+has gpt3 "--num-layers 96"
+has gpt3 "--hidden-size 12288"
+has gpt3 "--ffn-hidden-size 49152"
+has gpt3 "--num-attention-heads 96"
+has gpt3 "--seq-length 2048"
+has gpt3 "--global-batch-size 4096"
+has gpt3 "--attention-backend flash"
+has gpt3 "--bf16"
+grep -q '^torchrun --nproc-per-node [0-9]* --nnodes [0-9]* pretrain_gpt.py' "$tmp/gpt3.sh" ||
+    say "gpt3: no torchrun line"
+grep -q 'cannot run' "$tmp/gpt3.sh" && say "gpt3: the searched plan should run"
+# the plan's own numbers: p, t and v from the search
+p=$(sed -n 's/^# .*: p=\([0-9]*\) .*/\1/p' "$tmp/gpt3.sh")
+has gpt3 "--pipeline-model-parallel-size $p"
+v=$(sed -n 's/^# .* v=\([0-9]*\),.*/\1/p' "$tmp/gpt3.sh")
+if [ "$v" -gt 1 ]; then
+	has gpt3 "--num-layers-per-virtual-pipeline-stage $((96 / p / v))"
+fi
+
+launch llama3 llama3-70b h100-80gb spineleaf-h100-1024 || say "llama3: dpsolve failed"
+has llama3 "--group-query-attention"
+has llama3 "--num-query-groups 8"
+has llama3 "--normalization RMSNorm"
+has llama3 "--swiglu"
+has llama3 "--position-embedding-type rope"
+has llama3 "--untie-embeddings-and-output-weights"
+has llama3 "--disable-bias-linear"
+has llama3 "--attention-dropout 0"
+
+launch mixtral mixtral-8x7b h100-80gb spineleaf-h100-128 -g bf16 ||
+    say "mixtral: dpsolve failed"
+has mixtral "--num-experts 8"
+has mixtral "--moe-router-topk 2"
+has mixtral "--grad-reduce-in-bf16"
+
+launch bert bertlarge h100-80gb spineleaf-h100-128 || say "bert: dpsolve failed"
+grep -q 'pretrain_bert.py' "$tmp/bert.sh" || say "bert: not pretrain_bert.py"
+has bert "--attention-backend unfused"
+
+# 4097 samples cannot be split into micro-batches of b d: commented out
+"$BIN/graph-normalize" -D "$tmp/l2" -a configs/accelerators/h100-80gb.xml \
+    -c configs/models/llama2-7b.xml -o "$tmp/l2/index.csv" || say "l2: failed"
+"$BIN/dpsolve" -A configs/models/llama2-7b.xml -a configs/accelerators/h100-80gb.xml \
+    -n configs/networks/spineleaf-h100-128.xml -B 4097 -f megatron \
+    -o "$tmp/odd.sh" "$tmp/l2/index.csv" || say "odd batch: dpsolve failed"
+grep -q '^# Megatron-LM cannot run this plan: a global batch of 4097' "$tmp/odd.sh" ||
+    say "odd batch: no reason given: $(cat "$tmp/odd.sh")"
+grep -q '^torchrun' "$tmp/odd.sh" && say "odd batch: runnable line printed"
+grep -q '^# torchrun' "$tmp/odd.sh" || say "odd batch: no commented launch"
+
+# an uneven split with three different stage lengths (-E on a plan the
+# search wrote, its middle stage moved by one layer)
+"$BIN/dpsolve" -a configs/accelerators/h100-80gb.xml -n configs/networks/spineleaf-h100-128.xml \
+    -B 64 -r none -v 1 -D off -N 16 -M 4e10 -o "$tmp/plan.xml" "$tmp/l2/index.csv" ||
+    say "plan: dpsolve failed"
+stages=$(grep -c '<stage ' "$tmp/plan.xml")
+if [ "$stages" -ge 4 ]; then
+	awk '/<stage index="1"/ { sub(/last_layer="[0-9]*"/, "last_layer=\"" L "\"") } 1' \
+	    L="$(sed -n 's/.*<stage index="1" [^>]*last_layer="\([0-9]*\)".*/\1/p' "$tmp/plan.xml" | awk '{ print $1 - 1 }')" \
+	    "$tmp/plan.xml" |
+	awk '/<stage index="2"/ { sub(/first_layer="[0-9]*"/, "first_layer=\"" F "\"") } 1' \
+	    F="$(sed -n 's/.*<stage index="2" [^>]*first_layer="\([0-9]*\)".*/\1/p' "$tmp/plan.xml" | awk '{ print $1 - 1 }')" \
+	    > "$tmp/uneven.xml"
+	"$BIN/dpsolve" -A configs/models/llama2-7b.xml -a configs/accelerators/h100-80gb.xml \
+	    -n configs/networks/spineleaf-h100-128.xml -B 64 -N 16 -M 4e10 -E "$tmp/uneven.xml" \
+	    -f megatron -o "$tmp/uneven.sh" "$tmp/l2/index.csv" 2>/dev/null ||
+	    say "uneven: dpsolve -E failed"
+	grep -q 'cannot run this plan: an uneven split' "$tmp/uneven.sh" ||
+	    say "uneven: no reason given: $(cat "$tmp/uneven.sh")"
+else
+	say "plan: wanted 4 or more stages at 40 GB, got $stages"
+fi
+exit $fail

@@ -1,0 +1,227 @@
+/*
+ * megatron.c - a plan as a Megatron-LM launch (dpsolve -f megatron).
+ *
+ * The flags are those of Megatron-LM core_v0.15.0 (commit 0d7e02bd26d3,
+ * megatron/training/arguments.py); tests/megatron/ holds the names and
+ * checks every flag printed against them.  Megatron's own constraints are
+ * checked before printing; a plan it cannot run is printed commented out,
+ * after the reasons.  The mapping of nestplan's variant onto Megatron's
+ * groups: t is the tensor-parallel size (and the experts' tensor-parallel
+ * size), the c * e devices that share a micro-batch's tokens are
+ * Megatron's context-parallel group, and e of them its expert-parallel
+ * group, folded onto them (Megatron-Core's MoE parallel folding); d is
+ * the data-parallel size.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "megatron.h"
+
+struct launch {
+	char why[8][200];	/* reasons Megatron cannot run the plan */
+	int nwhy;
+};
+
+static void
+cannot(struct launch *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (l->nwhy == 8)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(l->why[l->nwhy++], sizeof l->why[0], fmt, ap);
+	va_end(ap);
+}
+
+static long
+var(const struct layer_graph *g, long v, long dflt)
+{
+	return g->has_variant ? v : dflt;
+}
+
+/* Transformer layers of a stage: every row but the graph's first (the
+ * embedding) and last (the head), which ride on the end stages. */
+static long
+stage_layers(const struct layer_graph *g, const struct plan_stage *s)
+{
+	size_t lo = s->first > 0 ? s->first : 1;
+	size_t hi = s->last + 1 < g->n ? s->last : g->n - 2;
+
+	return g->n < 3 || hi < lo ? 0 : (long)(hi - lo + 1);
+}
+
+/* One flag a line, continued; commented out when Megatron cannot run it. */
+static void
+flag(FILE *fp, const struct launch *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(l->nwhy ? "#     " : "    ", fp);
+	va_start(ap, fmt);
+	vfprintf(fp, fmt, ap);
+	va_end(ap);
+	fputs(" \\\n", fp);
+}
+
+/* Can Megatron express the pipeline split (and its interleaving)? */
+static void
+check_split(struct launch *l, const struct plan *p, const long *k,
+    long layers)
+{
+	int S = p->nstages, even = 1, middle_even = 1;
+
+	for (int i = 0; i < S; i++) {
+		even &= k[i] == k[0];
+		if (i > 1 && i < S - 1)
+			middle_even &= k[i] == k[1];
+	}
+	if (!even && !middle_even)
+		cannot(l, "an uneven split beyond the first and last stage");
+	if (p->v > 1 && !even)
+		cannot(l, "interleaving an uneven split (--num-virtual-stages-"
+		    "per-pipeline-rank with uneven stages is not planned here)");
+	if (p->v > 1 && even && k[0] % p->v)
+		cannot(l, "%ld layers a stage do not split into %ld virtual "
+		    "stages", k[0], p->v);
+	if (layers > 0 && even && layers % S)
+		cannot(l, "%ld layers over %d stages", layers, S);
+}
+
+int
+megatron_write(FILE *fp, const struct plan_meta *m,
+    const struct model_cfg *model, long node_devices, const struct plan *p,
+    const struct plan_result *r)
+{
+	const struct layer_graph *g = p->g;
+	long t = var(g, g->var_t, 1), e = var(g, g->var_e, 1);
+	long c = var(g, g->var_c, 1), sp = var(g, g->var_sp, 0);
+	long b = var(g, g->var_b, 1), cp = c * e, zd = 1, layers = 0;
+	long *k = xcalloc((size_t)p->nstages, sizeof *k);
+	long nproc, nnodes;
+	int S = p->nstages, zs = 0, even = 1;
+	struct launch l = { .nwhy = 0 };
+
+	for (int i = 0; i < S; i++) {
+		k[i] = stage_layers(g, &p->stage[i]);
+		layers += k[i];
+		even &= k[i] == k[0];
+		if (p->stage[i].zero_stage > zs)
+			zs = p->stage[i].zero_stage;
+		if (p->stage[i].z > zd)
+			zd = p->stage[i].z;
+	}
+	check_split(&l, p, k, layers);
+	if (zd > 1)
+		cannot(&l, "ZeRO-%d over %ld copies of a stage (DeepSpeed's "
+		    "\"zero_optimization\": {\"stage\": %d}; Megatron shards "
+		    "only the optimizer, over the data-parallel group)", zs, zd,
+		    zs);
+	if (m->global_batch % (b * p->d))
+		cannot(&l, "a global batch of %ld is not a multiple of the "
+		    "micro-batch %ld x data-parallel size %ld", m->global_batch,
+		    b, p->d);
+	if (p->overlap_param && !p->overlap_grad)
+		cannot(&l, "--overlap-param-gather needs --overlap-grad-reduce");
+	if (model && cp > 1 && model->seq_len % (2 * cp))
+		cannot(&l, "context parallelism over %ld needs the sequence "
+		    "(%ld) a multiple of %ld", cp, model->seq_len, 2 * cp);
+	if (model && model->experts > 1 && model->experts % e)
+		cannot(&l, "%ld experts over %ld expert-parallel ranks",
+		    model->experts, e);
+	if (model && model->mlp == MLP_GATED && model->activation != ACT_SILU)
+		cannot(&l, "a gated MLP other than SwiGLU");
+	if (model && model->mlp == MLP_DENSE && model->activation == ACT_RELU)
+		cannot(&l, "ReLU (Megatron has --squared-relu)");
+	if (model && layers != model->layers)
+		cannot(&l, "the plan has %ld transformer layers, the model %ld",
+		    layers, model->layers);
+
+	fprintf(fp, "# %s on %s: p=%d d=%ld t=%ld sp=%ld e=%ld c=%ld v=%ld, "
+	    "%ld devices, %.6g samples/s (nestplan evaluator)\n", m->label,
+	    m->network, S, p->d, t, sp, e, c, p->v > 1 ? p->v : 1,
+	    r->devices_used, r->throughput_samples_per_s);
+	fputs("# Megatron-LM core_v0.15.0; add data, tokenizer and schedule "
+	    "flags (a benchmark: --mock-data)\n", fp);
+	for (int i = 0; i < l.nwhy; i++)
+		fprintf(fp, "# Megatron-LM cannot run this plan: %s\n", l.why[i]);
+	if (!model)
+		fputs("# the model's flags need its config: dpsolve -A model.xml\n",
+		    fp);
+	nproc = node_devices < r->devices_used ? node_devices : r->devices_used;
+	nnodes = (r->devices_used + nproc - 1) / nproc;
+	fprintf(fp, "%storchrun --nproc-per-node %ld --nnodes %ld %s \\\n",
+	    l.nwhy ? "# " : "", nproc, nnodes,
+	    model && model->architecture == ARCH_ENCODER ? "pretrain_bert.py" :
+	    "pretrain_gpt.py");
+	if (model) {
+		flag(fp, &l, "--num-layers %ld", model->layers);
+		flag(fp, &l, "--hidden-size %ld", model->hidden);
+		flag(fp, &l, "--ffn-hidden-size %ld", model->ffn_hidden);
+		flag(fp, &l, "--num-attention-heads %ld", model->heads);
+		if (model->kv_heads != model->heads) {
+			flag(fp, &l, "--group-query-attention");
+			flag(fp, &l, "--num-query-groups %ld", model->kv_heads);
+		}
+		flag(fp, &l, "--seq-length %ld", model->seq_len);
+		flag(fp, &l, "--max-position-embeddings %ld",
+		    model->max_positions);
+		flag(fp, &l, "--normalization %s", model->norm == NORM_RMSNORM ?
+		    "RMSNorm" : "LayerNorm");
+		if (model->mlp == MLP_GATED)
+			flag(fp, &l, "--swiglu");
+		flag(fp, &l, "--position-embedding-type %s",
+		    model->position == POS_ROTARY ? "rope" : "learned_absolute");
+		if (!model->tied_embeddings)
+			flag(fp, &l, "--untie-embeddings-and-output-weights");
+		if (!model->bias)
+			flag(fp, &l, "--disable-bias-linear");
+		if (!model->dropout) {
+			flag(fp, &l, "--attention-dropout 0");
+			flag(fp, &l, "--hidden-dropout 0");
+		}
+		flag(fp, &l, "--attention-backend %s", model->flash_attention ?
+		    "flash" : "unfused");
+		if (model->experts > 1) {
+			flag(fp, &l, "--num-experts %ld", model->experts);
+			flag(fp, &l, "--moe-router-topk %ld", model->top_k);
+		}
+	}
+	flag(fp, &l, "--tensor-model-parallel-size %ld", t);
+	flag(fp, &l, "--pipeline-model-parallel-size %d", S);
+	if (sp)
+		flag(fp, &l, "--sequence-parallel");
+	if (cp > 1)
+		flag(fp, &l, "--context-parallel-size %ld", cp);
+	if (e > 1) {
+		flag(fp, &l, "--expert-model-parallel-size %ld", e);
+		flag(fp, &l, "--expert-tensor-parallel-size %ld", t);
+	}
+	if (p->v > 1 && even)
+		flag(fp, &l, "--num-layers-per-virtual-pipeline-stage %ld",
+		    k[0] / p->v);
+	if (!even && S > 1) {
+		flag(fp, &l, "--decoder-first-pipeline-num-layers %ld", k[0]);
+		flag(fp, &l, "--decoder-last-pipeline-num-layers %ld", k[S - 1]);
+	}
+	flag(fp, &l, "--micro-batch-size %ld", b);
+	flag(fp, &l, "--global-batch-size %ld", m->global_batch);
+	if (p->recompute == RC_FULL) {
+		flag(fp, &l, "--recompute-granularity full");
+		flag(fp, &l, "--recompute-method uniform");
+		flag(fp, &l, "--recompute-num-layers 1");
+	} else if (p->recompute == RC_SELECTIVE)
+		flag(fp, &l, "--recompute-granularity selective");
+	if (p->distopt)
+		flag(fp, &l, "--use-distributed-optimizer");
+	if (p->overlap_grad)
+		flag(fp, &l, "--overlap-grad-reduce");
+	if (p->overlap_param)
+		flag(fp, &l, "--overlap-param-gather");
+	if (m->grad_bytes_per_param == 2)
+		flag(fp, &l, "--grad-reduce-in-bf16");
+	fprintf(fp, "%s    --bf16\n", l.nwhy ? "#" : "");
+	free(k);
+	return l.nwhy;
+}
