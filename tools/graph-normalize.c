@@ -110,6 +110,9 @@ run_analytic(const struct opts *o, const struct model_cfg *m,
 	return ret;
 }
 
+/* The micro-batch sizes -D writes when -V does not set one. */
+#define MBS_SEARCHED { 1, 2, 4, 8 }
+
 /*
  * -D: every variant the planner considers, one per-layer graph each in
  * `dir`, and the index of them (the -o file) written last.
@@ -121,10 +124,19 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 	static const char *const head[] = {
 		"file", "t", "e", "c", "sp", "micro_batch_samples", "width"
 	};
+	static const long searched[] = MBS_SEARCHED;
 	struct variant v[512];
-	size_t n = analytic_variants(m, o->v.b, o->v.t, o->v.c, v, 512);
+	size_t n = 0, nb = o->v.b ? 1 : sizeof searched / sizeof searched[0];
 	struct outfile idx;
 
+	/* one micro-batch size when -V b= says, else each of MBS_SEARCHED
+	 * that leaves the model a variant: dpsolve searches them jointly */
+	for (size_t k = 0; k < nb; k++) {
+		long b = o->v.b ? o->v.b : searched[k];
+
+		n += analytic_variants(m, b, o->v.t, o->v.c, v + (n < 512 ? n :
+		    512), n < 512 ? 512 - n : 0);
+	}
 	if (n > 512)
 		return pl_errf(err, NULL, 0, "model '%s': %zu variants, more "
 		    "than 512", m->name, n);
@@ -268,7 +280,9 @@ main(int argc, char *argv[])
 	memset(&o, 0, sizeof(o));
 	o.timing = LAYER_TIME_SEQUENTIAL;
 	o.sched.time_limit_s = 60;
-	o.v.e = o.v.b = 1;	/* t and c: 0 until set (-D reads them as maxima) */
+	/* t and c: 0 until set (-D reads them as maxima); b: 0 until set
+	 * (-D then writes every micro-batch size of MBS_SEARCHED) */
+	o.v.e = 1;
 	if (wants_help(argc, argv))
 		usage(stdout, 0);
 	opterr = 0;
@@ -322,6 +336,8 @@ main(int argc, char *argv[])
 	}
 	o.v.t = o.v.t ? o.v.t : o.dir ? 8 : 1;
 	o.v.c = o.v.c ? o.v.c : o.dir ? 4 : 1;
+	if (!o.dir && o.v.b == 0)
+		o.v.b = 1;
 	if (argc == 1 && o.ops) {
 		warnx("-O writes the analytic operator graph: no graph-dir");
 		usage(stderr, 2);

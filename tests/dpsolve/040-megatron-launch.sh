@@ -72,7 +72,7 @@ grep -q 'pretrain_bert.py' "$tmp/bert.sh" || say "bert: not pretrain_bert.py"
 has bert "--attention-backend unfused"
 
 # 4097 samples cannot be split into micro-batches of b d: commented out
-"$BIN/graph-normalize" -D "$tmp/l2" -a configs/accelerators/h100-80gb.xml \
+"$BIN/graph-normalize" -D "$tmp/l2" -V b=1 -a configs/accelerators/h100-80gb.xml \
     -c configs/models/llama2-7b.xml -o "$tmp/l2/index.csv" || say "l2: failed"
 "$BIN/dpsolve" -A configs/models/llama2-7b.xml -a configs/accelerators/h100-80gb.xml \
     -n configs/networks/spineleaf-h100-128.xml -B 4097 -f megatron \

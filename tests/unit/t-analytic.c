@@ -417,11 +417,69 @@ test_recompute_and_flash(void)
 	OK(!m.causal && !m.flash_attention, "encoders: neither by default");
 }
 
+/*
+ * Tile and wave quantization by hand: on 132 units of 128 x 128 tiles a
+ * 4096 x 4096 product is 1,024 tiles in 8 waves (1,056 slots); BERT's
+ * q/k/v product at b = 1 (512 x 3072) is 96 tiles, one wave on 96 of 132
+ * units; a 100 x 128 product fills 100/128 of one tile on one unit; a
+ * flash-attention grid of 2 sequences x 16 heads x 4 query tiles is 128
+ * blocks, one wave.  The micro-batch size then matters: BERT-Large at
+ * b = 2 takes less than twice b = 1's forward time.
+ */
+static void
+test_gemm_quantization(void)
+{
+	struct accel_cfg a;
+	struct pl_err err;
+	struct model_cfg m = model_as_configured("bertlarge");
+	struct aop_graph g;
+	struct layer_graph lg;
+	double t1, t2;
+
+	if (accel_load(&a, "configs/accelerators/h100-80gb.xml", &err) < 0) {
+		printf("Bail out! h100-80gb\n");
+		exit(1);
+	}
+	EQ_INT(a.gemm_units, 132, "the H100 config: 132 units");
+	EQ_DBL(analytic_gemm_utilisation(&a, 4096, 4096, 1), 1024.0 / 1056,
+	    1e-15, "4096^2: 1024 tiles in 8 waves of 132");
+	EQ_DBL(analytic_gemm_utilisation(&a, 512, 3072, 1), 96.0 / 132,
+	    1e-15, "512 x 3072: 96 tiles, one wave");
+	EQ_DBL(analytic_gemm_utilisation(&a, 100, 128, 1), 100.0 / 128 / 132,
+	    1e-15, "100 x 128: part of one tile on one unit");
+	EQ_DBL(analytic_gemm_utilisation(&a, 512, 0, 32), 128.0 / 132, 1e-15,
+	    "flash grid: 32 sequences x heads of 4 query tiles");
+	a.gemm_units = 0;
+	EQ_DBL(analytic_gemm_utilisation(&a, 100, 128, 1), 1, 0,
+	    "no <gemm>: no quantization");
+	a.gemm_units = 132;
+	build_on(&m, &a, 1, 0, &g);
+	analytic_layers(&g, &lg);
+	t1 = lg.l[1].forward_s;
+	layers_release(&lg);
+	analytic_release(&g);
+	{
+		struct variant v = { 1, 1, 1, 0, 2 };
+
+		if (analytic_build(&m, &a, &v, &g, &err) < 0) {
+			printf("Bail out! bertlarge b=2\n");
+			exit(1);
+		}
+	}
+	analytic_layers(&g, &lg);
+	t2 = lg.l[1].forward_s;
+	OK(t2 < 1.9 * t1, "BERT-Large: b = 2 runs a layer in less than twice "
+	    "b = 1's time");
+	layers_release(&lg);
+	analytic_release(&g);
+}
+
 int
 main(void)
 {
 	test_activations();
 	test_recompute_and_flash();
+	test_gemm_quantization();
 	test_flops();
 	test_conservation();
 	test_collectives();

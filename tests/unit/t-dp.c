@@ -188,7 +188,8 @@ set_recompute(struct layer *l, double x, double y)
 	l->selective_recompute_s = l->forward_s / 8;
 }
 
-/* One random chain and its t = 2 variant (half the work, collectives);
+/* One random chain and its t = 2 variant (half the work, collectives),
+ * which may have another micro-batch size;
  * `layers`: rows 1..n-2 alike, as a transformer's layers between an
  * embedding and a head. */
 static size_t
@@ -202,7 +203,9 @@ random_graphs(struct layer_graph *g, size_t n, int layers)
 		g[k].has_variant = 1;
 		g[k].var_t = k ? 2 : 1;
 		g[k].var_e = g[k].var_c = 1;
-		g[k].var_b = b;
+		/* the t = 2 variant at another micro-batch size, half the
+		 * time: the search chooses b with the rest */
+		g[k].var_b = k && uniform() < 0.5 ? 3 - b : b;
 	}
 	for (size_t i = 0; i < n; i++) {
 		double f = 0.001 * (1 + 9 * uniform()), p = 1e6 * (1 + 20 *

@@ -72,7 +72,20 @@ matmul(struct builder *B, const char *name, double tokens, double k,
 	o->bwd_bytes = 2 * o->fwd_bytes;
 	o->parameter_bytes = 2 * params;
 	o->param_split = split;
+	o->gemm_m = tokens;
+	o->gemm_n = n_out;
+	o->gemm_k = k;
+	o->gemm_batch = 1;
 	return o;
+}
+
+/* A grouped product: `groups` products of tokens/groups rows each (the
+ * local experts, each on its share of the tokens). */
+static void
+grouped(struct aop *o, double groups)
+{
+	o->gemm_m /= groups;
+	o->gemm_batch = groups;
 }
 
 /* An elementwise or reduction op over `elems` elements, `flops` each;
@@ -191,6 +204,21 @@ flash_attention(struct builder *B)
 	/* q, k and v, and the log-sum-exp a query and head */
 	o->activation_bytes = 2 * n * (h + 2 * kv) / t + 4 * n * d->heads / t;
 	o->selective_rerun = 1;
+	/* one thread block a 128-query tile of a sequence and head
+	 * (FlashAttention-2's grid) */
+	o->gemm_m = n / d->b;
+	o->gemm_n = 0;
+	o->gemm_batch = d->b * d->heads / t;
+}
+
+/* Attention's batched products: one a sequence and head. */
+static void
+batched(struct aop *o, const struct dims *d, double m, double n, double k)
+{
+	o->gemm_m = m;
+	o->gemm_n = n;
+	o->gemm_k = k;
+	o->gemm_batch = d->b * d->heads / d->t;
 }
 
 static void
@@ -222,6 +250,7 @@ attention(struct builder *B)
 		o->fwd_bytes = 2 * (n * h / t + d->b * d->s_full * kv / t +
 		    probs);
 		attention_backward(o);
+		batched(o, d, n / d->b, d->s_full, h / d->heads);
 		o->activation_bytes = 2 * n * (h + kv) / t;	/* q and k */
 		o->selective_rerun = 1;
 		/* softmax keeps its output; dropout its mask and its output */
@@ -234,6 +263,7 @@ attention(struct builder *B)
 		o->fwd_bytes = 2 * (probs + d->b * d->s_full * kv / t +
 		    n * h / t);
 		attention_backward(o);
+		batched(o, d, n / d->b, h / d->heads, d->s_full);
 		o->activation_bytes = 2 * n * kv / t;		/* v */
 		o->selective_rerun = 1;
 	}
@@ -269,6 +299,7 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 	o = matmul(B, name, tokens, h, ups * f / t,
 	    copies * (ups * h * f + (d->bias ? ups * f : 0)) / t,
 	    is_expert ? SPLIT_TE : SPLIT_T);
+	grouped(o, copies);
 	o->activation_bytes = 2 * tokens * h / in_shard;
 	snprintf(name, sizeof(name), "%s_act", prefix);
 	o = vector(B, name, AOP_VECTOR, tokens * f / t, d->gated ? 6 : 8);
@@ -276,6 +307,7 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 	snprintf(name, sizeof(name), "%s_down", prefix);
 	o = matmul(B, name, tokens, f / t, h, copies * f * h / t,
 	    is_expert ? SPLIT_TE : SPLIT_T);
+	grouped(o, copies);
 	o->activation_bytes = 2 * tokens * f / t;
 	if (d->bias) {
 		/* a row-parallel bias is whole on every device of the t group */
@@ -392,6 +424,67 @@ head(struct builder *B, const struct model_cfg *m)
 	o->activation_bytes = 4 * n * V / t;
 	if (t > 1)
 		collective(B, "loss_reduce", LCOLL_ALL_REDUCE, -1, 3 * 4 * n);
+}
+
+static double roofline(const struct accel_cfg *a, int kind, double flops,
+    double bytes);
+
+/*
+ * Tile and wave quantization (NVIDIA, "Matrix Multiplication Background
+ * User's Guide", sections on tile and wave quantization): a product of
+ * batch x (m x k)(k x n) runs as tiles of tile_m x tile_n outputs, each
+ * unit computing one tile at a time, so the work done is that of
+ * ceil(tiles / units) full waves of full tiles.  Returns the useful
+ * fraction of that work (1 without a <gemm> model, or for a product with
+ * no shape).  n = 0: a grid of batch x ceil(m / tile_m) blocks (flash
+ * attention's), quantized in waves only.
+ */
+double
+analytic_gemm_utilisation(const struct accel_cfg *a, double m, double n,
+    double batch)
+{
+	double tiles, useful, waves;
+
+	if (a->gemm_units <= 0 || m <= 0 || batch <= 0)
+		return 1;
+	if (n <= 0) {
+		tiles = batch * ceil(m / (double)a->gemm_tile_m);
+		useful = tiles;
+	} else {
+		tiles = batch * ceil(m / (double)a->gemm_tile_m) *
+		    ceil(n / (double)a->gemm_tile_n);
+		useful = batch * m * n / ((double)a->gemm_tile_m *
+		    (double)a->gemm_tile_n);
+	}
+	waves = ceil(tiles / (double)a->gemm_units);
+	return useful / (waves * (double)a->gemm_units);
+}
+
+/* The forward (0) or backward (1) time of an operator: the roofline, the
+ * compute side of a matrix product scaled by its quantization.  The
+ * backward of a weight product is two products: the input gradient
+ * (m x n)(n x k) and the weight gradient (k x m)(m x n); of an attention
+ * product, the gradients of its two operands, the same shapes. */
+static double
+op_time(const struct accel_cfg *a, const struct aop *o, int backward)
+{
+	double flops = backward ? o->bwd_flops : o->fwd_flops;
+	double bytes = backward ? o->bwd_bytes : o->fwd_bytes;
+	double u = 1;
+
+	if (o->gemm_batch > 0 && o->kind == AOP_MATMUL) {
+		if (backward)	/* each half of the work in its own shape */
+			u = 2 / (1 / analytic_gemm_utilisation(a, o->gemm_m,
+			    o->gemm_k, o->gemm_batch) + 1 /
+			    analytic_gemm_utilisation(a, o->gemm_k, o->gemm_n,
+			    o->gemm_batch));
+		else
+			u = analytic_gemm_utilisation(a, o->gemm_m, o->gemm_n,
+			    o->gemm_batch);
+	} else if (o->gemm_batch > 0)
+		u = analytic_gemm_utilisation(a, o->gemm_m, o->gemm_n,
+		    o->gemm_batch);
+	return roofline(a, o->kind, flops / u, bytes);
 }
 
 static double
@@ -519,8 +612,8 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	for (size_t i = 0; a && i < g->n; i++) {
 		struct aop *o = &g->op[i];
 
-		o->fwd_s = roofline(a, o->kind, o->fwd_flops, o->fwd_bytes);
-		o->bwd_s = roofline(a, o->kind, o->bwd_flops, o->bwd_bytes);
+		o->fwd_s = op_time(a, o, 0);
+		o->bwd_s = op_time(a, o, 1);
 	}
 	return 0;
 }

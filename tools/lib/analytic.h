@@ -51,6 +51,9 @@ struct aop {
 	 * runs its forward again in the backward pass, and drops what it
 	 * kept of size s x s (the scores' softmax, its dropout) */
 	int selective_rerun, selective_drop;
+	/* a matrix product's shape: batch products of (m x k) by (k x n);
+	 * flash attention: m queries, batch sequences x heads (0: none) */
+	double gemm_m, gemm_n, gemm_k, gemm_batch;
 	int fwd_coll, bwd_coll;		/* LCOLL_* or -1 */
 	double coll_bytes;		/* each direction's buffer */
 	double fwd_s, bwd_s;		/* roofline, all cores of the kind */
@@ -73,6 +76,12 @@ struct aop_graph {
 int analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
     const struct variant *v, struct aop_graph *g, struct pl_err *err);
 void analytic_release(struct aop_graph *g);
+
+/* The useful share of the work a product of batch x (m x k)(k x n) runs
+ * on the accelerator's GEMM tiles and units (tile and wave quantization);
+ * n = 0: a grid of batch x ceil(m / tile_m) blocks.  1 without <gemm>. */
+double analytic_gemm_utilisation(const struct accel_cfg *a, double m,
+    double n, double batch);
 
 /*
  * The variants a planner considers for micro-batch b: t and c powers of

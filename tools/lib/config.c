@@ -192,6 +192,19 @@ model_parameters(const struct model_cfg *m)
 	return total;
 }
 
+/* A required positive integer attribute. */
+static int
+attr_positive(const char *path, xmlNodePtr n, const char *name, long *out,
+    struct pl_err *err)
+{
+	int r = xmlio_attr_long(path, n, name, 1, out, err);
+
+	if (r > 0)
+		return pl_errf(err, path, line_of(n), "element '%s': missing "
+		    "attribute %s", (const char *)n->name, name);
+	return r;
+}
+
 int
 accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
     struct pl_err *err)
@@ -200,7 +213,7 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 		"matmul", "attention", "vector", "memory", NULL
 	};
 	double gib = 0, gbps = 0, ghz = 0;
-	xmlNodePtr r;
+	xmlNodePtr r, n;
 	int ret = -1;
 
 	memset(a, 0, sizeof(*a));
@@ -224,7 +237,7 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 	a->memory_bytes = gib * GiB;
 	a->memory_bandwidth_Bps = gbps * GB;
 	a->clock_Hz = ghz * 1e9;
-	for (xmlNodePtr n = r->children; n; n = n->next) {
+	for (n = r->children; n; n = n->next) {
 		char *kind;
 		double v;
 		int k = 0;
@@ -250,6 +263,11 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 		if (kinds[k])
 			a->efficiency[k] = v;
 	}
+	if ((n = xmlio_child(r, "gemm")) != NULL &&
+	    (attr_positive(path, n, "units", &a->gemm_units, err) < 0 ||
+	    attr_positive(path, n, "tile_m", &a->gemm_tile_m, err) < 0 ||
+	    attr_positive(path, n, "tile_n", &a->gemm_tile_n, err) < 0))
+		goto done;
 	ret = xmlio_validate(doc, path, XMLIO_ACCELERATOR, err);
 done:
 	return ret;

@@ -44,6 +44,10 @@ struct accel_cfg {
 	long tensor_cores, vector_cores;
 	double clock_Hz;
 	double efficiency[EFF_NKINDS];	/* default 1 */
+	/* the GEMM model (<gemm>): a matrix product runs in output tiles of
+	 * gemm_tile_m x gemm_tile_n, one tile a unit (streaming
+	 * multiprocessor, matrix unit) at a time; 0 units: no quantization */
+	long gemm_units, gemm_tile_m, gemm_tile_n;
 };
 
 enum { OPT_ADAM, OPT_SGD };
