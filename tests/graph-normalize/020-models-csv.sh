@@ -18,7 +18,7 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	pub["bertlarge"] = 335e6; pub["llama2-7b"] = 6.74e9
 	pub["llama3-70b"] = 70.6e9; pub["gpt3-175b"] = 175e9
 	pub["mixtral-8x7b"] = 46.7e9; pub["gpt3-35b"] = 35e9
-	pub["mixtral-scaled"] = 790e6
+	pub["mixtral-scaled"] = 790e6; pub["llama3-405b"] = 405e9
 	if (!(m in pub)) { print m ": no published total"; bad = 1; next }
 	if (!near(p, pub[m], 0.01)) { print m ": " p " parameters, published " pub[m]; bad = 1 }
 	if ($c["graph_parameters"] != p) { print m ": graph has " $c["graph_parameters"] ", closed form " p; bad = 1 }

@@ -79,12 +79,12 @@ check_split(struct launch *l, const struct plan *p, const long *k,
 	}
 	if (!even && !middle_even)
 		cannot(l, "an uneven split beyond the first and last stage");
-	if (p->v > 1 && !even)
-		cannot(l, "interleaving an uneven split (--num-virtual-stages-"
-		    "per-pipeline-rank with uneven stages is not planned here)");
-	if (p->v > 1 && even && k[0] % p->v)
-		cannot(l, "%ld layers a stage do not split into %ld virtual "
-		    "stages", k[0], p->v);
+	for (int i = 0; p->v > 1 && i < S; i++)
+		if (k[i] % p->v) {
+			cannot(l, "stage %d's %ld layers do not split into %ld "
+			    "virtual stages", i, k[i], p->v);
+			break;
+		}
 	if (layers > 0 && even && layers % S)
 		cannot(l, "%ld layers over %d stages", layers, S);
 }
@@ -198,9 +198,13 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		flag(fp, &l, "--expert-model-parallel-size %ld", e);
 		flag(fp, &l, "--expert-tensor-parallel-size %ld", t);
 	}
+	/* interleaving an even split by its chunk size; an uneven one (first
+	 * and last stage) by the chunks a stage, as Megatron asks */
 	if (p->v > 1 && even)
 		flag(fp, &l, "--num-layers-per-virtual-pipeline-stage %ld",
 		    k[0] / p->v);
+	else if (p->v > 1)
+		flag(fp, &l, "--num-virtual-stages-per-pipeline-rank %ld", p->v);
 	if (!even && S > 1) {
 		flag(fp, &l, "--decoder-first-pipeline-num-layers %ld", k[0]);
 		flag(fp, &l, "--decoder-last-pipeline-num-layers %ld", k[S - 1]);
