@@ -41,4 +41,11 @@ check() {	# name model.xml plan.xml batch V seq tflops
 }
 check 8k configs/models/llama3-405b.xml tests/dpsolve/llama3-405b-8k-plan.xml 2048 b=1,t=8,c=1 8192 400
 check 128k tests/dpsolve/llama3-405b-128k.xml tests/dpsolve/llama3-405b-128k-plan.xml 128 b=1,t=8,c=16 131072 380
+# interleaved as Meta ran it (the embedding and the loss counted as layers,
+# v = 4): not asserted, for the record
+sed 's/recompute="0"/recompute="0" virtual_stages="4" ends_in_pipeline_split="1"/' \
+    tests/dpsolve/llama3-405b-8k-plan.xml > "$tmp/v4.xml"
+"$BIN/dpsolve" -a $acc -n $net -N 16384 -B 2048 -E "$tmp/v4.xml" -o "$tmp/v4.out" \
+    "$tmp/8k/index.csv" 2>/dev/null &&
+    sed -n 's/.*<result step_s="\([^"]*\)".*fits="\([a-z]*\)".*/# 8k, v = 4: step \1 s, fits \2/p' "$tmp/v4.out"
 exit $fail

@@ -125,6 +125,7 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 		for (int rc = o->recompute_min; rc <= o->recompute_max; rc++)
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
 		for (long nv = 1; nv <= vmax; nv++)
+		for (int ends = 0; ends <= (nv > 1); ends++)
 		for (unsigned long mask = 0; mask < (1UL << (n - 1)); mask++) {
 			struct plan_stage st[8];
 			int S = 0;
@@ -143,7 +144,8 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 				    .recompute = rc, .nstages = S,
 				    .stage = st, .v = nv, .distopt = dopt,
 				    .overlap_grad = o->overlap,
-				    .overlap_param = o->overlap && dopt };
+				    .overlap_param = o->overlap && dopt,
+				    .ends_in_split = ends };
 				struct plan_mode mode = plan_mode_of(&p);
 				struct plan_result r;
 				long K = 0;

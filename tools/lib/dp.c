@@ -107,6 +107,7 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 	s->plan->distopt = c->mode.distopt;
 	s->plan->overlap_grad = c->mode.overlap_grad;
 	s->plan->overlap_param = c->mode.overlap_param;
+	s->plan->ends_in_split = c->mode.ends_in_split;
 	for (int i = last_point, k = 0; s->pool[i].parent >= 0;
 	    i = s->pool[i].parent, k++) {
 		const struct point *p = &s->pool[i];
@@ -121,9 +122,9 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 
 /* Rows [jj, j) split into nv model chunks of equal, non-zero layers. */
 static int
-chunks_fit(const struct plan_variant *v, int jj, int j, long nv)
+chunks_fit(const struct plan_variant *v, int jj, int j, long nv, int ends)
 {
-	long layers = plan_stage_layers(v, (size_t)jj, (size_t)j - 1);
+	long layers = plan_stage_layers(v, (size_t)jj, (size_t)j - 1, ends);
 
 	return layers > 0 && layers % nv == 0;
 }
@@ -176,7 +177,8 @@ search_cell(struct search *s, struct plan_cell *c)
 						break;	/* longer only costs more */
 					/* interleaved: v model chunks of equal
 					 * layers a stage */
-					if (nv > 1 && !chunks_fit(v, jj, j, nv))
+					if (nv > 1 && !chunks_fit(v, jj, j, nv,
+					    c->mode.ends_in_split))
 						continue;
 					if (dp_stage_zero(c, (size_t)jj,
 					    (size_t)j - 1, k + 1, s->zero_on,
@@ -231,7 +233,8 @@ cmp_cell(const void *a, const void *b)
 }
 
 /* The modes a search tries: recomputation kinds x optimizers x
- * interleavings (v > 1 only without ZeRO, where S = K is known). */
+ * interleavings (v > 1 only without ZeRO, where S = K is known; the
+ * embedding and head counted as layers of the split or not). */
 static size_t
 list_modes(const struct search *s, struct plan_mode *out)
 {
@@ -242,18 +245,21 @@ list_modes(const struct search *s, struct plan_mode *out)
 	for (int rc = o->recompute_min; rc <= o->recompute_max; rc++)
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
 			for (long nv = 1; nv <= vmax; nv++)
-				out[n++] = (struct plan_mode){ rc, nv, dopt,
-				    o->overlap, o->overlap && dopt };
+				for (int ends = 0; ends <= (nv > 1); ends++)
+					out[n++] = (struct plan_mode){ rc, nv,
+					    dopt, o->overlap, o->overlap &&
+					    dopt, ends };
 	return n;
 }
 
 /* Could a cell of K one-slot stages run v chunks a stage at all? */
 static int
-interleave_possible(const struct plan_variant *v, long K, long m, long nv)
+interleave_possible(const struct plan_variant *v, long K, long m,
+    const struct plan_mode *md)
 {
-	long layers = plan_stage_layers(v, 0, v->g->n - 1);
+	long layers = plan_stage_layers(v, 0, v->g->n - 1, md->ends_in_split);
 
-	return nv == 1 || (K > 1 && m % K == 0 && layers >= nv * K);
+	return md->v == 1 || (K > 1 && m % K == 0 && layers >= md->v * K);
 }
 
 /* Enumerate the cells of every variant with their lower bounds. */
@@ -266,7 +272,7 @@ list_cells(struct search *s, size_t ng, size_t *ncells)
 
 	free(s->modes);
 	s->modes = modes = xcalloc((size_t)RC_N * 2 *
-	    (size_t)(s->o->vmax > 1 ? s->o->vmax : 1), sizeof *modes);
+	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax : 1), sizeof *modes);
 	s->nmodes = nmodes = list_modes(s, modes);
 	for (size_t vi = 0; vi < ng; vi++) {
 		const struct plan_variant *v = &s->v[vi];
@@ -306,7 +312,7 @@ list_cells(struct search *s, size_t ng, size_t *ncells)
 				for (long K = 1; K <= kmax; K++) {
 					double lb;
 
-					if (!interleave_possible(v, K, m, md->v))
+					if (!interleave_possible(v, K, m, md))
 						continue;
 					if (s->zero_on)
 						lb = (double)m * fmax(total /

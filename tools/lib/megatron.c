@@ -42,14 +42,30 @@ var(const struct layer_graph *g, long v, long dflt)
 }
 
 /* Transformer layers of a stage: every row but the graph's first (the
- * embedding) and last (the head), which ride on the end stages. */
+ * embedding) and last (the head), which ride on the end stages; with
+ * `ends`, Megatron's --account-for-*-in-pipeline-split, those two count
+ * as layers too. */
 static long
-stage_layers(const struct layer_graph *g, const struct plan_stage *s)
+stage_layers(const struct layer_graph *g, const struct plan_stage *s,
+    int ends)
 {
 	size_t lo = s->first > 0 ? s->first : 1;
 	size_t hi = s->last + 1 < g->n ? s->last : g->n - 2;
 
+	if (ends)
+		return (long)(s->last - s->first + 1);
 	return g->n < 3 || hi < lo ? 0 : (long)(hi - lo + 1);
+}
+
+/* Do the stages hold equal numbers of layers so counted? */
+static int
+even_split(const struct layer_graph *g, const struct plan *p, int ends)
+{
+	for (int i = 1; i < p->nstages; i++)
+		if (stage_layers(g, &p->stage[i], ends) !=
+		    stage_layers(g, &p->stage[0], ends))
+			return 0;
+	return 1;
 }
 
 /* One flag a line, continued; commented out when Megatron cannot run it. */
@@ -67,8 +83,7 @@ flag(FILE *fp, const struct launch *l, const char *fmt, ...)
 
 /* Can Megatron express the pipeline split (and its interleaving)? */
 static void
-check_split(struct launch *l, const struct plan *p, const long *k,
-    long layers)
+check_split(struct launch *l, const struct plan *p, const long *k, int ends)
 {
 	int S = p->nstages, even = 1, middle_even = 1;
 
@@ -79,14 +94,15 @@ check_split(struct launch *l, const struct plan *p, const long *k,
 	}
 	if (!even && !middle_even)
 		cannot(l, "an uneven split beyond the first and last stage");
+	if (!even && ends)
+		cannot(l, "an uneven split with the embedding and the loss "
+		    "counted as layers");
 	for (int i = 0; p->v > 1 && i < S; i++)
 		if (k[i] % p->v) {
 			cannot(l, "stage %d's %ld layers do not split into %ld "
 			    "virtual stages", i, k[i], p->v);
 			break;
 		}
-	if (layers > 0 && even && layers % S)
-		cannot(l, "%ld layers over %d stages", layers, S);
 }
 
 int
@@ -101,18 +117,22 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	long *k = xcalloc((size_t)p->nstages, sizeof *k);
 	long nproc, nnodes;
 	int S = p->nstages, zs = 0, even = 1;
+	/* counting the embedding and the head as layers: as the plan's
+	 * interleaving does, or where it alone makes the split even */
+	int ends = p->ends_in_split || (!even_split(g, p, 0) &&
+	    even_split(g, p, 1));
 	struct launch l = { .nwhy = 0 };
 
 	for (int i = 0; i < S; i++) {
-		k[i] = stage_layers(g, &p->stage[i]);
-		layers += k[i];
+		k[i] = stage_layers(g, &p->stage[i], ends);
+		layers += stage_layers(g, &p->stage[i], 0);
 		even &= k[i] == k[0];
 		if (p->stage[i].zero_stage > zs)
 			zs = p->stage[i].zero_stage;
 		if (p->stage[i].z > zd)
 			zd = p->stage[i].z;
 	}
-	check_split(&l, p, k, layers);
+	check_split(&l, p, k, ends);
 	if (zd > 1)
 		cannot(&l, "ZeRO-%d over %ld copies of a stage (DeepSpeed's "
 		    "\"zero_optimization\": {\"stage\": %d}; Megatron shards "
@@ -187,6 +207,10 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 			flag(fp, &l, "--num-experts %ld", model->experts);
 			flag(fp, &l, "--moe-router-topk %ld", model->top_k);
 		}
+	}
+	if (ends) {
+		flag(fp, &l, "--account-for-embedding-in-pipeline-split");
+		flag(fp, &l, "--account-for-loss-in-pipeline-split");
 	}
 	flag(fp, &l, "--tensor-model-parallel-size %ld", t);
 	flag(fp, &l, "--pipeline-model-parallel-size %d", S);

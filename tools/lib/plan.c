@@ -124,11 +124,14 @@ working_max(const struct plan_variant *v, int rc, size_t first, size_t last)
 }
 
 long
-plan_stage_layers(const struct plan_variant *v, size_t first, size_t last)
+plan_stage_layers(const struct plan_variant *v, size_t first, size_t last,
+    int ends_in_split)
 {
 	size_t lo = first > 0 ? first : 1;
 	size_t hi = last + 1 < v->g->n ? last : v->g->n - 2;
 
+	if (ends_in_split)
+		return (long)(last - first + 1);
 	return v->g->n < 3 || hi < lo ? 0 : (long)(hi - lo + 1);
 }
 
@@ -136,7 +139,7 @@ struct plan_mode
 plan_mode_of(const struct plan *p)
 {
 	struct plan_mode m = { p->recompute, p->v > 1 ? p->v : 1, p->distopt,
-		p->overlap_grad, p->overlap_param };
+		p->overlap_grad, p->overlap_param, p->ends_in_split };
 
 	return m;
 }
@@ -590,7 +593,7 @@ interleave_check(const struct plan_variant *v, const struct plan *p,
 		    "are not a multiple of the %d stages", m, p->nstages);
 	for (int i = 0; i < p->nstages; i++) {
 		long layers = plan_stage_layers(v, p->stage[i].first,
-		    p->stage[i].last);
+		    p->stage[i].last, p->ends_in_split);
 
 		if (p->stage[i].z > 1)
 			return pl_errf(err, NULL, 0, "stage %d: interleaving "

@@ -56,6 +56,10 @@ struct plan_mode {
 	int distopt;			/* --use-distributed-optimizer */
 	int overlap_grad;		/* --overlap-grad-reduce */
 	int overlap_param;		/* --overlap-param-gather (distopt) */
+	int ends_in_split;		/* the embedding and the head count as
+					 * layers when v splits a stage
+					 * (Megatron's --account-for-*-in-
+					 * pipeline-split) */
 };
 
 struct plan_stage {
@@ -72,7 +76,7 @@ struct plan {
 	struct plan_stage *stage;
 	/* the rest of the plan's mode (0: v = 1, all off) */
 	long v;
-	int distopt, overlap_grad, overlap_param;
+	int distopt, overlap_grad, overlap_param, ends_in_split;
 };
 
 /* The mode of a plan (v = 0 read as 1). */
@@ -165,11 +169,11 @@ void plan_stage_price(struct plan_cell *c, size_t first, size_t last,
 double plan_step(long m, int nstages, long v, double max_load_s,
     double max_sync_s);
 
-/* The transformer layers of rows [first, last]: every row but the
- * graph's first (the embedding) and last (the head); a virtual stage
- * holds layers/v of them. */
+/* The layers of rows [first, last] that virtual stages divide: the
+ * transformer layers, every row but the graph's first (the embedding)
+ * and last (the head); with ends_in_split those two as well. */
 long plan_stage_layers(const struct plan_variant *v, size_t first,
-    size_t last);
+    size_t last, int ends_in_split);
 
 /* The whole sync of rows [first, last] at slot u with one copy (z = 1),
  * none of it hidden. */

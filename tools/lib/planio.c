@@ -168,14 +168,16 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
     struct pl_err *err)
 {
 	static const char *const flags[] = { "distributed_optimizer",
-		"overlap_grad_reduce", "overlap_param_gather" };
-	int *dst[3] = { &p->distopt, &p->overlap_grad, &p->overlap_param };
+		"overlap_grad_reduce", "overlap_param_gather",
+		"ends_in_pipeline_split" };
+	int *dst[4] = { &p->distopt, &p->overlap_grad, &p->overlap_param,
+		&p->ends_in_split };
 	long v = 1;
 
 	if (xmlio_attr_long(file, par, "virtual_stages", 1, &v, err) < 0)
 		return -1;
 	p->v = v;
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		long f = 0;
 
 		if (xmlio_attr_long(file, par, flags[k], 0, &f, err) < 0)
@@ -357,6 +359,7 @@ planio_write_xml(FILE *fp, const struct plan_meta *m, const struct plan *p,
 	prop_num(n, "distributed_optimizer", p->distopt);
 	prop_num(n, "overlap_grad_reduce", p->overlap_grad);
 	prop_num(n, "overlap_param_gather", p->overlap_param);
+	prop_num(n, "ends_in_pipeline_split", p->ends_in_split);
 	for (int i = 0; i < p->nstages; i++) {
 		const struct plan_stage *s = &p->stage[i];
 		const struct stage_cost *c = &r->stage[i];
