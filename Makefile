@@ -7,6 +7,7 @@
 #   make artifact   the results tables again, priced by the paper artifact's
 #                   cost model on its profiled costs (results/artifact/)
 #   make regress    results/ against tests/expected/
+#   make validate   the model against published runs (results/validate.csv)
 #
 # Overridable: CC, CFLAGS, LDFLAGS, ARTIFACT (../shared/nest-artifact),
 # DEVELOPER=1 (-Werror).
@@ -151,6 +152,23 @@ BENCH_LAYERS = $(foreach m,bertlarge llama2-7b llama3-70b gpt3-175b mixtral-8x7b
 bench: bin/dpsolve $(BENCH_LAYERS)
 	sh tools/bench.sh bin results/bench.csv
 
+# ---- make validate: the model against published runs --------------------
+# Every run of data/published/*.csv priced as it was run (tools/validate.sh);
+# not part of all (the README's numbers come from it), part of make check
+# as tests/validate/.
+VALIDATE_RUNS = $(wildcard data/published/*.csv)
+results/validate.csv: $(VALIDATE_RUNS) tools/validate.sh bin/dpsolve \
+    bin/graph-normalize bin/memmodel $(wildcard configs/models/*.xml \
+    configs/accelerators/*.xml configs/networks/*.xml)
+	@mkdir -p $(@D)
+	sh tools/validate.sh bin $@ $(VALIDATE_RUNS)
+plots/validate.png plots/validate.svg: results/validate.csv tools/plot.sh
+	@sh tools/plot.sh validate results plots
+	@echo "plots/validate.png plots/validate.svg"
+.PHONY: validate
+validate: results/validate.csv plots/validate.png
+	@sh tools/validate.sh --summary results/validate.csv
+
 # ---- the paper's artifact (profiled costs, read from $(ARTIFACT)) --------
 # Graph directories are named <model>_mbs_...; each maps to our model config
 # (for its layer count).
@@ -259,4 +277,5 @@ check-san: $(SAN_BINS) $(SAN_UNITS)
 clean:
 	rm -rf bin build results/costs results/configs.csv results/models.csv \
 	    results/layers results/artifact $(RESULT_TABLES) plots/*.png \
+	    results/validate.csv \
 	    plots/*.svg plots/artifact

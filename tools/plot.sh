@@ -3,7 +3,7 @@
 #
 #   sh tools/plot.sh FIGURE results-dir plots-dir [model]
 #
-# FIGURE is fig5, fig6, fig7, table4 or placement; each writes
+# FIGURE is fig5, fig6, fig7, table4, validate or placement; each writes
 # plots/FIGURE.png and plots/FIGURE.svg (placement: one pair per model).
 # awk turns the results CSV (no quoted fields in the columns read here)
 # into gnuplot data blocks; every method keeps one colour in every plot
@@ -212,6 +212,26 @@ table4)
 	bars "$res/table4.csv" table4 devices solve_s \
 	    "planner run time (s, log scale)" devices 1500,900 log \
 	    "Table 4: planner run time on this machine, H100 spine-leaf" $panels
+	;;
+validate)	# predicted against measured step time, one point a run
+	awk -F, 'NR > 1 && $1 == "measured" { print $3, $4, $2 }' \
+	    "$res/validate.csv" > "$tmp/validate.dat"
+	{
+		echo "set title 'make validate: the model against published runs (Megatron-LM SC21 Table 1, Selene)'"
+		echo "set logscale xy"
+		echo "set xlabel 'measured step time (s)'"
+		echo "set ylabel 'predicted step time (s)'"
+		echo "set key top left"
+		echo "set grid"
+		echo "set xrange [1:200]"
+		echo "set yrange [1:200]"
+		echo "plot x * 1.15 with filledcurves y1 = 0 fs solid 0.15 lc rgb '#0072B2' notitle, \\"
+		echo "  x / 1.15 with filledcurves y1 = 0 fs solid 1.0 lc rgb 'white' notitle, \\"
+		echo "  x with lines lc rgb '#000000' title 'y = x (band: +/-15%)', \\"
+		echo "  '$tmp/validate.dat' using 1:2 with points pt 7 ps 1.2 lc rgb '#D55E00' title 'one run', \\"
+		echo "  '$tmp/validate.dat' using 1:2:3 with labels offset 1,-0.6 left font 'Sans,8' notitle"
+	} > "$tmp/validate.body"
+	render validate "1000,800" "$tmp/validate.body"
 	;;
 placement)	# one model ($4), or every model of fig5
 	for m in ${4:-$(models_of "$res/fig5.csv")}; do

@@ -19,7 +19,14 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	pub["llama3-70b"] = 70.6e9; pub["gpt3-175b"] = 175e9
 	pub["mixtral-8x7b"] = 46.7e9; pub["gpt3-35b"] = 35e9
 	pub["mixtral-scaled"] = 790e6; pub["llama3-405b"] = 405e9
+	# the models of Megatron-LM SC21 Table 1: its own count (Section 5.1),
+	# 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)), which its table rounds
+	if (m ~ /^sc21-gpt-/) {
+		h0 = $c["hidden"]; l0 = $c["layers"]; s0 = $c["seq_len"]
+		pub[m] = 12 * l0 * h0 * h0 * (1 + 13 / (12 * h0) + (51200 + s0) / (12 * l0 * h0))
+	}
 	if (!(m in pub)) { print m ": no published total"; bad = 1; next }
+	sc21 += m ~ /^sc21-gpt-/
 	if (!near(p, pub[m], 0.01)) { print m ": " p " parameters, published " pub[m]; bad = 1 }
 	if ($c["graph_parameters"] != p) { print m ": graph has " $c["graph_parameters"] ", closed form " p; bad = 1 }
 	s = $c["seq_len"]; h = $c["hidden"]; a = $c["heads"]; L = $c["layers"]
@@ -38,6 +45,7 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 }
 END {
 	for (m in pub) if (!(m in seen)) { print m ": missing"; bad = 1 }
+	if (sc21 != 10) { print sc21 " of the 10 SC21 models checked"; bad = 1 }
 	if (checked != 2) { print "bertlarge and gpt3-175b not both checked"; bad = 1 }
 	exit bad
 }' "$out"

@@ -1,0 +1,30 @@
+# make validate as a regression guard: the model against the published
+# runs of data/published/ (Megatron-LM SC'21 Table 1 on Selene, measured
+# TFLOP/s turned into step times) and the ZeRO paper's memory points.
+# Holds the issue's targets: median |error| of the step time <= 10%,
+# every run within 20%, every published plan fitting in memory, every
+# memory point within 5%; and dpsolve's own plan at least as fast as the
+# published one (it searches a space that holds it) and under 1.5x of it.
+set -u
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sh tools/validate.sh "$BIN" "$tmp/validate.csv" data/published/*.csv \
+    > "$tmp/summary" 2> "$tmp/progress" || { cat "$tmp/progress"; exit 1; }
+cat "$tmp/summary"
+awk -F, '
+NR == 1 { next }
+$1 == "measured" {
+	e = $6 < 0 ? -$6 : $6; err[++n] = e
+	if (e > 20) { print $2 ": |error| " e "% > 20%"; bad = 1 }
+	if ($8 != "yes") { print $2 ": the published plan does not fit"; bad = 1 }
+	if ($11 < 1 - 1e-9 || $11 > 1.5) { print $2 ": own plan " $11 "x the published"; bad = 1 }
+}
+$1 == "memory" { e = $6 < 0 ? -$6 : $6; if (e > 5) { print $2 ": |error| " e "% > 5%"; bad = 1 } }
+END {
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+		if (err[j] < err[i]) { x = err[i]; err[i] = err[j]; err[j] = x }
+	med = n % 2 ? err[(n + 1) / 2] : (err[n / 2] + err[n / 2 + 1]) / 2
+	if (n < 10) { print "only " n " runs"; bad = 1 }
+	if (med > 10) { print "median |error| " med "% > 10%"; bad = 1 }
+	exit bad
+}' "$tmp/validate.csv"

@@ -1,0 +1,137 @@
+#!/bin/sh
+# validate.sh - the analytic model against published measurements of real
+# training runs (make validate; README, "How far to trust the numbers").
+#
+#   sh tools/validate.sh BINDIR OUT.csv [runs.csv ...]
+#   sh tools/validate.sh --summary OUT.csv
+#
+# Each run of a runs table (data/published/*-runs format: run, model,
+# accelerator, network, devices, t, p, d, global_batch_samples,
+# micro_batch_samples, virtual_stages, recompute, overlap_grad_reduce,
+# gradients, measured_tflops_per_gpu, source) is priced exactly as it was
+# run: its variant's per-layer graph (graph-normalize), Megatron's even
+# split over p stages, and dpsolve -E.  The measured step time comes from
+# the published TFLOP/s a GPU and the FLOPs a step that Narayanan et al.
+# count (SC'21, Eq. 3, recomputation included):
+#   F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)),  step = F / (TFLOP/s x GPUs).
+# dpsolve then searches its own plan on the run's cluster and batch (the
+# features Megatron had then: tensor and pipeline parallelism with
+# interleaving, no sequence or context parallelism, no distributed
+# optimizer, recomputation none or full, overlap as the run had it; any
+# micro-batch size of 1, 2, 4, 8) and the ratio of its predicted
+# throughput to the published plan's, both priced by the same model, is
+# reported.  Memory points: the ZeRO paper's 7.5B example through memmodel.
+# Prints one progress line a run and, last,
+#   validate: N runs, median |err| X%, worst Y% (run)
+set -eu
+
+# The last line: the runs' step-time errors and the memory points'.
+summary() {
+	awk -F, 'NR > 1 && $1 == "measured" { e = $6 < 0 ? -$6 : $6; err[++n] = e
+		  if (e > worst) { worst = e; wrun = $2 } }
+		NR > 1 && $1 == "memory" { e = $6 < 0 ? -$6 : $6; if (e > mworst) mworst = e; m++ }
+		END {
+		  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+		      if (err[j] < err[i]) { x = err[i]; err[i] = err[j]; err[j] = x }
+		  med = n % 2 ? err[(n + 1) / 2] : (err[n / 2] + err[n / 2 + 1]) / 2
+		  printf "validate: %d runs, median |err| %.1f%%, worst %.1f%% (%s); %d memory points, worst %.1f%%\n",
+		      n, med, worst, wrun, m, mworst }' "$1"
+}
+if [ "$1" = --summary ]; then
+	summary "$2"
+	exit 0
+fi
+BIN=$1
+OUT=$2
+shift 2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+field() {	# model.xml element
+	sed -n "s/.*<$2>\([^<]*\)<\/$2>.*/\1/p" "$1" | head -n 1
+}
+
+header="kind,run,published,predicted,unit,error_pct,plan,fits,peak_memory_bytes,own_plan,own_over_published,not_modelled"
+echo "$header" > "$tmp/out.csv"
+
+for table in "$@"; do
+	tail -n +2 "$table" | while IFS=, read -r run model acc net devices t p d B b v rc ovl grads tflops source; do
+		mx=configs/models/$model.xml
+		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
+		V=$(field "$mx" vocab)
+		gflag=$([ "$grads" = fp32 ] && echo fp32 || echo bf16)
+		rcn=$(case $rc in none) echo 0 ;; full) echo 1 ;; selective) echo 2 ;; esac)
+		# the variant the run used, and Megatron's even split
+		"$BIN/graph-normalize" -c "$mx" -a "configs/accelerators/$acc.xml" \
+		    -V "t=$t,b=$b" -o "$tmp/$run.csv"
+		awk -v L="$L" -v p="$p" -v d="$d" -v t="$t" -v b="$b" -v v="$v" \
+		    -v rc="$rcn" -v ovl="$ovl" 'BEGIN {
+			k = L / p
+			printf "<plan micro_batch_samples=\"%d\">\n", b
+			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"0\" e=\"1\" c=\"1\" recompute=\"%d\" virtual_stages=\"%d\" overlap_grad_reduce=\"%d\"/>\n", d, t, rc, v, ovl
+			for (i = 0; i < p; i++)
+				printf "<stage first_layer=\"%d\" last_layer=\"%d\" zero_stage=\"0\" zero_degree=\"1\"/>\n", i ? i * k : -1, i == p - 1 ? L : (i + 1) * k - 1
+			print "</plan>" }' > "$tmp/$run.plan.xml"
+		"$BIN/dpsolve" -a "configs/accelerators/$acc.xml" \
+		    -n "configs/networks/$net.xml" -N "$devices" -B "$B" -g "$gflag" \
+		    -E "$tmp/$run.plan.xml" -o "$tmp/$run.out.xml" "$tmp/$run.csv" \
+		    2> "$tmp/$run.err" || { cat "$tmp/$run.err" >&2; exit 1; }
+		# dpsolve's own plan on the same cluster and batch
+		"$BIN/graph-normalize" -D "$tmp/$run.d" -V c=1 -c "$mx" \
+		    -a "configs/accelerators/$acc.xml" -o "$tmp/$run.d/all.csv"
+		awk -F, 'NR == 1 || $5 == 0' "$tmp/$run.d/all.csv" > "$tmp/$run.d/index.csv"
+		"$BIN/dpsolve" -a "configs/accelerators/$acc.xml" \
+		    -n "configs/networks/$net.xml" -N "$devices" -B "$B" -g "$gflag" \
+		    -D off -r both -V "$([ "$ovl" = 1 ] && echo on || echo off)" \
+		    -o "$tmp/$run.own.xml" "$tmp/$run.d/index.csv"
+		awk -v run="$run" -v B="$B" -v s="$s" -v L="$L" -v h="$h" -v V="$V" \
+		    -v tf="$tflops" -v n="$devices" -v plan="t$t p$p d$d b$b v$v" \
+		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" '
+		function attr(line, name,   m) {
+			if (match(line, " " name "=\"[^\"]*\"") == 0) return ""
+			m = substr(line, RSTART + length(name) + 3, RLENGTH - length(name) - 4)
+			return m
+		}
+		function scan(file, what,   line, peak) {
+			peak = 0
+			while ((getline line < file) > 0) {
+				if (line ~ /<parallelism /) what["plan"] = "t" attr(line, "t") " p" attr(line, "p") " d" attr(line, "d") " b" bsz " v" attr(line, "virtual_stages") " rc" attr(line, "recompute")
+				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")
+				if (line ~ /<stage /) { m = attr(line, "memory_bytes") + 0; if (m > peak) peak = m }
+				if (line ~ /<result /) { what["step"] = attr(line, "step_s"); what["fits"] = attr(line, "fits") }
+			}
+			what["peak"] = peak
+		}
+		BEGIN {
+			F = 96 * B * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h))
+			measured = F / (tf * 1e12 * n)
+			scan(pub, a); scan(own, o)
+			err = 100 * (a["step"] - measured) / measured
+			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,fp16 loss scaling and DDP bucketing not modelled\n",
+			    run, measured, a["step"], err, plan, a["fits"], a["peak"], o["plan"], a["step"] / o["step"]
+		}' >> "$tmp/out.csv"
+		tail -n 1 "$tmp/out.csv" | awk -F, '{ printf "validate %s: measured %.3g s, predicted %.3g s (%+.1f%%), own plan %.2fx\n", $2, $3, $4, $6, $11 }' >&2
+	done
+done
+
+# The ZeRO paper's 7.5B model (Rajbhandari et al. 2020, Section 1 and
+# Figure 1): 64-way data parallelism, mixed-precision Adam; memmodel with
+# one row of 7.5B parameters (no activations) at each ZeRO stage.
+printf 'layer_id,parameter_bytes,activation_bytes,input_bytes\n0,15e9,0,0\n' > "$tmp/zero.csv"
+{
+	echo "stage,first_layer,last_layer,devices,zero_stage,zero_degree,position_from_end,microbatches"
+	for zs in 0 1 2 3; do
+		echo "zero$zs,0,0,64,$zs,$([ $zs = 0 ] && echo 1 || echo 64),1,1"
+	done
+} > "$tmp/zero-stages.csv"
+"$BIN/memmodel" -M 1e12 -s "$tmp/zero-stages.csv" -o "$tmp/zero.out" "$tmp/zero.csv"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ split("120 31.4 16.6 1.9", pub, " "); k = NR - 1
+	  got = $c["total_bytes"] / 1e9
+	  printf "memory,zero-7.5b-%s,%.6g,%.6g,GB,%.2f,64-way data parallel ZeRO-%d,,,,,\n",
+	      $c["stage"], pub[k], got, 100 * (got - pub[k]) / pub[k], k - 1 }' \
+    "$tmp/zero.out" >> "$tmp/out.csv"
+
+mv "$tmp/out.csv" "$tmp/final.csv"
+cp "$tmp/final.csv" "$OUT.tmp" && mv "$OUT.tmp" "$OUT"
+summary "$OUT"
