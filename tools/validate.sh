@@ -20,7 +20,8 @@
 # optimizer, recomputation none or full, overlap as the run had it; any
 # micro-batch size of 1, 2, 4, 8) and the ratio of its predicted
 # throughput to the published plan's, both priced by the same model, is
-# reported.  Memory points: the ZeRO paper's 7.5B example through memmodel.
+# reported.  Memory points: the ZeRO paper's 7.5B example through
+# memmodel, and Korthikanti et al.'s per-layer activation forms.
 # Prints one progress line a run and, last,
 #   validate: N runs, median |err| X%, worst Y% (run)
 set -eu
@@ -131,6 +132,24 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	  printf "memory,zero-7.5b-%s,%.6g,%.6g,GB,%.2f,64-way data parallel ZeRO-%d,,,,,\n",
 	      $c["stage"], pub[k], got, 100 * (got - pub[k]) / pub[k], k - 1 }' \
     "$tmp/zero.out" >> "$tmp/out.csv"
+
+# Korthikanti et al. 2022, Table 2: the activations a layer keeps with
+# tensor and sequence parallelism (t = 8, b = 1), 34sbh/t with selective
+# recomputation and 2sbh/t (its input) with full, against the analytic
+# graph's, for the GPT shapes of its Table 3 that have configs here.
+for model in gpt3-175b sc21-gpt-529.6b sc21-gpt-1008b; do
+	mx=configs/models/$model.xml
+	h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
+	"$BIN/graph-normalize" -c "$mx" -a configs/accelerators/a100-80gb.xml \
+	    -V t=8,sp=1,b=1 -o "$tmp/k-$model.csv"
+	awk -F, -v m="$model" -v h="$h" -v s="$s" '
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["kind"] == "transformer" {
+		sel = 34 * s * h / 8; full = 2 * s * h / 8
+		printf "memory,korthikanti-%s-selective,%.6g,%.6g,bytes,%.2f,t8 sp b1 selective,,,,,\n", m, sel, $c["selective_bytes"], 100 * ($c["selective_bytes"] - sel) / sel
+		printf "memory,korthikanti-%s-full,%.6g,%.6g,bytes,%.2f,t8 sp b1 full,,,,,\n", m, full, $c["checkpoint_bytes"], 100 * ($c["checkpoint_bytes"] - full) / full
+		exit }' "$tmp/k-$model.csv" >> "$tmp/out.csv"
+done
 
 mv "$tmp/out.csv" "$tmp/final.csv"
 cp "$tmp/final.csv" "$OUT.tmp" && mv "$OUT.tmp" "$OUT"
