@@ -326,6 +326,12 @@ parse_dims(const char *path, xmlNodePtr n, long *dims, struct pl_err *err)
 	char *s = xmlio_attr(n, "dims"), *tok, *save = NULL;
 	int nd = 0;
 
+	/* the schema requires it, but validation runs after these reads
+	 * (they give the more precise messages), so they must not trust it */
+	if (s == NULL)
+		return pl_errf(err, path, line_of(n), "element '%s': missing "
+		    "attribute 'dims'", (const char *)n->name);
+
 	for (tok = strtok_r(s, " \t\n", &save); tok;
 	    tok = strtok_r(NULL, " \t\n", &save)) {
 		char why[256];
