@@ -611,7 +611,8 @@ experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc, const char *path,
 			}
 			s = xmlio_attr(n, "network");
 			e->cluster[e->nclusters].line = line_of(n);
-			snprintf(e->cluster[e->nclusters].network, 128, "%s", s);
+			snprintf(e->cluster[e->nclusters].network, 128, "%s",
+			    s ? s : "");	/* missing: the schema says so */
 			free(s);
 			if (xmlio_attr_long(path, n, "devices", 1,
 			    &e->cluster[e->nclusters++].devices, err) < 0)
