@@ -151,6 +151,5 @@ for model in gpt3-175b sc21-gpt-529.6b sc21-gpt-1008b; do
 		exit }' "$tmp/k-$model.csv" >> "$tmp/out.csv"
 done
 
-mv "$tmp/out.csv" "$tmp/final.csv"
-cp "$tmp/final.csv" "$OUT.tmp" && mv "$OUT.tmp" "$OUT"
+cp "$tmp/out.csv" "$OUT.tmp" && mv "$OUT.tmp" "$OUT"
 summary "$OUT"

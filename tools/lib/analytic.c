@@ -470,18 +470,13 @@ op_time(const struct accel_cfg *a, const struct aop *o, int backward)
 {
 	double flops = backward ? o->bwd_flops : o->fwd_flops;
 	double bytes = backward ? o->bwd_bytes : o->fwd_bytes;
-	double u = 1;
+	double u;
 
-	if (o->gemm_batch > 0 && o->kind == AOP_MATMUL) {
-		if (backward)	/* each half of the work in its own shape */
-			u = 2 / (1 / analytic_gemm_utilisation(a, o->gemm_m,
-			    o->gemm_k, o->gemm_batch) + 1 /
-			    analytic_gemm_utilisation(a, o->gemm_k, o->gemm_n,
-			    o->gemm_batch));
-		else
-			u = analytic_gemm_utilisation(a, o->gemm_m, o->gemm_n,
-			    o->gemm_batch);
-	} else if (o->gemm_batch > 0)
+	if (backward && o->kind == AOP_MATMUL)	/* each half in its shape */
+		u = 2 / (1 / analytic_gemm_utilisation(a, o->gemm_m, o->gemm_k,
+		    o->gemm_batch) + 1 / analytic_gemm_utilisation(a, o->gemm_k,
+		    o->gemm_n, o->gemm_batch));
+	else
 		u = analytic_gemm_utilisation(a, o->gemm_m, o->gemm_n,
 		    o->gemm_batch);
 	return roofline(a, o->kind, flops / u, bytes);

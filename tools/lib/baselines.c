@@ -902,14 +902,8 @@ mist_prepare(struct mist_in *in, const struct plan_env *fenv,
 		    in->sync_alpha / (double)in->L : in->sync_alpha));
 	in->cut_layer = v->cut[lo + (hi > lo)];
 	in->p2p = 2 * net_time(net_p2p(fenv->net, 0), in->cut_layer);
-	in->ms = (struct mem_stage){ .devices = v->w, .zero_degree = 1,
-	    .recompute = in->rc, .schedule = SCHED_1F1B,
-	    .microbatches = c->m,
-	    .grad_bytes_per_param = fenv->grad_bytes_per_param };
-	if (c->mode.distopt) {
-		in->ms.optimizer_shards_dense = (double)(c->d * v->c * v->e);
-		in->ms.optimizer_shards_expert = (double)(c->d * v->c);
-	}
+	/* the position from the end is set per stage */
+	in->ms = plan_mem_stage(c, lo, hi, 1, 0, 1);
 	return 0;
 }
 

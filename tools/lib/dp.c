@@ -124,7 +124,7 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 static int
 chunks_fit(const struct plan_variant *v, int jj, int j, long nv, int ends)
 {
-	long layers = plan_stage_layers(v, (size_t)jj, (size_t)j - 1, ends);
+	long layers = layers_split_count(v->g, (size_t)jj, (size_t)j - 1, ends);
 
 	return layers > 0 && layers % nv == 0;
 }
@@ -257,7 +257,8 @@ static int
 interleave_possible(const struct plan_variant *v, long K, long m,
     const struct plan_mode *md)
 {
-	long layers = plan_stage_layers(v, 0, v->g->n - 1, md->ends_in_split);
+	long layers = layers_split_count(v->g, 0, v->g->n - 1,
+	    md->ends_in_split);
 
 	return md->v == 1 || (K > 1 && m % K == 0 && layers >= md->v * K);
 }

@@ -283,6 +283,18 @@ layers_release(struct layer_graph *g)
 }
 
 long
+layers_split_count(const struct layer_graph *g, size_t first, size_t last,
+    int ends)
+{
+	size_t lo = first > 0 ? first : 1;
+	size_t hi = last + 1 < g->n ? last : g->n - 2;
+
+	if (ends)
+		return (long)(last - first + 1);
+	return g->n < 3 || hi < lo ? 0 : (long)(hi - lo + 1);
+}
+
+long
 layers_index(const struct layer_graph *g, long id)
 {
 	for (size_t i = 0; i < g->n; i++)

@@ -73,6 +73,15 @@ int layers_read_edges(struct layer_graph *g, const char *path,
     struct pl_err *err);
 void layers_release(struct layer_graph *g);
 
+/*
+ * The layers of rows [first, last] a pipeline split counts: every row but
+ * the graph's first (the embedding) and last (the head), which ride on the
+ * end stages; with `ends` (Megatron's --account-for-embedding/loss-in-
+ * pipeline-split) every row.
+ */
+long layers_split_count(const struct layer_graph *g, size_t first,
+    size_t last, int ends);
+
 /* Row index of layer `id`, or -1. */
 long layers_index(const struct layer_graph *g, long id);
 

@@ -41,29 +41,14 @@ var(const struct layer_graph *g, long v, long dflt)
 	return g->has_variant ? v : dflt;
 }
 
-/* Transformer layers of a stage: every row but the graph's first (the
- * embedding) and last (the head), which ride on the end stages; with
- * `ends`, Megatron's --account-for-*-in-pipeline-split, those two count
- * as layers too. */
-static long
-stage_layers(const struct layer_graph *g, const struct plan_stage *s,
-    int ends)
-{
-	size_t lo = s->first > 0 ? s->first : 1;
-	size_t hi = s->last + 1 < g->n ? s->last : g->n - 2;
-
-	if (ends)
-		return (long)(s->last - s->first + 1);
-	return g->n < 3 || hi < lo ? 0 : (long)(hi - lo + 1);
-}
-
 /* Do the stages hold equal numbers of layers so counted? */
 static int
 even_split(const struct layer_graph *g, const struct plan *p, int ends)
 {
 	for (int i = 1; i < p->nstages; i++)
-		if (stage_layers(g, &p->stage[i], ends) !=
-		    stage_layers(g, &p->stage[0], ends))
+		if (layers_split_count(g, p->stage[i].first, p->stage[i].last,
+		    ends) != layers_split_count(g, p->stage[0].first,
+		    p->stage[0].last, ends))
 			return 0;
 	return 1;
 }
@@ -83,15 +68,13 @@ flag(FILE *fp, const struct launch *l, const char *fmt, ...)
 
 /* Can Megatron express the pipeline split (and its interleaving)? */
 static void
-check_split(struct launch *l, const struct plan *p, const long *k, int ends)
+check_split(struct launch *l, const struct plan *p, const long *k, int even,
+    int ends)
 {
-	int S = p->nstages, even = 1, middle_even = 1;
+	int S = p->nstages, middle_even = 1;
 
-	for (int i = 0; i < S; i++) {
-		even &= k[i] == k[0];
-		if (i > 1 && i < S - 1)
-			middle_even &= k[i] == k[1];
-	}
+	for (int i = 2; i < S - 1; i++)
+		middle_even &= k[i] == k[1];
 	if (!even && !middle_even)
 		cannot(l, "an uneven split beyond the first and last stage");
 	if (!even && ends)
@@ -116,23 +99,25 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	long b = var(g, g->var_b, 1), cp = c * e, zd = 1, layers = 0;
 	long *k = xcalloc((size_t)p->nstages, sizeof *k);
 	long nproc, nnodes;
-	int S = p->nstages, zs = 0, even = 1;
+	int S = p->nstages, zs = 0, even = even_split(g, p, 0);
 	/* counting the embedding and the head as layers: as the plan's
 	 * interleaving does, or where it alone makes the split even */
-	int ends = p->ends_in_split || (!even_split(g, p, 0) &&
-	    even_split(g, p, 1));
+	int ends = p->ends_in_split || (!even && even_split(g, p, 1));
 	struct launch l = { .nwhy = 0 };
 
+	if (ends)
+		even = even_split(g, p, 1);
 	for (int i = 0; i < S; i++) {
-		k[i] = stage_layers(g, &p->stage[i], ends);
-		layers += stage_layers(g, &p->stage[i], 0);
-		even &= k[i] == k[0];
+		const struct plan_stage *st = &p->stage[i];
+
+		k[i] = layers_split_count(g, st->first, st->last, ends);
+		layers += layers_split_count(g, st->first, st->last, 0);
 		if (p->stage[i].zero_stage > zs)
 			zs = p->stage[i].zero_stage;
 		if (p->stage[i].z > zd)
 			zd = p->stage[i].z;
 	}
-	check_split(&l, p, k, ends);
+	check_split(&l, p, k, even, ends);
 	if (zd > 1)
 		cannot(&l, "ZeRO-%d over %ld copies of a stage (DeepSpeed's "
 		    "\"zero_optimization\": {\"stage\": %d}; Megatron shards "

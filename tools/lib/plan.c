@@ -123,18 +123,6 @@ working_max(const struct plan_variant *v, int rc, size_t first, size_t last)
 	    v->working[rc][j][last + 1 - ((size_t)1 << j)]);
 }
 
-long
-plan_stage_layers(const struct plan_variant *v, size_t first, size_t last,
-    int ends_in_split)
-{
-	size_t lo = first > 0 ? first : 1;
-	size_t hi = last + 1 < v->g->n ? last : v->g->n - 2;
-
-	if (ends_in_split)
-		return (long)(last - first + 1);
-	return v->g->n < 3 || hi < lo ? 0 : (long)(hi - lo + 1);
-}
-
 struct plan_mode
 plan_mode_of(const struct plan *p)
 {
@@ -475,21 +463,15 @@ plan_stage_sync(struct plan_cell *c, size_t first, size_t last, long u)
 	return grad_s + param_s;
 }
 
-int
-plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
-    long z, int zs, long k, struct mem_breakdown *mem)
+struct mem_stage
+plan_mem_stage(const struct plan_cell *c, size_t first, size_t last, long z,
+    int zs, long k)
 {
 	const struct plan_variant *v = c->v;
-	int rc = c->mode.recompute;
-	struct mem_totals t = {
-		.params = v->pf_param[last + 1] - v->pf_param[first],
-		.dense_params = v->pf_dense[last + 1] - v->pf_dense[first],
-		.kept = v->pf_kept[rc][last + 1] - v->pf_kept[rc][first],
-		.working = working_max(v, rc, first, last),
-	};
 	struct mem_stage s = {
 		.first = first, .last = last, .devices = v->w * z,
-		.zero_stage = zs, .zero_degree = z, .recompute = rc,
+		.zero_stage = zs, .zero_degree = z,
+		.recompute = c->mode.recompute,
 		.schedule = SCHED_1F1B, .position_from_end = k,
 		.microbatches = c->m, .virtual_stages = c->mode.v,
 		.pipeline_stages = c->K,
@@ -502,6 +484,23 @@ plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
 		s.optimizer_shards_dense = (double)(c->d * z * v->c * v->e);
 		s.optimizer_shards_expert = (double)(c->d * z * v->c);
 	}
+	return s;
+}
+
+int
+plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
+    long z, int zs, long k, struct mem_breakdown *mem)
+{
+	const struct plan_variant *v = c->v;
+	int rc = c->mode.recompute;
+	struct mem_totals t = {
+		.params = v->pf_param[last + 1] - v->pf_param[first],
+		.dense_params = v->pf_dense[last + 1] - v->pf_dense[first],
+		.kept = v->pf_kept[rc][last + 1] - v->pf_kept[rc][first],
+		.working = working_max(v, rc, first, last),
+	};
+	struct mem_stage s = plan_mem_stage(c, first, last, z, zs, k);
+
 	mem_breakdown_of(&t, &s, c->env->optimizer, mem);
 	return mem->total <= c->env->memory_bytes;
 }
@@ -592,7 +591,7 @@ interleave_check(const struct plan_variant *v, const struct plan *p,
 		return pl_errf(err, NULL, 0, "interleaving: %ld micro-batches "
 		    "are not a multiple of the %d stages", m, p->nstages);
 	for (int i = 0; i < p->nstages; i++) {
-		long layers = plan_stage_layers(v, p->stage[i].first,
+		long layers = layers_split_count(v->g, p->stage[i].first,
 		    p->stage[i].last, p->ends_in_split);
 
 		if (p->stage[i].z > 1)

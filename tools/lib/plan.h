@@ -151,6 +151,11 @@ void plan_cell_init(struct plan_cell *c, const struct plan_env *env,
     const struct plan_mode *mode);
 void plan_cell_release(struct plan_cell *c);
 
+/* Eq. 1's description of rows [first, last] as a stage k-th from the end
+ * with z copies at ZeRO stage zs, in the cell's mode. */
+struct mem_stage plan_mem_stage(const struct plan_cell *c, size_t first,
+    size_t last, long z, int zs, long k);
+
 /*
  * Memory of rows [first, last] as a stage k-th from the end with z copies
  * at ZeRO stage zs; returns 1 when it fits.
@@ -169,11 +174,6 @@ void plan_stage_price(struct plan_cell *c, size_t first, size_t last,
 double plan_step(long m, int nstages, long v, double max_load_s,
     double max_sync_s);
 
-/* The layers of rows [first, last] that virtual stages divide: the
- * transformer layers, every row but the graph's first (the embedding)
- * and last (the head); with ends_in_split those two as well. */
-long plan_stage_layers(const struct plan_variant *v, size_t first,
-    size_t last, int ends_in_split);
 
 /* The whole sync of rows [first, last] at slot u with one copy (z = 1),
  * none of it hidden. */
