@@ -29,7 +29,7 @@ struct opts {
 	const char *model;
 	const char *compat, *setups, *setup;
 	long devices, batch, zmax, width, vmax;
-	double memory_bytes, grad_bytes;
+	double memory_bytes, grad_bytes, grad_copies;
 	int optimizer, rc_min, rc_max, zero, format, flat, seq_times;
 	int distopt_min, distopt_max, overlap;
 };
@@ -39,7 +39,7 @@ usage(FILE *fp, int status)
 {
 	fprintf(fp,
 	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
-	    "[-M bytes] [-N devices] [-O adam|sgd] [-T stats.csv] "
+	    "[-G megatron|torch] [-M bytes] [-N devices] [-O adam|sgd] [-T stats.csv] "
 	    "[-V on|off] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron] "
 	    "[-g bf16|fp32] [-m label] [-o file] "
 	    "[-r none|full|selective|all] [-v vmax] [-z zmax] "
@@ -199,6 +199,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 		{ "format", required_argument, NULL, 'f' },
 		{ "flat", no_argument, NULL, 'F' },
 		{ "model", required_argument, NULL, 'A' },
+		{ "ddp", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
@@ -214,7 +215,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->overlap = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":A:B:C:D:E:FM:N:O:S:T:V:Z:a:c:f:g:hm:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FG:M:N:O:S:T:V:Z:a:c:f:g:hm:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'A': o->model = optarg; break;
@@ -268,6 +269,16 @@ parse_args(int argc, char *argv[], struct opts *o)
 				o->zero = DP_ZERO_OFF;
 			else {
 				warnx("-Z: '%s' is not auto or off", optarg);
+				usage(stderr, 2);
+			}
+			break;
+		case 'G':
+			if (word(optarg, "megatron"))
+				o->grad_copies = 1;
+			else if (word(optarg, "torch"))
+				o->grad_copies = 2;
+			else {
+				warnx("-G: '%s' is not megatron or torch", optarg);
 				usage(stderr, 2);
 			}
 			break;
@@ -358,7 +369,7 @@ main(int argc, char *argv[])
 		die_err(&err);
 	env = (struct plan_env){ &net, o.devices ? o.devices : net.ndevices,
 	    o.memory_bytes ? o.memory_bytes : accel.memory_bytes, o.optimizer,
-	    o.batch, o.grad_bytes, 0, 0 };
+	    o.batch, o.grad_bytes, 0, 0, o.grad_copies };
 	for (size_t i = 0; i < vs.n; i++)
 		if (vs.g[i].has_variant && vs.g[i].var_b > o.batch)
 			die("%s: micro-batch %ld is larger than the global batch "

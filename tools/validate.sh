@@ -8,7 +8,8 @@
 # Each run of a runs table (data/published/*-runs format: run, model,
 # accelerator, network, devices, t, p, d, global_batch_samples,
 # micro_batch_samples, virtual_stages, recompute, overlap_grad_reduce,
-# gradients, measured_tflops_per_gpu, source) is priced exactly as it was
+# gradients, ddp (torch: PyTorch's DDP, whose buckets copy the gradients;
+# local: Megatron's), measured_tflops_per_gpu, source) is priced exactly as it was
 # run: its variant's per-layer graph (graph-normalize), Megatron's even
 # split over p stages, and dpsolve -E.  The measured step time comes from
 # the published TFLOP/s a GPU and the FLOPs a step that Narayanan et al.
@@ -18,9 +19,10 @@
 # features Megatron had then: tensor and pipeline parallelism with
 # interleaving, no sequence or context parallelism, no distributed
 # optimizer, recomputation none or full, overlap as the run had it; any
-# micro-batch size of 1, 2, 4, 8) and the ratio of its predicted
-# throughput to the published plan's, both priced by the same model, is
-# reported.  Memory points: the ZeRO paper's 7.5B example through
+# micro-batch size of 1, 2, 4, 8 or the run's) and the ratio of its
+# predicted throughput to the published plan's, both priced by the same
+# model, is reported: once with recomputation none or full, once with the
+# run's own recomputation kind (the layout alone).  Memory points: the ZeRO paper's 7.5B example through
 # memmodel, and Korthikanti et al.'s per-layer activation forms.
 # Prints one progress line a run and, last,
 #   validate: N runs, median |err| X%, worst Y% (run)
@@ -52,15 +54,16 @@ field() {	# model.xml element
 	sed -n "s/.*<$2>\([^<]*\)<\/$2>.*/\1/p" "$1" | head -n 1
 }
 
-header="kind,run,published,predicted,unit,error_pct,plan,fits,peak_memory_bytes,own_plan,own_over_published,not_modelled"
+header="kind,run,published,predicted,unit,error_pct,plan,fits,peak_memory_bytes,own_plan,own_over_published,own_peak_memory_bytes,own_same_recompute_plan,own_same_recompute_over_published,not_modelled"
 echo "$header" > "$tmp/out.csv"
 
 for table in "$@"; do
-	tail -n +2 "$table" | while IFS=, read -r run model acc net devices t p d B b v rc ovl grads tflops source; do
+	tail -n +2 "$table" | while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp tflops source; do
 		mx=configs/models/$model.xml
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
 		V=$(field "$mx" vocab)
 		gflag=$([ "$grads" = fp32 ] && echo fp32 || echo bf16)
+		ddpflag=$([ "$ddp" = torch ] && echo torch || echo megatron)
 		rcn=$(case $rc in none) echo 0 ;; full) echo 1 ;; selective) echo 2 ;; esac)
 		# the variant the run used, and Megatron's even split
 		"$BIN/graph-normalize" -c "$mx" -a "configs/accelerators/$acc.xml" \
@@ -75,19 +78,33 @@ for table in "$@"; do
 			print "</plan>" }' > "$tmp/$run.plan.xml"
 		"$BIN/dpsolve" -a "configs/accelerators/$acc.xml" \
 		    -n "configs/networks/$net.xml" -N "$devices" -B "$B" -g "$gflag" \
-		    -E "$tmp/$run.plan.xml" -o "$tmp/$run.out.xml" "$tmp/$run.csv" \
+		    -G "$ddpflag" -E "$tmp/$run.plan.xml" -o "$tmp/$run.out.xml" "$tmp/$run.csv" \
 		    2> "$tmp/$run.err" || { cat "$tmp/$run.err" >&2; exit 1; }
 		# dpsolve's own plan on the same cluster and batch
 		"$BIN/graph-normalize" -D "$tmp/$run.d" -V c=1 -c "$mx" \
 		    -a "configs/accelerators/$acc.xml" -o "$tmp/$run.d/all.csv"
+		# the run's own micro-batch too, so that the search space holds
+		# the published plan
+		case $b in
+		1|2|4|8) ;;
+		*) "$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=1,b=$b" -c "$mx" \
+			-a "configs/accelerators/$acc.xml" -o "$tmp/$run.d/pub.csv"
+		   tail -n +2 "$tmp/$run.d/pub.csv" >> "$tmp/$run.d/all.csv" ;;
+		esac
 		awk -F, 'NR == 1 || $5 == 0' "$tmp/$run.d/all.csv" > "$tmp/$run.d/index.csv"
 		"$BIN/dpsolve" -a "configs/accelerators/$acc.xml" \
 		    -n "configs/networks/$net.xml" -N "$devices" -B "$B" -g "$gflag" \
-		    -D off -r both -V "$([ "$ovl" = 1 ] && echo on || echo off)" \
+		    -G "$ddpflag" -D off -r both -V "$([ "$ovl" = 1 ] && echo on || echo off)" \
 		    -o "$tmp/$run.own.xml" "$tmp/$run.d/index.csv"
+		# and with the run's own recomputation kind: the layout alone
+		"$BIN/dpsolve" -a "configs/accelerators/$acc.xml" \
+		    -n "configs/networks/$net.xml" -N "$devices" -B "$B" -g "$gflag" \
+		    -G "$ddpflag" -D off -r "$rc" -V "$([ "$ovl" = 1 ] && echo on || echo off)" \
+		    -o "$tmp/$run.same.xml" "$tmp/$run.d/index.csv"
 		awk -v run="$run" -v B="$B" -v s="$s" -v L="$L" -v h="$h" -v V="$V" \
 		    -v tf="$tflops" -v n="$devices" -v plan="t$t p$p d$d b$b v$v" \
-		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" '
+		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
+		    -v same="$tmp/$run.same.xml" '
 		function attr(line, name,   m) {
 			if (match(line, " " name "=\"[^\"]*\"") == 0) return ""
 			m = substr(line, RSTART + length(name) + 3, RLENGTH - length(name) - 4)
@@ -106,12 +123,12 @@ for table in "$@"; do
 		BEGIN {
 			F = 96 * B * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h))
 			measured = F / (tf * 1e12 * n)
-			scan(pub, a); scan(own, o)
+			scan(pub, a); scan(own, o); scan(same, r)
 			err = 100 * (a["step"] - measured) / measured
-			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,fp16 loss scaling and DDP bucketing not modelled\n",
-			    run, measured, a["step"], err, plan, a["fits"], a["peak"], o["plan"], a["step"] / o["step"]
+			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,%.6g,%s,%.4f,fp16 loss scaling and DDP bucketing not modelled\n",
+			    run, measured, a["step"], err, plan, a["fits"], a["peak"], o["plan"], a["step"] / o["step"], o["peak"], r["plan"], a["step"] / r["step"]
 		}' >> "$tmp/out.csv"
-		tail -n 1 "$tmp/out.csv" | awk -F, '{ printf "validate %s: measured %.3g s, predicted %.3g s (%+.1f%%), own plan %.2fx\n", $2, $3, $4, $6, $11 }' >&2
+		tail -n 1 "$tmp/out.csv" | awk -F, '{ printf "validate %s: measured %.3g s, predicted %.3g s (%+.1f%%), own plan %.2fx (%.2fx with its recomputation)\n", $2, $3, $4, $6, $11, $14 }' >&2
 	done
 done
 
@@ -129,7 +146,7 @@ printf 'layer_id,parameter_bytes,activation_bytes,input_bytes\n0,15e9,0,0\n' > "
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{ split("120 31.4 16.6 1.9", pub, " "); k = NR - 1
 	  got = $c["total_bytes"] / 1e9
-	  printf "memory,zero-7.5b-%s,%.6g,%.6g,GB,%.2f,64-way data parallel ZeRO-%d,,,,,\n",
+	  printf "memory,zero-7.5b-%s,%.6g,%.6g,GB,%.2f,64-way data parallel ZeRO-%d,,,,,,,,\n",
 	      $c["stage"], pub[k], got, 100 * (got - pub[k]) / pub[k], k - 1 }' \
     "$tmp/zero.out" >> "$tmp/out.csv"
 
@@ -146,8 +163,8 @@ for model in gpt3-175b sc21-gpt-529.6b sc21-gpt-1008b; do
 	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	$c["kind"] == "transformer" {
 		sel = 34 * s * h / 8; full = 2 * s * h / 8
-		printf "memory,korthikanti-%s-selective,%.6g,%.6g,bytes,%.2f,t8 sp b1 selective,,,,,\n", m, sel, $c["selective_bytes"], 100 * ($c["selective_bytes"] - sel) / sel
-		printf "memory,korthikanti-%s-full,%.6g,%.6g,bytes,%.2f,t8 sp b1 full,,,,,\n", m, full, $c["checkpoint_bytes"], 100 * ($c["checkpoint_bytes"] - full) / full
+		printf "memory,korthikanti-%s-selective,%.6g,%.6g,bytes,%.2f,t8 sp b1 selective,,,,,,,,\n", m, sel, $c["selective_bytes"], 100 * ($c["selective_bytes"] - sel) / sel
+		printf "memory,korthikanti-%s-full,%.6g,%.6g,bytes,%.2f,t8 sp b1 full,,,,,,,,\n", m, full, $c["checkpoint_bytes"], 100 * ($c["checkpoint_bytes"] - full) / full
 		exit }' "$tmp/k-$model.csv" >> "$tmp/out.csv"
 done
 

@@ -63,7 +63,7 @@ hand_example(void)
 	graph_alloc(&g, 2);
 	set_row(&g, 0, 0.01, 0.02, 1e6, 1e7, 0);
 	set_row(&g, 1, 0.02, 0.04, 2e6, 1e7, 1e6);
-	env = (struct plan_env){ &net, 4, 2.7e7, OPT_ADAM, 8, 0, 0, 0 };
+	env = (struct plan_env){ &net, 4, 2.7e7, OPT_ADAM, 8, 0, 0, 0, 1 };
 
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "the example evaluates");
 	/* m = 8 / 2 = 4; the cut joins devices 0-1 (2-3 in replica 1):
@@ -284,7 +284,9 @@ random_instances(void)
 		env = (struct plan_env){ &net, pick(1, net.ndevices),
 		    need * (0.04 + 1.2 * uniform() * uniform()), uniform() < 0.8 ?
 		    OPT_ADAM : OPT_SGD, layers ? pick(2, 12) : pick(2, 64),
-		    uniform() < 0.5 ? 2 : 4, 0, 0 };
+		    uniform() < 0.5 ? 2 : 4, 0, 0, 1 };
+		/* PyTorch DDP's second copy of the gradients half the time */
+		env.grad_copies = uniform() < 0.5 ? 1 : 2;
 		if (layers) {	/* memory binds: pipelines pay */
 			env.memory_bytes = need * (0.1 + 0.25 * uniform());
 			env.optimizer = OPT_ADAM;
@@ -372,7 +374,7 @@ network_awareness(void)
 	graph_alloc(&g, 6);
 	for (size_t i = 0; i < 6; i++)
 		set_row(&g, i, 1, 2, 1e6, 0, 1e10);
-	env = (struct plan_env){ &net, 8, 1.7e7, OPT_ADAM, 8, 0, 0, 0 };
+	env = (struct plan_env){ &net, 8, 1.7e7, OPT_ADAM, 8, 0, 0, 0, 1 };
 	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0,
 	    "aware: solved");
 	OK(plan_evaluate(&env, &best, &r, NULL) == 0, "aware: evaluates");
@@ -428,7 +430,7 @@ zero_when_needed(void)
 	set_row(&g, 2, 10, 20, 1e8, 0, 1e3);
 	/* on 1.04e9-byte devices two rows together need more than ZeRO-3
 	 * over 2 (1.2e9), so: 3 stages, the middle one ZeRO-1 over 2 */
-	env = (struct plan_env){ &net, 4, 1.04e9, OPT_ADAM, 8, 0, 0, 0 };
+	env = (struct plan_env){ &net, 4, 1.04e9, OPT_ADAM, 8, 0, 0, 0, 1 };
 	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0 &&
 	    st.zero_used, "ZeRO turned on");
 	OK(best.nstages == 3 && best.stage[1].z == 2 &&
@@ -508,7 +510,7 @@ megatron_modes(void)
 		    i ? 1e6 : 0);
 		set_recompute(&g.l[i], 0.1, 0.4);
 	}
-	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 4, 4, 0, 0 };
+	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 4, 4, 0, 0, 1 };
 
 	/* interleaved, v = 2 over S = 2: each stage 30 + 600 ms of compute;
 	 * stage 0 receives once across the wrap and sends twice, stage 1

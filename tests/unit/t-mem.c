@@ -215,6 +215,17 @@ zero_paper(void)
 	mem_breakdown_of(&t, &s, OPT_ADAM, &b);
 	EQ_DBL(b.total, 18 * psi, 0, "fp32 main gradients: 18 bytes a "
 	    "parameter");
+	/* PyTorch DDP's buckets copy the gradients: fp16 weights 2, .grad 2,
+	 * buckets 2, Adam 12 */
+	s = stage(0, 0, 0, 1, 1, 1);
+	s.grad_copies = 2;
+	mem_breakdown_of(&t, &s, OPT_ADAM, &b);
+	EQ_DBL(b.total, 18 * psi, 0, "PyTorch DDP, fp16 gradients: 18 bytes "
+	    "a parameter");
+	s.grad_bytes_per_param = 4;
+	mem_breakdown_of(&t, &s, OPT_ADAM, &b);
+	EQ_DBL(b.total, 22 * psi, 0, "PyTorch DDP, fp32 gradients: 22 bytes "
+	    "a parameter");
 	/* experts shard over their own, smaller group */
 	t.dense_params = psi;
 	s = stage(0, 0, 0, 1, 1, 1);

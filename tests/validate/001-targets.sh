@@ -4,7 +4,10 @@
 # Holds the issue's targets: median |error| of the step time <= 10%,
 # every run within 20%, every published plan fitting in memory, every
 # memory point within 5%; and dpsolve's own plan at least as fast as the
-# published one (it searches a space that holds it) and under 1.5x of it.
+# published one (it searches a space that holds it): within 1.3x of it
+# with the run's own recomputation (the layout alone), and under 1.5x
+# when it may also drop recomputation (SC'21 measures up to 33% from
+# that alone).
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -17,7 +20,8 @@ $1 == "measured" {
 	e = $6 < 0 ? -$6 : $6; err[++n] = e
 	if (e > 20) { print $2 ": |error| " e "% > 20%"; bad = 1 }
 	if ($8 != "yes") { print $2 ": the published plan does not fit"; bad = 1 }
-	if ($11 < 1 - 1e-9 || $11 > 1.5) { print $2 ": own plan " $11 "x the published"; bad = 1 }
+	if ($14 < 1 - 1e-9 || $14 > 1.3) { print $2 ": own layout " $14 "x the published"; bad = 1 }
+	if ($11 < $14 - 1e-9 || $11 > 1.5) { print $2 ": own plan " $11 "x the published"; bad = 1 }
 }
 $1 == "memory" { e = $6 < 0 ? -$6 : $6; if (e > 5) { print $2 ": |error| " e "% > 5%"; bad = 1 } }
 END {

@@ -88,18 +88,27 @@ grouped(struct aop *o, double groups)
 	o->gemm_batch = groups;
 }
 
-/* An elementwise or reduction op over `elems` elements, `flops` each;
- * it reads and writes every element; backward costs twice as much. */
+/*
+ * An elementwise or reduction op over `elems` elements, `flops` each
+ * (backward twice as many), moving `fwd_bpe` and `bwd_bpe` bytes an
+ * element through HBM.  These ops are memory-bound, so their bytes are
+ * their time: counted kernel by kernel as Megatron-LM runs them, 2 bytes
+ * a tensor element and 1 a dropout mask.  A plain op reads its input and
+ * writes its output (4); its backward reads the output's gradient and the
+ * kept input and writes the input's gradient (6).
+ */
+enum { VEC_FWD_BPE = 4, VEC_BWD_BPE = 6 };
+
 static struct aop *
 vector(struct builder *B, const char *name, int kind, double elems,
-    double flops)
+    double flops, double fwd_bpe, double bwd_bpe)
 {
 	struct aop *o = add(B, name, kind);
 
 	o->fwd_flops = elems * flops;
 	o->bwd_flops = 2 * o->fwd_flops;
-	o->fwd_bytes = 2 * 2 * elems;
-	o->bwd_bytes = 2 * o->fwd_bytes;
+	o->fwd_bytes = fwd_bpe * elems;
+	o->bwd_bytes = bwd_bpe * elems;
 	return o;
 }
 
@@ -150,7 +159,8 @@ norm(struct builder *B, const char *name)
 {
 	const struct dims *d = B->d;
 	double elems = d->n * d->h / d->shard;
-	struct aop *o = vector(B, name, AOP_NORM, elems, d->rms ? 5 : 8);
+	struct aop *o = vector(B, name, AOP_NORM, elems, d->rms ? 5 : 8,
+	    VEC_FWD_BPE, VEC_BWD_BPE);
 
 	o->parameter_bytes = 2 * (d->rms ? d->h : 2 * d->h);
 	o->activation_bytes = 2 * elems;
@@ -163,7 +173,13 @@ dropout_residual(struct builder *B, const char *name)
 {
 	const struct dims *d = B->d;
 	double elems = d->n * d->h / d->shard;
-	struct aop *o = vector(B, name, AOP_VECTOR, elems, d->dropout ? 3 : 1);
+	/* Megatron's fused bias-dropout-add reads the branch and the residual
+	 * and writes the sum (6) and the mask (1); its backward reads the
+	 * gradient and the mask and writes the branch's gradient (5), the
+	 * residual's gradient being the same tensor.  Without dropout the
+	 * backward only sums the gradient for the bias (2). */
+	struct aop *o = vector(B, name, AOP_VECTOR, elems, d->dropout ? 3 : 1,
+	    d->dropout ? 7 : 6, d->dropout ? 5 : 2);
 
 	if (d->dropout)
 		o->activation_bytes = elems;
@@ -254,7 +270,13 @@ attention(struct builder *B)
 		o->activation_bytes = 2 * n * (h + kv) / t;	/* q and k */
 		o->selective_rerun = 1;
 		/* softmax keeps its output; dropout its mask and its output */
-		o = vector(B, "softmax", AOP_VECTOR, probs, d->dropout ? 8 : 5);
+		/* two kernels: the fused scale-mask-softmax (4 bytes an
+		 * element forward, 6 backward), then dropout on the
+		 * probabilities (reads 2, writes 2 and a 1-byte mask; its
+		 * backward reads the gradient and the mask, writes 2) */
+		o = vector(B, "softmax", AOP_VECTOR, probs, d->dropout ? 8 : 5,
+		    VEC_FWD_BPE + (d->dropout ? 5 : 0),
+		    VEC_BWD_BPE + (d->dropout ? 5 : 0));
 		o->activation_bytes = 2 * probs +
 		    (d->dropout ? probs + 2 * probs : 0);
 		o->selective_rerun = o->selective_drop = 1;
@@ -302,7 +324,11 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 	grouped(o, copies);
 	o->activation_bytes = 2 * tokens * h / in_shard;
 	snprintf(name, sizeof(name), "%s_act", prefix);
-	o = vector(B, name, AOP_VECTOR, tokens * f / t, d->gated ? 6 : 8);
+	/* GeLU (with its bias, fused) reads and writes each element;
+	 * SwiGLU reads the gate and the up halves for each element it
+	 * writes, and its backward writes both halves' gradients */
+	o = vector(B, name, AOP_VECTOR, tokens * f / t, d->gated ? 6 : 8,
+	    d->gated ? 6 : VEC_FWD_BPE, d->gated ? 10 : VEC_BWD_BPE);
 	o->activation_bytes = 2 * ups * tokens * f / t;
 	snprintf(name, sizeof(name), "%s_down", prefix);
 	o = matmul(B, name, tokens, f / t, h, copies * f * h / t,
@@ -336,14 +362,16 @@ moe(struct builder *B)
 	o = matmul(B, "router", n / d->shard, h, d->experts, h * d->experts,
 	    SPLIT_NONE);
 	o->activation_bytes = 2 * n * h / d->shard;
-	o = vector(B, "topk", AOP_VECTOR, n / d->shard * d->experts, 5);
+	o = vector(B, "topk", AOP_VECTOR, n / d->shard * d->experts, 5,
+	    VEC_FWD_BPE, VEC_BWD_BPE);
 	o->activation_bytes = 2 * n / d->shard * d->experts;
 	collective(B, "dispatch", LCOLL_ALL_TO_ALL, LCOLL_ALL_TO_ALL,
 	    2 * n * k * h / d->shard);
 	mlp(B, n * k, 1, local, "expert");
 	collective(B, "combine", LCOLL_ALL_TO_ALL, LCOLL_ALL_TO_ALL,
 	    2 * n * k * h / d->shard);
-	o = vector(B, "combine_sum", AOP_VECTOR, n * k * h / d->shard, 2);
+	o = vector(B, "combine_sum", AOP_VECTOR, n * k * h / d->shard, 2,
+	    VEC_FWD_BPE, VEC_BWD_BPE);
 	o->activation_bytes = 2 * n * k * h / d->shard;
 }
 
@@ -383,14 +411,17 @@ embedding(struct builder *B, const struct model_cfg *m)
 	}
 	if (m->position == POS_LEARNED || m->type_vocab > 0) {
 		o = vector(B, "position_embedding", AOP_EMBEDDING, n * h / d->shard,
-		    1);
+		    1, VEC_FWD_BPE, VEC_BWD_BPE);
 		o->parameter_bytes = 2 * h * ((m->position == POS_LEARNED ?
 		    (double)m->max_positions : 0) + (double)m->type_vocab);
 	}
 	if (m->architecture == ARCH_ENCODER)
 		norm(B, "embedding_norm");
 	if (d->dropout) {
-		o = vector(B, "embedding_dropout", AOP_VECTOR, n * h / d->shard, 2);
+		/* reads 2, writes 2 and the mask; backward reads the
+		 * gradient and the mask, writes 2 */
+		o = vector(B, "embedding_dropout", AOP_VECTOR, n * h / d->shard, 2,
+		    5, 5);
 		o->activation_bytes = n * h / d->shard;
 	}
 }
@@ -418,7 +449,7 @@ head(struct builder *B, const struct model_cfg *m)
 	o = matmul(B, "output", n, h, V / t, m->tied_embeddings ? 0 : V * h / t,
 	    SPLIT_T);
 	o->activation_bytes = 2 * n * h / d->shard;
-	o = vector(B, "cross_entropy", AOP_VECTOR, n * V / t, 5);
+	o = vector(B, "cross_entropy", AOP_VECTOR, n * V / t, 5, 0, 0);
 	o->fwd_bytes = (2 + 4) * n * V / t;
 	o->bwd_bytes = 2 * o->fwd_bytes;
 	o->activation_bytes = 4 * n * V / t;

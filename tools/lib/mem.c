@@ -72,7 +72,8 @@ mem_breakdown_of(const struct mem_totals *t, const struct mem_stage *s,
 	double shards_expert = fmax(zdiv, s->optimizer_shards_expert);
 
 	out->weights = t->params;
-	out->gradients = t->params * grad / 2;
+	out->gradients = t->params * grad / 2 *
+	    (s->grad_copies > 1 ? s->grad_copies : 1);
 	out->optimizer = optimizer == OPT_ADAM ? 6 * (t->dense_params /
 	    shards_dense + (t->params - t->dense_params) / shards_expert) : 0;
 	if (s->zero_stage >= 2)

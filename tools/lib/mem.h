@@ -45,6 +45,10 @@ struct mem_stage {
 	long virtual_stages;		/* v (interleaved 1F1B); 0 or 1: none */
 	long pipeline_stages;		/* S, read when v > 1 */
 	double grad_bytes_per_param;	/* 2 or 4; 0 reads as 2 */
+	/* gradient-sized buffers: 1 (0 reads 1), Megatron's DDP accumulating
+	 * into one contiguous buffer; 2, PyTorch's DDP, whose buckets are a
+	 * copy of the gradients (gradient_as_bucket_view=False, its default) */
+	double grad_copies;
 	/* the distributed optimizer: optimizer states sharded over the
 	 * data-parallel group of the dense parameters and of the experts'
 	 * (0 or 1: not sharded beyond ZeRO) */

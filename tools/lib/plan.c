@@ -476,6 +476,7 @@ plan_mem_stage(const struct plan_cell *c, size_t first, size_t last, long z,
 		.microbatches = c->m, .virtual_stages = c->mode.v,
 		.pipeline_stages = c->K,
 		.grad_bytes_per_param = c->env->grad_bytes_per_param,
+		.grad_copies = c->env->grad_copies,
 	};
 
 	/* the distributed optimizer shards Adam's states over the

@@ -47,6 +47,8 @@ struct plan_env {
 	/* how the runtime runs the plans of methods that do not choose it
 	 * (the baselines): the distributed optimizer, overlap */
 	int distopt, overlap;
+	double grad_copies;		/* 2: PyTorch DDP's buckets (mem.h);
+					 * 0 reads 1 */
 };
 
 /* How Megatron-LM runs a plan, beyond its layout. */
