@@ -141,6 +141,46 @@ test_activations(void)
 	analytic_release(&g);
 }
 
+/*
+ * The HBM bytes the memory-bound kernels of one unfused GPT layer move
+ * (t = 1, dropout, f = 4h), counted kernel by kernel as Megatron-LM runs
+ * them, 2 bytes an element and 1 a dropout mask.  Forward: two LayerNorms
+ * read and write sbh (4 each), two bias-dropout-adds read the branch and
+ * the residual and write the sum and the mask (7 each), GeLU reads and
+ * writes 4sbh (4), the scale-mask-softmax reads and writes as^2b (4) and
+ * dropout on it reads, writes and writes a mask (5): 38sbh + 9as^2b.
+ * Backward: the norms read the gradient and the input and write one (6
+ * each), the dropout-adds read the gradient and the mask and write one (5
+ * each), GeLU 6 on 4sbh, softmax 6 and its dropout 5 on as^2b: 46sbh +
+ * 11as^2b.
+ */
+static void
+test_vector_traffic(void)
+{
+	struct model_cfg m = model("gpt3-175b");
+	double s = 2048, h = 12288, a = 96;
+	struct aop_graph g;
+
+	m.flash_attention = 0;
+	m.dropout = 1;
+	for (long b = 1; b <= 2; b++) {
+		double sbh = s * b * h, sq = a * s * s * b, fwd = 0, bwd = 0;
+
+		build(&m, 1, 0, 1, 1, b, &g);
+		for (size_t i = 0; i < g.n; i++)
+			if (g.op[i].layer == 0 && (g.op[i].kind == AOP_VECTOR ||
+			    g.op[i].kind == AOP_NORM)) {
+				fwd += g.op[i].fwd_bytes;
+				bwd += g.op[i].bwd_bytes;
+			}
+		EQ_DBL(fwd, 38 * sbh + 9 * sq, 1e-12, "elementwise forward "
+		    "traffic = 38sbh + 9as^2b");
+		EQ_DBL(bwd, 46 * sbh + 11 * sq, 1e-12, "elementwise backward "
+		    "traffic = 46sbh + 11as^2b");
+		analytic_release(&g);
+	}
+}
+
 /* Narayanan et al.: 24Bsh^2 + 4Bs^2h forward FLOPs a dense layer (MHA,
  * f = 4h); adjusted: q/k/v 2Bsh(h + 2kv), gated MLP 6Bshf. */
 static void
@@ -478,6 +518,7 @@ int
 main(void)
 {
 	test_activations();
+	test_vector_traffic();
 	test_recompute_and_flash();
 	test_gemm_quantization();
 	test_flops();

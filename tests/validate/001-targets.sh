@@ -6,8 +6,8 @@
 # memory point within 5%; and dpsolve's own plan at least as fast as the
 # published one (it searches a space that holds it): within 1.3x of it
 # with the run's own recomputation (the layout alone), and under 1.5x
-# when it may also drop recomputation (SC'21 measures up to 33% from
-# that alone).
+# when it may also drop recomputation (SC'21's Figure 17: recomputation
+# costs up to 33% of the throughput at small batches).
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
