@@ -162,13 +162,16 @@ artifact_rules(FILE *fp, const char *file, const struct experiment_cfg *e)
 	long total, k = 0;
 
 	for (int x = 0; x < e->nmethods; x++) {
-		const char *m = artifact_method(e->methods[x]);
-		int seen = 0;
+		const char *m;
 
-		for (int y = 0; y < nmeth && m; y++)
-			seen |= strcmp(meth[y], m) == 0;
-		if (m && !seen)
-			meth[nmeth++] = m;
+		for (int i = 0; (m = artifact_method(e->methods[x], i)); i++) {
+			int seen = 0;
+
+			for (int y = 0; y < nmeth; y++)
+				seen |= strcmp(meth[y], m) == 0;
+			if (!seen && nmeth < EXP_MAX)
+				meth[nmeth++] = m;
+		}
 	}
 	total = (long)e->nmodels * e->nclusters * e->nmbs * nmeth;
 	fprintf(fp, "\nARTIFACT_TABLES += results/artifact/%s.csv\n", e->name);

@@ -28,7 +28,7 @@ struct opts {
 	const char *accel, *network, *out, *csv, *evaluate, *stats, *label;
 	const char *model;
 	const char *compat, *setups, *setup;
-	long devices, batch, zmax, width, vmax;
+	long devices, batch, zmax, width, ep, vmax;
 	double memory_bytes, grad_bytes, grad_copies;
 	int optimizer, rc_min, rc_max, zero, format, flat, seq_times;
 	int distopt_min, distopt_max, overlap;
@@ -44,7 +44,7 @@ usage(FILE *fp, int status)
 	    "[-g bf16|fp32] [-m label] [-o file] "
 	    "[-r none|full|selective|all] [-v vmax] [-z zmax] "
 	    "-a accelerator.xml -n network.xml graph.csv|index.csv ...\n"
-	    "       dpsolve -C nest [-hq] [-r 0|1] [-o file] -S setups.csv "
+	    "       dpsolve -C nest [-hq] [-e ep] [-r 0|1] [-o file] -S setups.csv "
 	    "-s setup -N devices -w width graph-dir\n");
 	exit(status);
 }
@@ -89,6 +89,7 @@ run_compat(const struct opts *o, const char *dir)
 	if (compat_read_cluster(&c, o->setups, o->setup, o->devices, &err) < 0 ||
 	    compat_read_graph(&g, dir, c.ilp && !o->seq_times, &err) < 0)
 		die_err(&err);
+	c.expert_parallel = o->ep;
 	t = INFINITY;
 	if (o->rc_min > RC_FULL)
 		die("-C nest: the artifact's plan space has no selective "
@@ -209,13 +210,14 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->zmax = 64;
 	o->rc_max = RC_SELECTIVE;
 	o->width = 1;
+	o->ep = 1;
 	o->vmax = 4;
 	o->grad_bytes = 4;
 	o->distopt_max = 1;
 	o->overlap = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":A:B:C:D:E:FG:M:N:O:S:T:V:Z:a:c:f:g:hm:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FG:M:N:O:S:T:V:Z:a:c:e:f:g:hm:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'A': o->model = optarg; break;
@@ -316,6 +318,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 		case 'v': o->vmax = opt_long('v', optarg, 1, 64); break;
 		case 's': o->setup = optarg; break;
 		case 'w': o->width = opt_long('w', optarg, 1, 1L << 20); break;
+		case 'e': o->ep = opt_long('e', optarg, 1, 1L << 20); break;
 		case 'z': o->zmax = opt_long('z', optarg, 1, 1L << PLAN_ZLOG_MAX);
 			break;
 		default: bad_option(ch); usage(stderr, 2);

@@ -24,7 +24,8 @@ colour(m) = m eq "manual" ? 0xE69F00 : m eq "manual-published" ? 0x999999 : \
     m eq "mcmc" || m eq "mcmc-published" ? 0x56B4E9 : \
     m eq "phaze" || m eq "phaze-published" ? 0x009E73 : \
     m eq "alpa-like" || m eq "alpa-e-published" ? 0xCC79A7 : \
-    m eq "mist-like" ? 0xD55E00 : m eq "nest" ? 0x0072B2 : 0x000000
+    m eq "mist-like" ? 0xD55E00 : m eq "nest" ? 0x0072B2 : \
+    m eq "nest-artifact-input" ? 0xF0E442 : 0x000000
 EOF
 }
 

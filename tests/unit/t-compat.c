@@ -6,7 +6,8 @@
  * relative 1e-9.  Then compat_solve(): on each NEST cell its plan is at
  * least as fast as the artifact's own DP's (ours is exact over the same
  * space) and re-prices to the time it reports; and on 300 seeded random
- * small instances it equals exhaustive enumeration.  Reads $ARTIFACT
+ * small instances it equals exhaustive enumeration; and Mixtral's
+ * micro-batch count (rule 9, B / (b e)).  Reads $ARTIFACT
  * (default ../shared/nest-artifact).
  */
 #include <stdlib.h>
@@ -186,6 +187,81 @@ splits(void)
 	    "leaves the last stage empty");
 }
 
+/*
+ * Rule 9 for Mixtral: the artifact counts B / (b e) micro-batches in a
+ * batch, e = 4, so a plan at B prices exactly as the same plan at B / 4
+ * with e = 1 (e divides B), and is cheaper than at B with e = 1 by the
+ * three quarters of the micro-batches it drops: for S stages of slowest
+ * load w, (m1 + S - 1) w versus (m1 / 4 + S - 1) w, the sync unchanged.
+ */
+static void
+mixtral_microbatches(void)
+{
+	static const long devices[] = { 64, 128, 256, 512 };
+	char setups[1024], gdir[1200];
+	struct compat_graph g;
+	struct pl_err err;
+
+	snprintf(setups, sizeof setups, "%s/setups.csv", artifact);
+	snprintf(gdir, sizeof gdir, "%s/tpuv4_fatTree/"
+	    "mixtral_mbs_1_sl_4096_tmp_1_ep_4_cp_1", artifact);
+	if (compat_read_graph(&g, gdir, 1, &err) < 0) {
+		OK(0, "the Mixtral graph reads");
+		return;
+	}
+	for (size_t k = 0; k < sizeof devices / sizeof devices[0]; k++) {
+		struct compat_cluster c, quarter;
+		struct compat_plan plan;
+		double t1, t4, tq;
+		long S = 4, d = devices[k] / (S * 4);
+
+		if (compat_read_cluster(&c, setups, "tpuv4_fatTree", devices[k],
+		    &err) < 0) {
+			OK(0, "the fat-tree setup reads");
+			continue;
+		}
+		EQ_INT(c.expert_parallel, 1, "e defaults to 1");
+		memset(&plan, 0, sizeof plan);
+		compat_uniform_split(&plan, g.n, (long)g.n - 1, (int)S, 4);
+		plan.d = d;
+		plan.recompute = 1;
+		t1 = compat_time(&g, &c, &plan);
+		quarter = c;
+		quarter.global_batch = c.global_batch / 4;
+		tq = compat_time(&g, &quarter, &plan);
+		c.expert_parallel = 4;
+		t4 = compat_time(&g, &c, &plan);
+		EQ_DBL(t4, tq, 1e-12, "Mixtral, e = 4: B / (b e) micro-batches "
+		    "price as a quarter of the batch");
+		OK(t1 / t4 > 3 && t1 / t4 < 4, "about 4x less time than with "
+		    "B / b micro-batches");
+	}
+	/* one stage of 4 devices, one replica: no transfer, no sync, no
+	 * recomputation (the last stage never recomputes), so the time is
+	 * m x the graph's forward and backward times, m = 4096 / 4 = 1024 */
+	{
+		struct compat_cluster c;
+		struct compat_plan one;
+		double sum = 0;
+
+		compat_read_cluster(&c, setups, "tpuv4_fatTree", 64, &err);
+		for (size_t i = 0; i < g.n; i++)
+			sum += g.fwd_ms[i] + g.bwd_ms[i];
+		memset(&one, 0, sizeof one);
+		one.nstages = 1;
+		one.size[0] = (long)g.n;
+		one.width[0] = 4;
+		one.d = 1;
+		one.recompute = 1;
+		EQ_DBL(compat_time(&g, &c, &one), 4096 * sum, 1e-12,
+		    "one Mixtral stage, e = 1: 4096 micro-batches");
+		c.expert_parallel = 4;
+		EQ_DBL(compat_time(&g, &c, &one), 1024 * sum, 1e-12,
+		    "one Mixtral stage, e = 4: 4096 / 4 micro-batches");
+	}
+	compat_release_graph(&g);
+}
+
 int
 main(void)
 {
@@ -271,5 +347,6 @@ main(void)
 	csvio_release(&ref);
 	random_instances();
 	splits();
+	mixtral_microbatches();
 	return tap_done();
 }

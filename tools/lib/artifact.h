@@ -80,9 +80,10 @@ int artifact_run(const char *dir, const char *setup, long devices, long mbs,
     const char *ours, const char *method, struct art_result *r,
     struct pl_err *err);
 
-/* The artifact table's method standing for one of ours (manual ->
+/* The k-th artifact-table method standing for one of ours (manual ->
  * manual-published, mcmc -> mcmc-published, phaze -> phaze-published,
- * alpa-like -> alpa-e-published, nest -> nest), or NULL. */
-const char *artifact_method(const char *ours);
+ * alpa-like -> alpa-e-published, nest -> nest and nest-artifact-input), or
+ * NULL past the last. */
+const char *artifact_method(const char *ours, int k);
 
 #endif

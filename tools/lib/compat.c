@@ -235,6 +235,7 @@ compat_read_cluster(struct compat_cluster *c, const char *setups_csv,
 			goto done;
 		}
 		c->devices = devices;
+		c->expert_parallel = 1;
 		c->nlevels = n1;
 		for (int l = 0; l < n1; l++) {
 			c->count[l] = (long)cnt[l];
@@ -366,8 +367,9 @@ static double
 step_time(const struct compat_cluster *c, double worst, int S, double bytes,
     long d, long R, long offset)
 {
-	long m = (c->global_batch + c->micro_batch * d - 1) /
-	    (c->micro_batch * d);
+	long per = c->micro_batch * (c->expert_parallel > 1 ?
+	    c->expert_parallel : 1) * d;
+	long m = (c->global_batch + per - 1) / per;
 	int top = common_level(c, offset, (d - 1) * R + offset);
 
 	return worst * (double)(m + S - 1) + sync_time(c, bytes, d, top);

@@ -32,6 +32,9 @@ struct compat_cluster {
 	double lat_s[COMPAT_MAX_LEVELS];
 	double memory_bytes;
 	long global_batch, micro_batch;
+	/* the graph's expert-parallel degree e (1 after compat_read_cluster):
+	 * the artifact counts B / (b e) micro-batches in a batch (rule 9) */
+	long expert_parallel;
 	int ilp;			/* the setup's layer-time source */
 };
 
