@@ -1,5 +1,6 @@
 /* dp.c - branch and bound over cells, a Pareto suffix DP in each (dp.h). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,6 +130,32 @@ chunks_fit(const struct plan_variant *v, int jj, int j, long nv, int ends)
 	return layers > 0 && layers % nv == 0;
 }
 
+/*
+ * Can K one-slot stages hold the rows at all?  A stage's memory only grows
+ * with its rows, so filling each stage from the last with as many rows as
+ * fit covers the longest suffix that any K stages can (by induction on the
+ * stages placed); rows left over mean no plan of the cell fits.  O(rows).
+ */
+static int
+cell_may_fit(const struct plan_cell *c)
+{
+	long j = (long)c->v->g->n;
+	struct mem_breakdown mem;
+
+	for (long k = 1; k <= c->K && j > 0; k++) {
+		long jj = j - 1;
+
+		if (!plan_stage_memory(c, (size_t)jj, (size_t)j - 1, 1, 0, k,
+		    &mem))
+			return 0;
+		while (jj > 0 && plan_stage_memory(c, (size_t)jj - 1,
+		    (size_t)j - 1, 1, 0, k, &mem))
+			jj--;
+		j = jj;
+	}
+	return j == 0;
+}
+
 static void
 search_cell(struct search *s, struct plan_cell *c)
 {
@@ -169,7 +196,8 @@ search_cell(struct search *s, struct plan_cell *c)
 					comp = v->pf_fwd[j] - v->pf_fwd[jj] +
 					    v->pf_bwd[j] - v->pf_bwd[jj];
 					comp += v->pf_rerun[c->mode.recompute][j] -
-					    v->pf_rerun[c->mode.recompute][jj];
+					    v->pf_rerun[c->mode.recompute][jj] +
+					    v->pf_coll[j] - v->pf_coll[jj];
 					cmin = s->zero_on ? (double)(m + k) :
 					    mult_fixed;
 					if (cmin * comp / (double)zcap + p.Y >=
@@ -180,10 +208,11 @@ search_cell(struct search *s, struct plan_cell *c)
 					if (nv > 1 && !chunks_fit(v, jj, j, nv,
 					    c->mode.ends_in_split))
 						continue;
+					/* memory only grows with the rows */
 					if (dp_stage_zero(c, (size_t)jj,
 					    (size_t)j - 1, k + 1, s->zero_on,
 					    zcap, &z, &zs) < 0)
-						continue;
+						break;
 					if (p.y + z + stages_left > K)
 						continue;
 					plan_stage_price(c, (size_t)jj,
@@ -252,105 +281,168 @@ list_modes(const struct search *s, struct plan_mode *out)
 	return n;
 }
 
-/* Could a cell of K one-slot stages run v chunks a stage at all? */
-static int
-interleave_possible(const struct plan_variant *v, long K, long m,
-    const struct plan_mode *md)
-{
-	long layers = layers_split_count(v->g, 0, v->g->n - 1,
-	    md->ends_in_split);
+/*
+ * What the cell lower bound needs of one (variant, mode), computed once:
+ * the compute of the whole chain and of its largest row, the share of a
+ * gradient reduction's latency every step pays, the largest d, and the
+ * layers an interleaved split counts.
+ */
+struct stream {
+	double total, maxrow, sync_floor_frac;
+	long dmax, layers;
+	unsigned short variant;
+	unsigned char mode;
+};
 
-	return md->v == 1 || (K > 1 && m % K == 0 && layers >= md->v * K);
-}
-
-/* Enumerate the cells of every variant with their lower bounds. */
-static struct cell_key *
-list_cells(struct search *s, size_t ng, size_t *ncells)
+static size_t
+list_streams(struct search *s, size_t ng, struct stream **out)
 {
-	struct cell_key *cells = NULL;
-	size_t n = 0, cap = 0, nmodes;
+	struct stream *st;
+	size_t n = 0, nmodes;
 	struct plan_mode *modes;
 
 	free(s->modes);
 	s->modes = modes = xcalloc((size_t)RC_N * 2 *
 	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax : 1), sizeof *modes);
 	s->nmodes = nmodes = list_modes(s, modes);
+	st = xcalloc(ng * nmodes, sizeof *st);
 	for (size_t vi = 0; vi < ng; vi++) {
 		const struct plan_variant *v = &s->v[vi];
 		size_t rows = v->g->n;
-		long w = v->w;
-		double fwd = v->pf_fwd[rows], bwd = v->pf_bwd[rows];
 
-		if (w > s->env->devices)
+		if (v->w > s->env->devices)
 			continue;
 		for (size_t mi = 0; mi < nmodes; mi++) {
 			const struct plan_mode *md = &modes[mi];
-			long dmax = s->env->devices / w;
-			double maxrow = 0, sync_floor_frac = 0;
-			double total = fwd + bwd +
-			    v->pf_rerun[md->recompute][rows];
+			struct stream *x = &st[n++];
 
+			x->variant = (unsigned short)vi;
+			x->mode = (unsigned char)mi;
+			/* a stage's load is at least its compute and its
+			 * layers' own collectives */
+			x->total = v->pf_fwd[rows] + v->pf_bwd[rows] +
+			    v->pf_rerun[md->recompute][rows] +
+			    v->pf_coll[rows];
 			/* every step pays at least one stage's gradient
 			 * reduction latency over d*c*e devices (halved for
 			 * ZeRO-3), unless compute may hide it */
-			if (v->pf_dense[rows] > 0 && !md->overlap_grad)
-				sync_floor_frac = s->zero_on ? 0.5 : 1;
+			x->sync_floor_frac = v->pf_dense[rows] > 0 &&
+			    !md->overlap_grad ? (s->zero_on ? 0.5 : 1) : 0;
 			for (size_t i = 0; i < rows; i++)
-				maxrow = fmax(maxrow, v->g->l[i].forward_s +
+				x->maxrow = fmax(x->maxrow, v->pf_coll[i + 1] -
+				    v->pf_coll[i] + v->g->l[i].forward_s +
 				    v->g->l[i].backward_s + mem_row_rerun_s(
 				    &v->g->l[i], md->recompute));
-			if (dmax > s->env->global_batch / v->b)
-				dmax = s->env->global_batch / v->b;
-			for (long d = 1; d <= dmax; d++) {
-				long m = plan_microbatches(
-				    s->env->global_batch, v->b, d);
-				long kmax = s->env->devices / (d * w);
-				double lbs = sync_floor_frac *
-				    s->alpha_floor[d * v->c * v->e];
-
-				if (!s->zero_on && kmax > (long)rows)
-					kmax = (long)rows;
-				for (long K = 1; K <= kmax; K++) {
-					double lb;
-
-					if (!interleave_possible(v, K, m, md))
-						continue;
-					if (s->zero_on)
-						lb = (double)m * fmax(total /
-						    (double)K, maxrow /
-						    (double)(s->o->zmax < K ?
-						    s->o->zmax : K));
-					else
-						lb = plan_step(m, (int)K, md->v,
-						    fmax(total / (double)K,
-						    maxrow), 0);
-					lb += lbs;
-					if (n == cap) {
-						cap = cap ? 2 * cap : 4096;
-						cells = xrealloc(cells,
-						    cap * sizeof *cells);
-					}
-					cells[n] = (struct cell_key){ lb, lbs,
-					    (unsigned)n, (unsigned short)vi,
-					    (unsigned char)mi, d, K };
-					n++;
-				}
-			}
+			x->dmax = s->env->devices / v->w;
+			if (x->dmax > s->env->global_batch / v->b)
+				x->dmax = s->env->global_batch / v->b;
+			x->layers = layers_split_count(v->g, 0, rows - 1,
+			    md->ends_in_split);
 		}
 	}
-	qsort(cells, n, sizeof *cells, cmp_cell);
-	*ncells = n;
-	return cells;
+	*out = st;
+	return n;
+}
+
+/*
+ * The cells of the streams in their fixed order, each with its lower
+ * bound: (m + (K - 1)/v) * max(compute / K, the largest row) + the sync
+ * floor (with ZeRO, m * max(compute / K, largest row / min(zmax, K))).
+ * A cell of K one-slot stages runs v chunks a stage only when m is a
+ * multiple of K and every stage can get v layers.
+ */
+struct cell_iter {
+	const struct search *s;
+	const struct stream *st;
+	size_t nst, si;
+	long d, K, m, kmax;
+	double lbs;
+};
+
+static int
+next_cell(struct cell_iter *it, struct cell_key *out)
+{
+	const struct search *s = it->s;
+
+	for (;;) {
+		const struct stream *x;
+		const struct plan_variant *v;
+		const struct plan_mode *md;
+
+		if (it->si >= it->nst)
+			return 0;
+		x = &it->st[it->si];
+		v = &s->v[x->variant];
+		md = &s->modes[x->mode];
+		if (++it->K > it->kmax) {	/* the next d, or stream */
+			if (++it->d > x->dmax) {
+				it->si++;
+				it->d = 0;
+				it->K = it->kmax = 0;
+				continue;
+			}
+			it->m = plan_microbatches(s->env->global_batch, v->b,
+			    it->d);
+			it->kmax = s->env->devices / (it->d * v->w);
+			if (!s->zero_on && it->kmax > (long)v->g->n)
+				it->kmax = (long)v->g->n;
+			it->lbs = x->sync_floor_frac *
+			    s->alpha_floor[it->d * v->c * v->e];
+			it->K = 0;
+			continue;
+		}
+		if (md->v > 1 && (it->K < 2 || it->m % it->K ||
+		    x->layers < md->v * it->K))
+			continue;
+		if (s->zero_on)
+			out->lb = (double)it->m * fmax(x->total /
+			    (double)it->K, x->maxrow / (double)(s->o->zmax <
+			    it->K ? s->o->zmax : it->K));
+		else
+			out->lb = plan_step(it->m, (int)it->K, md->v,
+			    fmax(x->total / (double)it->K, x->maxrow), 0);
+		out->lb += it->lbs;
+		out->lb_sync = it->lbs;
+		out->variant = x->variant;
+		out->mode = x->mode;
+		out->d = it->d;
+		out->K = it->K;
+		return 1;
+	}
+}
+
+static struct cell_iter
+cells_of(const struct search *s, const struct stream *st, size_t nst)
+{
+	return (struct cell_iter){ .s = s, .st = st, .nst = nst };
+}
+
+/*
+ * Bins of the lower bounds, monotone in the value: the bits of a
+ * non-negative double order as the double does, so the exponent and the
+ * top mantissa bits give 2^LB_BIN_BITS bins an octave (about 3% wide).
+ */
+#define LB_BIN_BITS 5
+#define LB_NBINS (1L << (11 + LB_BIN_BITS))
+/* The most cells sorted at once (40 bytes each). */
+#define BAND_CELLS (1L << 20)
+
+static long
+lb_bin(double lb)
+{
+	uint64_t bits;
+
+	if (!(lb > 0))
+		return 0;
+	memcpy(&bits, &lb, sizeof bits);
+	return (long)(bits >> (52 - LB_BIN_BITS)) & (LB_NBINS - 1);
 }
 
 static void
-run(struct search *s, size_t ng, struct dp_stats *st)
+search_listed(struct search *s, struct cell_key *cells, size_t n,
+    struct dp_stats *st)
 {
-	size_t ncells;
-	struct cell_key *cells = list_cells(s, ng, &ncells);
-
-	st->cells += (long)ncells;
-	for (size_t i = 0; i < ncells && cells[i].lb < s->best; i++) {
+	for (size_t i = 0; i < n && cells[i].lb < s->best; i++) {
 		const struct plan_variant *v = &s->v[cells[i].variant];
 		size_t last = v->g->n - 1;
 		struct plan_cell c;
@@ -358,6 +450,10 @@ run(struct search *s, size_t ng, struct dp_stats *st)
 		plan_cell_init(&c, s->env, v, cells[i].d, cells[i].K,
 		    &s->modes[cells[i].mode]);
 		c.shared = &s->shapes;
+		if (!s->zero_on && !cell_may_fit(&c)) {
+			plan_cell_release(&c);
+			continue;
+		}
 		/* the first stage holds row 0 at slot 0 and the last the last
 		 * row at slot K - 1: their syncs bound the step from below
 		 * (ZeRO-free cells: with ZeRO the slots are not known; and
@@ -373,7 +469,71 @@ run(struct search *s, size_t ng, struct dp_stats *st)
 		plan_cell_release(&c);
 		st->cells_searched++;
 	}
+}
+
+/*
+ * Every cell in order of its lower bound, searched until the bound
+ * reaches the best step found.  Tens of millions of cells at 100k
+ * devices would not all fit sorted in memory, and most lie above the
+ * optimum: a first pass counts the cells of each bound bin, then bands of
+ * whole bins, at most BAND_CELLS cells each (or one bin), are listed,
+ * sorted and searched in turn, until the next band starts at or above the
+ * best step.  The order is the one of a single sorted list: by bound,
+ * then by place in the enumeration.
+ */
+static void
+run(struct search *s, size_t ng, struct dp_stats *st)
+{
+	struct stream *streams;
+	size_t nst = list_streams(s, ng, &streams);
+	long *count = xcalloc((size_t)LB_NBINS, sizeof *count);
+	double *minlb = xcalloc((size_t)LB_NBINS, sizeof *minlb);
+	struct cell_key *cells = NULL, c;
+	struct cell_iter it = cells_of(s, streams, nst);
+	size_t cap = 0;
+	long total = 0;
+
+	while (next_cell(&it, &c)) {
+		long b = lb_bin(c.lb);
+
+		if (count[b] == 0 || c.lb < minlb[b])
+			minlb[b] = c.lb;
+		count[b]++;
+		total++;
+	}
+	st->cells += total;
+	for (long lo = 0; lo < LB_NBINS;) {
+		long hi = lo, band = 0;
+		unsigned order = 0;
+		size_t n = 0;
+
+		while (lo < LB_NBINS && count[lo] == 0)
+			lo++;
+		if (lo == LB_NBINS || !(minlb[lo] < s->best))
+			break;
+		for (hi = lo; hi < LB_NBINS && (band == 0 ||
+		    band + count[hi] <= BAND_CELLS); hi++)
+			band += count[hi];
+		if ((size_t)band > cap) {
+			cap = (size_t)band;
+			cells = xrealloc(cells, cap * sizeof *cells);
+		}
+		it = cells_of(s, streams, nst);
+		while (next_cell(&it, &c)) {
+			long b = lb_bin(c.lb);
+
+			c.order = order++;
+			if (b >= lo && b < hi)
+				cells[n++] = c;
+		}
+		qsort(cells, n, sizeof *cells, cmp_cell);
+		search_listed(s, cells, n, st);
+		lo = hi;
+	}
 	free(cells);
+	free(count);
+	free(minlb);
+	free(streams);
 }
 
 int
