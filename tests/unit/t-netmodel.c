@@ -1,4 +1,5 @@
 /* t-netmodel.c - the cost model against closed forms worked out by hand. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -196,6 +197,109 @@ torus(void)
 	EQ_DBL(n.level[1].bandwidth_Bps, 10e9, 1e-12, "torus bisection share");
 }
 
+/* A small deterministic generator (the tests draw their own instances). */
+static unsigned long ap_seed = 12345;
+
+static long
+draw(long lo, long hi)
+{
+	ap_seed = ap_seed * 6364136223846793005UL + 1442695040888963407UL;
+	return lo + (long)((ap_seed >> 33) % (unsigned long)(hi - lo + 1));
+}
+
+static int
+same_shape(const struct network *n, const struct net_shape *a,
+    const struct net_shape *b)
+{
+	if (a->n != b->n || a->top != b->top)
+		return 0;
+	for (int l = 0; l < n->nlevels; l++)
+		if (a->ring[l] != b->ring[l] || a->within[l] != b->within[l] ||
+		    a->chunk_div[l] != b->chunk_div[l])
+			return 0;
+	return 1;
+}
+
+/*
+ * net_shape_ap against net_shape_of on the listed members, and
+ * net_range_top against the lowest common level of every copy, on random
+ * networks and groups (the brute force is the definition).  Half the
+ * groups have hundreds of copies, so the periodic path is taken.
+ */
+static void
+periodic_groups(void)
+{
+	int bad_shape = 0, bad_range = 0, periodic = 0;
+
+	for (int trial = 0; trial < 3000; trial++) {
+		struct network n = { 0 };
+		struct net_shape got, want;
+		struct net_ap g;
+		int levels = (int)draw(1, 4);
+		long *devs, k = 0;
+
+		for (int l = 0; l < levels; l++)
+			level(&n, l, draw(1, 9), 1e9, 1e-6, 1, NET_RING);
+		network_finish(&n, NULL, NULL);
+		g.s1 = draw(1, 6);
+		g.n1 = draw(1, 6);
+		g.s2 = (g.n1 - 1) * g.s1 + draw(1, 40);
+		g.n2 = draw(1, trial % 2 ? 8 : 600);
+		g.x0 = draw(0, g.s2);
+		if (g.x0 + (g.n2 - 1) * g.s2 + (g.n1 - 1) * g.s1 >= n.ndevices) {
+			/* grow the top level until the group fits */
+			long need = g.x0 + (g.n2 - 1) * g.s2 +
+			    (g.n1 - 1) * g.s1 + 1;
+			long below = n.ndevices / n.level[levels - 1].fanout;
+
+			n.level[levels - 1].fanout = (need + below - 1) / below;
+			network_finish(&n, NULL, NULL);
+		}
+		devs = malloc((size_t)(g.n1 * g.n2) * sizeof *devs);
+		for (long r = 0; r < g.n2; r++)
+			for (long i = 0; i < g.n1; i++)
+				devs[k++] = g.x0 + r * g.s2 + i * g.s1;
+		if (net_shape_ap(&n, &g, &got, NULL) < 0 ||
+		    net_shape_of(&n, devs, (size_t)k, &want, NULL) < 0 ||
+		    !same_shape(&n, &got, &want)) {
+			if (bad_shape++ == 0)
+				printf("# shape differs: x0 %ld s1 %ld n1 %ld "
+				    "s2 %ld n2 %ld\n", g.x0, g.s1, g.n1, g.s2,
+				    g.n2);
+		}
+		periodic += g.n1 * g.n2 > 1000;
+		/* the ranges [x + r s2, y + r s2] of the copies */
+		{
+			long x = draw(0, g.s2 - 1), y = x + draw(0, g.s2 - 1);
+			long first = -7, wfirst = 0;
+			int top = -1, t;
+
+			if (y + (g.n2 - 1) * g.s2 >= n.ndevices)
+				y = x;
+			for (long r = 0; r < g.n2; r++) {
+				int l = net_common_level(&n, x + r * g.s2,
+				    y + r * g.s2);
+
+				if (l > top) {
+					top = l;
+					wfirst = r;
+				}
+			}
+			t = net_range_top(&n, x, y, g.s2, g.n2, &first);
+			if (t != top || (top >= 0 && first != wfirst)) {
+				if (bad_range++ == 0)
+					printf("# range top %d (copy %ld), want "
+					    "%d (copy %ld)\n", t, first, top,
+					    wfirst);
+			}
+		}
+		free(devs);
+	}
+	EQ_INT(bad_shape, 0, "two-stride group shapes equal the listed members'");
+	EQ_INT(bad_range, 0, "range tops equal every copy's common level");
+	OK(periodic > 500, "large groups among them");
+}
+
 int
 main(void)
 {
@@ -205,5 +309,6 @@ main(void)
 	halving_doubling();
 	group_shapes();
 	torus();
+	periodic_groups();
 	return tap_done();
 }

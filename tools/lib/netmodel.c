@@ -284,3 +284,215 @@ net_time(struct net_cost c, double bytes)
 		return 0;
 	return c.alpha_s + c.beta_s_per_byte * bytes;
 }
+
+/* floor(a / b) and ceil(a / b) for b > 0, any sign of a. */
+static long
+floor_div(long a, long b)
+{
+	return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+static long
+ceil_div(long a, long b)
+{
+	return -floor_div(-a, b);
+}
+
+static long
+gcd_long(long a, long b)
+{
+	while (b) {
+		long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* A group {x0 + i s1 + r s2 : i < n1, r < n2}, the inner run shorter than
+ * s2 (struct net_ap in netmodel.h, here with its span). */
+struct ap {
+	long x0, s1, n1, s2, n2, span1;
+};
+
+/* |{i < n1 : y <= i s1 < y + len}| */
+static long
+run_count(const struct ap *g, long y, long len)
+{
+	long lo = y <= 0 ? 0 : ceil_div(y, g->s1);
+	long hi = y + len - 1 < 0 ? -1 : floor_div(y + len - 1, g->s1);
+
+	if (hi > g->n1 - 1)
+		hi = g->n1 - 1;
+	return hi >= lo ? hi - lo + 1 : 0;
+}
+
+/* Members in the block [a, a + len): whole runs, and the runs cut at
+ * either end (O(1)). */
+static long
+block_count(const struct ap *g, long a, long len)
+{
+	long rlo = ceil_div(a - g->x0 - g->span1, g->s2);
+	long rhi = floor_div(a + len - 1 - g->x0, g->s2);
+	long flo = ceil_div(a - g->x0, g->s2);
+	long fhi = floor_div(a + len - 1 - g->x0 - g->span1, g->s2);
+	long n = 0;
+
+	if (rlo < 0)
+		rlo = 0;
+	if (rhi > g->n2 - 1)
+		rhi = g->n2 - 1;
+	if (flo < rlo)
+		flo = rlo;
+	if (fhi > rhi)
+		fhi = rhi;
+	if (flo > fhi) {	/* no whole run: at most a few cut ones */
+		for (long r = rlo; r <= rhi; r++)
+			n += run_count(g, a - g->x0 - r * g->s2, len);
+		return n;
+	}
+	n = g->n1 * (fhi - flo + 1);
+	for (long r = rlo; r < flo; r++)
+		n += run_count(g, a - g->x0 - r * g->s2, len);
+	for (long r = fhi + 1; r <= rhi; r++)
+		n += run_count(g, a - g->x0 - r * g->s2, len);
+	return n;
+}
+
+/*
+ * The blocks of size len to look at so that every value a block's count
+ * (and its children's) takes is seen: a block [a, a + len) with
+ * x0 <= a and a + len <= x0 + n2 s2 sees the group as if it were
+ * infinite, so its counts depend on (a - x0) mod s2 only, which repeats
+ * every s2 / gcd(len, s2) blocks; the first and the last block, which may
+ * be cut, are looked at on their own.  [*g0, *g1] are the blocks the
+ * group touches; blocks g0 + 1 .. g0 + *period are enough inside.
+ */
+static void
+block_range(const struct ap *g, long len, long *g0, long *g1, long *period)
+{
+	long last = g->x0 + (g->n2 - 1) * g->s2 + g->span1;
+
+	*g0 = g->x0 / len;
+	*g1 = last / len;
+	*period = g->s2 / gcd_long(len, g->s2);
+}
+
+/* Blocks looked at for one level: all, or the two ends and one period. */
+static long
+blocks_visited(const struct ap *g, long len)
+{
+	long g0, g1, period;
+
+	block_range(g, len, &g0, &g1, &period);
+	return g1 - g0 + 1 <= period + 4 ? g1 - g0 + 1 : period + 2;
+}
+
+static long
+visited_block(const struct ap *g, long len, long k)
+{
+	long g0, g1, period;
+
+	block_range(g, len, &g0, &g1, &period);
+	if (g1 - g0 + 1 <= period + 4)
+		return g0 + k;
+	return k == 0 ? g0 : k == 1 ? g1 : g0 + k - 1;
+}
+
+int
+net_shape_ap(const struct network *net, const struct net_ap *p,
+    struct net_shape *s, struct pl_err *err)
+{
+	struct ap g = { p->x0, p->s1, p->n1, p->s2, p->n2,
+		(p->n1 - 1) * p->s1 };
+	long direct = p->n1 * p->n2 * (net->nlevels + 1), periodic = 0;
+	long minc[NET_MAX_LEVELS];
+
+	if (p->n1 < 1 || p->n2 < 1 || p->s1 < 1 || p->x0 < 0 ||
+	    (p->n2 > 1 && g.span1 >= p->s2) ||
+	    g.x0 + (p->n2 - 1) * (p->n2 > 1 ? p->s2 : 0) + g.span1 >=
+	    net->ndevices)
+		return pl_errf(err, NULL, 0, "group {%ld + %ld i + %ld r} is "
+		    "not a set of devices of network '%s'", p->x0, p->s1,
+		    p->s2, net->name);
+	if (p->n2 == 1)
+		g.s2 = g.span1 + 1;
+	for (int l = 0; l < net->nlevels; l++)
+		periodic += blocks_visited(&g, net->span[l]) *
+		    (net->level[l].fanout + 1);
+	if (direct <= periodic) {	/* small groups: list the members */
+		long *devs = xmalloc((size_t)direct * sizeof *devs), n = 0;
+		int rc;
+
+		for (long r = 0; r < p->n2; r++)
+			for (long i = 0; i < p->n1; i++)
+				devs[n++] = p->x0 + r * p->s2 + i * p->s1;
+		rc = net_shape_of(net, devs, (size_t)n, s, err);
+		free(devs);
+		return rc;
+	}
+	memset(s, 0, sizeof(*s));
+	s->n = p->n1 * p->n2;
+	for (int l = 0; l < net->nlevels; l++) {
+		long len = net->span[l], sub = l > 0 ? net->span[l - 1] : 1;
+		long nb = blocks_visited(&g, len);
+
+		minc[l] = -1;
+		for (long k = 0; k < nb; k++) {
+			long a = visited_block(&g, len, k) * len;
+			long h = block_count(&g, a, len), kids = 0;
+
+			if (h == 0)
+				continue;
+			if (h > s->within[l])
+				s->within[l] = h;
+			if (minc[l] < 0 || h < minc[l])
+				minc[l] = h;
+			if (l == 0)
+				kids = h;	/* devices: one member each */
+			else
+				for (long c = 0; c < net->level[l].fanout; c++)
+					kids += block_count(&g, a + c * sub,
+					    sub) > 0;
+			if (kids > s->ring[l])
+				s->ring[l] = kids;
+		}
+		s->chunk_div[l] = l > 0 && minc[l - 1] > 0 ? minc[l - 1] : 1;
+	}
+	shape_top(net, s);
+	return 0;
+}
+
+int
+net_range_top(const struct network *net, long x, long y, long stride,
+    long count, long *first)
+{
+	long len = y - x;
+
+	if (first)
+		*first = 0;
+	if (len <= 0 || count < 1)
+		return -1;
+	/* the range of copy r crosses a level-l boundary when (x + r
+	 * stride) mod span_l + len reaches span_l; the residues repeat
+	 * every span_l / gcd(span_l, stride) copies.  The lowest level no
+	 * copy crosses is the highest any copy reaches. */
+	for (int l = 0; l < net->nlevels - 1; l++) {
+		long span = net->span[l];
+		long period = span / gcd_long(span, stride % span ? stride %
+		    span : span), n = count < period ? count : period;
+		long res = x % span, step = stride % span, r;
+
+		for (r = 0; r < n; r++) {
+			if (res + len >= span)
+				break;
+			res = (res + step) % span;
+		}
+		if (r == n)
+			return l;
+		if (first)
+			*first = r;
+	}
+	return net->nlevels - 1;
+}

@@ -102,6 +102,33 @@ void net_shape_uniform(const struct network *net, const long *k,
 int net_shape_of(const struct network *net, const long *devs, size_t n,
     struct net_shape *s, struct pl_err *err);
 
+/*
+ * A group of devices in two strides: {x0 + i s1 + r s2 : i < n1, r < n2},
+ * the inner run shorter than s2 (with n2 > 1) - the data-parallel group of
+ * a stage: its devices in one replica, then the same in every replica.
+ */
+struct net_ap {
+	long x0, s1, n1, s2, n2;
+};
+
+/*
+ * Shape of such a group, equal to net_shape_of() on its listed members,
+ * in time growing with the period of the group against each level rather
+ * than with its members (how many blocks of a level the group's pattern
+ * takes to repeat); small groups are listed.
+ */
+int net_shape_ap(const struct network *net, const struct net_ap *g,
+    struct net_shape *s, struct pl_err *err);
+
+/*
+ * The highest level that any of the ranges [x + r stride, y + r stride],
+ * r < count, reaches (its lowest common level; -1 when x == y), and in
+ * *first (if not NULL) the first r that reaches it.  Time grows with the
+ * period of the copies against each level, not with count.
+ */
+int net_range_top(const struct network *net, long x, long y, long stride,
+    long count, long *first);
+
 /* Cost of collective `c` over a group of shape `s`. */
 struct net_cost net_collective(const struct network *net, enum net_coll c,
     const struct net_shape *s);

@@ -272,26 +272,12 @@ plan_microbatches(long global_batch, long b, long d)
 	return (global_batch + b * d - 1) / (b * d);
 }
 
-/* Highest level any replica's device range [x, y] (offsets) reaches. */
+/* Highest level any replica's device range [x, y] (offsets) reaches, and
+ * in *worst_r the first replica that reaches it. */
 static int
 range_level(const struct plan_cell *c, long x, long y, long *worst_r)
 {
-	const struct network *net = c->env->net;
-	long R = c->K * c->v->w;
-	int top = -1;
-
-	for (long r = 0; r < c->d; r++) {
-		int l = net_common_level(net, r * R + x, r * R + y);
-
-		if (l > top) {
-			top = l;
-			if (worst_r)
-				*worst_r = r;
-		}
-		if (top == net->nlevels - 1)
-			break;
-	}
-	return top;
+	return net_range_top(c->env->net, x, y, c->K * c->v->w, c->d, worst_r);
 }
 
 /* The boundary at slot u joins the w-blocks at slots u-1 and u. */
@@ -308,13 +294,12 @@ cut_level(struct plan_cell *c, long u)
 }
 
 static struct net_cost
-shape_cost(const struct network *net, const long *devs, long n,
-    enum net_coll kind)
+shape_cost(const struct network *net, struct net_ap g, enum net_coll kind)
 {
 	struct net_shape s;
 	struct net_cost none = { 0, 0 };
 
-	if (n <= 1 || net_shape_of(net, devs, (size_t)n, &s, NULL) < 0)
+	if (g.n1 * g.n2 <= 1 || net_shape_ap(net, &g, &s, NULL) < 0)
 		return none;
 	return net_collective(net, kind, &s);
 }
@@ -375,9 +360,9 @@ group_costs(struct plan_cell *c, long u, long z)
 {
 	const struct plan_variant *v = c->v;
 	const struct network *net = c->env->net;
-	long w = v->w, R = c->K * w, ce = v->c * v->e, n = 0, r0 = 0;
+	long w = v->w, R = c->K * w, ce = v->c * v->e, r0 = 0;
 	size_t at = (size_t)u * NZ + (size_t)zlog(z);
-	long key[7] = { c->d, R, u * w, z, v->t, v->e, v->c }, *devs;
+	long key[7] = { c->d, R, u * w, z, v->t, v->e, v->c };
 	struct plan_shape_entry *hit = NULL;
 
 	c->have[at] = 1;
@@ -390,24 +375,15 @@ group_costs(struct plan_cell *c, long u, long z)
 			return;
 		}
 	}
-	devs = xcalloc((size_t)(c->d * z * ce), sizeof *devs);
-
-	for (long r = 0; r < c->d; r++)
-		for (long j = 0; j < z; j++)
-			for (long q = 0; q < ce; q++)
-				devs[n++] = r * R + (u + j) * w + v->t * q;
-	c->sync_dense[at] = shape_cost(net, devs, n, NET_ALL_REDUCE);
-	n = 0;
-	for (long r = 0; r < c->d; r++)
-		for (long j = 0; j < z; j++)
-			for (long q = 0; q < v->c; q++)
-				devs[n++] = r * R + (u + j) * w + v->t * v->e * q;
-	c->sync_expert[at] = shape_cost(net, devs, n, NET_ALL_REDUCE);
+	/* slot u's z copies hold devices u w + t i (i < z c e: w = t c e)
+	 * of every replica; its experts' copies u w + t e i (i < z c) */
+	c->sync_dense[at] = shape_cost(net, (struct net_ap){ u * w, v->t,
+	    z * ce, R, c->d }, NET_ALL_REDUCE);
+	c->sync_expert[at] = shape_cost(net, (struct net_ap){ u * w,
+	    v->t * v->e, z * v->c, R, c->d }, NET_ALL_REDUCE);
 	range_level(c, u * w, (u + z) * w - 1, &r0);
-	for (n = 0; n < z; n++)
-		devs[n] = r0 * R + (u + n) * w;
-	c->zero_gather[at] = shape_cost(net, devs, z, NET_ALL_GATHER);
-	free(devs);
+	c->zero_gather[at] = shape_cost(net, (struct net_ap){ r0 * R + u * w,
+	    w, z, R, 1 }, NET_ALL_GATHER);
 	if (hit) {
 		memcpy(hit->key, key, sizeof key);
 		hit->dense = c->sync_dense[at];
