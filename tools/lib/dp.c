@@ -134,26 +134,33 @@ chunks_fit(const struct plan_variant *v, int jj, int j, long nv, int ends)
  * Can K one-slot stages hold the rows at all?  A stage's memory only grows
  * with its rows, so filling each stage from the last with as many rows as
  * fit covers the longest suffix that any K stages can (by induction on the
- * stages placed); rows left over mean no plan of the cell fits.  O(rows).
+ * stages placed); rows left over mean no plan of the cell fits.  Each
+ * stage's first row by bisection: O(K log rows), one test when all fit.
  */
 static int
 cell_may_fit(const struct plan_cell *c)
 {
-	long j = (long)c->v->g->n;
+	size_t j = c->v->g->n;
 	struct mem_breakdown mem;
 
-	for (long k = 1; k <= c->K && j > 0; k++) {
-		long jj = j - 1;
+	for (long k = 1; k <= c->K; k++) {
+		size_t lo = 1, hi = j - 1;	/* the first row is in [lo, hi] */
 
-		if (!plan_stage_memory(c, (size_t)jj, (size_t)j - 1, 1, 0, k,
-		    &mem))
+		if (plan_stage_memory(c, 0, j - 1, 1, 0, k, &mem))
+			return 1;
+		if (!plan_stage_memory(c, j - 1, j - 1, 1, 0, k, &mem))
 			return 0;
-		while (jj > 0 && plan_stage_memory(c, (size_t)jj - 1,
-		    (size_t)j - 1, 1, 0, k, &mem))
-			jj--;
-		j = jj;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (plan_stage_memory(c, mid, j - 1, 1, 0, k, &mem))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		j = lo;
 	}
-	return j == 0;
+	return 0;
 }
 
 static void
@@ -288,7 +295,8 @@ list_modes(const struct search *s, struct plan_mode *out)
  * layers an interleaved split counts.
  */
 struct stream {
-	double total, maxrow, sync_floor_frac;
+	double total, maxrow, sync_floor_frac, param_floor_frac;
+	double fwd, bwd_rerun;		/* the whole chain's, a micro-batch */
 	long dmax, layers;
 	unsigned short variant;
 	unsigned char mode;
@@ -324,10 +332,20 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			    v->pf_rerun[md->recompute][rows] +
 			    v->pf_coll[rows];
 			/* every step pays at least one stage's gradient
-			 * reduction latency over d*c*e devices (halved for
-			 * ZeRO-3), unless compute may hide it */
-			x->sync_floor_frac = v->pf_dense[rows] > 0 &&
-			    !md->overlap_grad ? (s->zero_on ? 0.5 : 1) : 0;
+			 * reduction latency over d*c*e devices (halved when
+			 * it is a reduce-scatter: the distributed optimizer,
+			 * ZeRO-3), and with the distributed optimizer the
+			 * weights' gather, less what that stage's backward
+			 * and forward pass can hide when they overlap */
+			if (v->pf_dense[rows] > 0) {
+				x->sync_floor_frac = s->zero_on ||
+				    md->distopt ? 0.5 : 1;
+				x->param_floor_frac = md->distopt &&
+				    !s->zero_on ? 0.5 : 0;
+			}
+			x->fwd = v->pf_fwd[rows];
+			x->bwd_rerun = v->pf_bwd[rows] +
+			    v->pf_rerun[md->recompute][rows];
 			for (size_t i = 0; i < rows; i++)
 				x->maxrow = fmax(x->maxrow, v->pf_coll[i + 1] -
 				    v->pf_coll[i] + v->g->l[i].forward_s +
@@ -359,6 +377,21 @@ struct cell_iter {
 	double lbs;
 };
 
+/* The least exposed sync a step of the stream has, alpha the least
+ * all-reduce latency over its data-parallel group (see list_streams). */
+static double
+sync_floor(const struct stream *x, const struct plan_mode *md, double alpha)
+{
+	double grad = x->sync_floor_frac * alpha;
+	double param = x->param_floor_frac * alpha;
+
+	if (md->overlap_grad)
+		grad = fmax(0, grad - x->bwd_rerun);
+	if (md->overlap_param)
+		param = fmax(0, param - x->fwd);
+	return grad + param;
+}
+
 static int
 next_cell(struct cell_iter *it, struct cell_key *out)
 {
@@ -386,8 +419,8 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			it->kmax = s->env->devices / (it->d * v->w);
 			if (!s->zero_on && it->kmax > (long)v->g->n)
 				it->kmax = (long)v->g->n;
-			it->lbs = x->sync_floor_frac *
-			    s->alpha_floor[it->d * v->c * v->e];
+			it->lbs = sync_floor(x, md,
+			    s->alpha_floor[it->d * v->c * v->e]);
 			it->K = 0;
 			continue;
 		}
@@ -424,7 +457,9 @@ cells_of(const struct search *s, const struct stream *st, size_t nst)
  */
 #define LB_BIN_BITS 5
 #define LB_NBINS (1L << (11 + LB_BIN_BITS))
-/* The most cells sorted at once (40 bytes each). */
+/* The cells of the first band, and the most sorted at once (40 bytes
+ * each): bands grow fourfold, as most searches end in the first. */
+#define BAND_FIRST (1L << 12)
 #define BAND_CELLS (1L << 20)
 
 static long
@@ -450,6 +485,7 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 		plan_cell_init(&c, s->env, v, cells[i].d, cells[i].K,
 		    &s->modes[cells[i].mode]);
 		c.shared = &s->shapes;
+		c.memory_known = 1;	/* dp_stage_zero checks each stage */
 		if (!s->zero_on && !cell_may_fit(&c)) {
 			plan_cell_release(&c);
 			continue;
@@ -476,9 +512,9 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
  * reaches the best step found.  Tens of millions of cells at 100k
  * devices would not all fit sorted in memory, and most lie above the
  * optimum: a first pass counts the cells of each bound bin, then bands of
- * whole bins, at most BAND_CELLS cells each (or one bin), are listed,
- * sorted and searched in turn, until the next band starts at or above the
- * best step.  The order is the one of a single sorted list: by bound,
+ * whole bins (BAND_FIRST cells, growing to BAND_CELLS, or one bin) are
+ * listed, sorted and searched in turn, until the next band starts at or
+ * above the best step.  The order is the one of a single sorted list: by bound,
  * then by place in the enumeration.
  */
 static void
@@ -491,7 +527,7 @@ run(struct search *s, size_t ng, struct dp_stats *st)
 	struct cell_key *cells = NULL, c;
 	struct cell_iter it = cells_of(s, streams, nst);
 	size_t cap = 0;
-	long total = 0;
+	long total = 0, band_cap = BAND_FIRST;
 
 	while (next_cell(&it, &c)) {
 		long b = lb_bin(c.lb);
@@ -512,8 +548,10 @@ run(struct search *s, size_t ng, struct dp_stats *st)
 		if (lo == LB_NBINS || !(minlb[lo] < s->best))
 			break;
 		for (hi = lo; hi < LB_NBINS && (band == 0 ||
-		    band + count[hi] <= BAND_CELLS); hi++)
+		    band + count[hi] <= band_cap); hi++)
 			band += count[hi];
+		if (band_cap < BAND_CELLS)
+			band_cap *= 4;
 		if ((size_t)band > cap) {
 			cap = (size_t)band;
 			cells = xrealloc(cells, cap * sizeof *cells);

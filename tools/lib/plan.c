@@ -381,9 +381,12 @@ group_costs(struct plan_cell *c, long u, long z)
 	    z * ce, R, c->d }, NET_ALL_REDUCE);
 	c->sync_expert[at] = shape_cost(net, (struct net_ap){ u * w,
 	    v->t * v->e, z * v->c, R, c->d }, NET_ALL_REDUCE);
-	range_level(c, u * w, (u + z) * w - 1, &r0);
-	c->zero_gather[at] = shape_cost(net, (struct net_ap){ r0 * R + u * w,
-	    w, z, R, 1 }, NET_ALL_GATHER);
+	c->zero_gather[at] = (struct net_cost){ 0, 0 };
+	if (z > 1) {
+		range_level(c, u * w, (u + z) * w - 1, &r0);
+		c->zero_gather[at] = shape_cost(net, (struct net_ap){
+		    r0 * R + u * w, w, z, R, 1 }, NET_ALL_GATHER);
+	}
 	if (hit) {
 		memcpy(hit->key, key, sizeof key);
 		hit->dense = c->sync_dense[at];
@@ -549,7 +552,11 @@ plan_stage_price(struct plan_cell *c, size_t first, size_t last, long u,
 	o->sync_s = (c->mode.overlap_grad ? fmax(0, grad_s - bwd - rerun) :
 	    grad_s) + (c->mode.overlap_param ? fmax(0, param_s - fwd) :
 	    param_s);
-	o->fits = plan_stage_memory(c, first, last, z, zs, k, &o->mem);
+	if (c->memory_known) {
+		o->fits = 1;
+		memset(&o->mem, 0, sizeof o->mem);
+	} else
+		o->fits = plan_stage_memory(c, first, last, z, zs, k, &o->mem);
 	o->first_device = u * v->w;
 	o->devices = z * v->w;
 }

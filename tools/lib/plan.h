@@ -140,6 +140,8 @@ struct plan_cell {
 					 * yet known */
 	struct net_cost *sync_dense, *sync_expert, *zero_gather;
 	unsigned char *have;		/* [u * (ZLOG+1) + zlog] cached */
+	int memory_known;		/* the caller checked the stages' memory:
+					 * plan_stage_price leaves mem at 0 */
 };
 
 int plan_variant_init(struct plan_variant *v, const struct plan_env *env,
