@@ -297,10 +297,32 @@ list_modes(const struct search *s, struct plan_mode *out)
 struct stream {
 	double total, maxrow, sync_floor_frac, param_floor_frac;
 	double fwd, bwd_rerun;		/* the whole chain's, a micro-batch */
+	double p2p_cut, p2p_chunk;	/* least send of a cut, of a chunk */
 	long dmax, layers;
 	unsigned short variant;
 	unsigned char mode;
 };
+
+/*
+ * The least time a stage boundary's activations take one way: two
+ * neighbouring stages span 2 w contiguous devices, which no level below
+ * the first one spanning 2 w holds, and the smallest cut moves (or, for
+ * interleaved chunks, the chunk's bytes).
+ */
+static void
+p2p_floors(const struct network *net, const struct plan_variant *v,
+    double *cut, double *chunk)
+{
+	double least = HUGE_VAL;
+	int l = 0;
+
+	while (l < net->nlevels - 1 && net->span[l] < 2 * v->w)
+		l++;
+	for (size_t i = 1; i < v->g->n; i++)
+		least = fmin(least, v->cut[i]);
+	*cut = v->g->n > 1 ? net_time(net_p2p(net, l), least) : 0;
+	*chunk = net_time(net_p2p(net, l), v->chunk_bytes);
+}
 
 static size_t
 list_streams(struct search *s, size_t ng, struct stream **out)
@@ -343,6 +365,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 				x->param_floor_frac = md->distopt &&
 				    !s->zero_on ? 0.5 : 0;
 			}
+			p2p_floors(s->env->net, v, &x->p2p_cut, &x->p2p_chunk);
 			x->fwd = v->pf_fwd[rows];
 			x->bwd_rerun = v->pf_bwd[rows] +
 			    v->pf_rerun[md->recompute][rows];
@@ -431,9 +454,22 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			out->lb = (double)it->m * fmax(x->total /
 			    (double)it->K, x->maxrow / (double)(s->o->zmax <
 			    it->K ? s->o->zmax : it->K));
-		else
+		else {
+			/* the slowest stage carries at least the mean load,
+			 * sends included: each of the K - 1 boundaries sends
+			 * activations one way, gradients the other (2 x 2
+			 * transfers); an interleaved stage sends 2 (2v - 1)
+			 * chunks */
+			double K = (double)it->K, mean = x->total / K;
+
+			if (md->v > 1)
+				mean += 2 * (2 * (double)md->v - 1) *
+				    x->p2p_chunk;
+			else
+				mean += 4 * (K - 1) * x->p2p_cut / K;
 			out->lb = plan_step(it->m, (int)it->K, md->v,
-			    fmax(x->total / (double)it->K, x->maxrow), 0);
+			    fmax(mean, x->maxrow), 0);
+		}
 		out->lb += it->lbs;
 		out->lb_sync = it->lbs;
 		out->variant = x->variant;
