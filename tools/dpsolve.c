@@ -169,6 +169,20 @@ word(const char *arg, const char *w)
 	return strcmp(arg, w) == 0;
 }
 
+/* An option taking one of two words: 0 for the first, 1 for the second;
+ * anything else is a usage error. */
+static int
+one_of(int opt, const char *arg, const char *first, const char *second)
+{
+	if (word(arg, first))
+		return 0;
+	if (!word(arg, second)) {
+		warnx("-%c: '%s' is not %s or %s", opt, arg, first, second);
+		usage(stderr, 2);
+	}
+	return 1;
+}
+
 /* -r: one recomputation kind (a word or its number), all, or both (none
  * and full, as before selective existed). */
 static int
@@ -246,43 +260,21 @@ parse_args(int argc, char *argv[], struct opts *o)
 		case 'M': o->memory_bytes = opt_double('M', optarg, 1, 1e18); break;
 		case 'N': o->devices = opt_long('N', optarg, 1, 1L << 30); break;
 		case 'O':
-			if (strcmp(optarg, "adam") == 0)
-				o->optimizer = OPT_ADAM;
-			else if (strcmp(optarg, "sgd") == 0)
-				o->optimizer = OPT_SGD;
-			else {
-				warnx("-O: '%s' is not adam or sgd", optarg);
-				usage(stderr, 2);
-			}
+			o->optimizer = one_of('O', optarg, "adam", "sgd") ?
+			    OPT_SGD : OPT_ADAM;
 			break;
 		case 'S': o->setups = optarg; break;
 		case 'T': o->stats = optarg; break;
 		case 'V':
-			if (!word(optarg, "on") && !word(optarg, "off")) {
-				warnx("-V: '%s' is not on or off", optarg);
-				usage(stderr, 2);
-			}
-			o->overlap = word(optarg, "on");
+			o->overlap = !one_of('V', optarg, "on", "off");
 			break;
 		case 'Z':
-			if (strcmp(optarg, "auto") == 0)
-				o->zero = DP_ZERO_AUTO;
-			else if (strcmp(optarg, "off") == 0)
-				o->zero = DP_ZERO_OFF;
-			else {
-				warnx("-Z: '%s' is not auto or off", optarg);
-				usage(stderr, 2);
-			}
+			o->zero = one_of('Z', optarg, "auto", "off") ?
+			    DP_ZERO_OFF : DP_ZERO_AUTO;
 			break;
-		case 'G':
-			if (word(optarg, "megatron"))
-				o->grad_copies = 1;
-			else if (word(optarg, "torch"))
-				o->grad_copies = 2;
-			else {
-				warnx("-G: '%s' is not megatron or torch", optarg);
-				usage(stderr, 2);
-			}
+		case 'G':	/* PyTorch DDP keeps a bucket copy */
+			o->grad_copies = one_of('G', optarg, "megatron",
+			    "torch") ? 2 : 1;
 			break;
 		case 'a': o->accel = optarg; break;
 		case 'c': o->csv = optarg; break;
@@ -294,14 +286,8 @@ parse_args(int argc, char *argv[], struct opts *o)
 			}
 			break;
 		case 'g':
-			if (word(optarg, "bf16"))
-				o->grad_bytes = 2;
-			else if (word(optarg, "fp32"))
-				o->grad_bytes = 4;
-			else {
-				warnx("-g: '%s' is not bf16 or fp32", optarg);
-				usage(stderr, 2);
-			}
+			o->grad_bytes = one_of('g', optarg, "bf16", "fp32") ?
+			    4 : 2;
 			break;
 		case 'h': usage(stdout, 0); break;
 		case 'm': o->label = optarg; break;
