@@ -222,9 +222,10 @@ search_cell(struct search *s, struct plan_cell *c)
 						break;
 					if (p.y + z + stages_left > K)
 						continue;
-					plan_stage_price(c, (size_t)jj,
+					/* its memory: dp_stage_zero above */
+					plan_stage_cost(c, (size_t)jj,
 					    (size_t)j - 1, K - p.y - z, z, zs,
-					    k + 1, &sc);
+					    &sc);
 					q = p;
 					q.L = fmax(p.L, sc.load_s / (double)z);
 					q.Y = fmax(p.Y, sc.sync_s);
@@ -521,7 +522,6 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 		plan_cell_init(&c, s->env, v, cells[i].d, cells[i].K,
 		    &s->modes[cells[i].mode]);
 		c.shared = &s->shapes;
-		c.memory_known = 1;	/* dp_stage_zero checks each stage */
 		if (!s->zero_on && !cell_may_fit(&c)) {
 			plan_cell_release(&c);
 			continue;

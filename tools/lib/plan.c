@@ -496,8 +496,8 @@ wrap_level(struct plan_cell *c)
 }
 
 void
-plan_stage_price(struct plan_cell *c, size_t first, size_t last, long u,
-    long z, int zs, long k, struct stage_cost *o)
+plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
+    long z, int zs, struct stage_cost *o)
 {
 	const struct plan_variant *v = c->v;
 	const struct network *net = c->env->net;
@@ -552,13 +552,18 @@ plan_stage_price(struct plan_cell *c, size_t first, size_t last, long u,
 	o->sync_s = (c->mode.overlap_grad ? fmax(0, grad_s - bwd - rerun) :
 	    grad_s) + (c->mode.overlap_param ? fmax(0, param_s - fwd) :
 	    param_s);
-	if (c->memory_known) {
-		o->fits = 1;
-		memset(&o->mem, 0, sizeof o->mem);
-	} else
-		o->fits = plan_stage_memory(c, first, last, z, zs, k, &o->mem);
 	o->first_device = u * v->w;
 	o->devices = z * v->w;
+	o->fits = 1;
+	memset(&o->mem, 0, sizeof o->mem);
+}
+
+void
+plan_stage_price(struct plan_cell *c, size_t first, size_t last, long u,
+    long z, int zs, long k, struct stage_cost *o)
+{
+	plan_stage_cost(c, first, last, u, z, zs, o);
+	o->fits = plan_stage_memory(c, first, last, z, zs, k, &o->mem);
 }
 
 /* What Megatron's interleaved schedule needs of a plan. */

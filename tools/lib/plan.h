@@ -21,7 +21,7 @@
  * sync_i being the part of stage i's gradient reduction (and parameter
  * gather) that no computation hides.
  *
- * The dynamic program (dp.h) prices stages with plan_stage_price() on the
+ * The dynamic program (dp.h) prices stages with plan_stage_cost() on the
  * same plan_cell, so the time it reports is the evaluator's, bit for bit.
  */
 #ifndef NP_PLAN_H
@@ -140,8 +140,6 @@ struct plan_cell {
 					 * yet known */
 	struct net_cost *sync_dense, *sync_expert, *zero_gather;
 	unsigned char *have;		/* [u * (ZLOG+1) + zlog] cached */
-	int memory_known;		/* the caller checked the stages' memory:
-					 * plan_stage_price leaves mem at 0 */
 };
 
 int plan_variant_init(struct plan_variant *v, const struct plan_env *env,
@@ -173,6 +171,11 @@ int plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
  */
 void plan_stage_price(struct plan_cell *c, size_t first, size_t last,
     long u, long z, int zs, long k, struct stage_cost *out);
+
+/* The same without the memory (fits = 1, mem zero), for a caller that has
+ * already checked it (the DP, through dp_stage_zero). */
+void plan_stage_cost(struct plan_cell *c, size_t first, size_t last,
+    long u, long z, int zs, struct stage_cost *out);
 
 /* (m + (S - 1) / v) * max_load + max_sync: the one formula of a step. */
 double plan_step(long m, int nstages, long v, double max_load_s,
