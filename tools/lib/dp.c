@@ -34,7 +34,7 @@ struct point {
 	int z, zs, dead;
 };
 
-/* A cell: 40 bytes, as large searches list tens of millions. */
+/* A cell: 40 bytes, as a band lists up to BAND_CELLS of them. */
 struct cell_key {
 	double lb, lb_sync;
 	unsigned order;		/* its place in the listing: ties by it */
@@ -340,9 +340,11 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 	for (size_t vi = 0; vi < ng; vi++) {
 		const struct plan_variant *v = &s->v[vi];
 		size_t rows = v->g->n;
+		double p2p_cut, p2p_chunk;
 
 		if (v->w > s->env->devices)
 			continue;
+		p2p_floors(s->env->net, v, &p2p_cut, &p2p_chunk);
 		for (size_t mi = 0; mi < nmodes; mi++) {
 			const struct plan_mode *md = &modes[mi];
 			struct stream *x = &st[n++];
@@ -366,7 +368,8 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 				x->param_floor_frac = md->distopt &&
 				    !s->zero_on ? 0.5 : 0;
 			}
-			p2p_floors(s->env->net, v, &x->p2p_cut, &x->p2p_chunk);
+			x->p2p_cut = p2p_cut;
+			x->p2p_chunk = p2p_chunk;
 			x->fwd = v->pf_fwd[rows];
 			x->bwd_rerun = v->pf_bwd[rows] +
 			    v->pf_rerun[md->recompute][rows];
@@ -388,9 +391,10 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 
 /*
  * The cells of the streams in their fixed order, each with its lower
- * bound: (m + (K - 1)/v) * max(compute / K, the largest row) + the sync
- * floor (with ZeRO, m * max(compute / K, largest row / min(zmax, K))).
- * A cell of K one-slot stages runs v chunks a stage only when m is a
+ * bound: (m + (K - 1)/v) * max(load / K + the sends a stage cannot avoid,
+ * the largest row) + the sync floor (with ZeRO, m * max(load / K,
+ * largest row / min(zmax, K))), load being compute and the layers' own
+ * collectives.  A cell of K one-slot stages runs v chunks a stage only when m is a
  * multiple of K and every stage can get v layers.
  */
 struct cell_iter {

@@ -366,38 +366,33 @@ block_count(const struct ap *g, long a, long len)
  * x0 <= a and a + len <= x0 + n2 s2 sees the group as if it were
  * infinite, so its counts depend on (a - x0) mod s2 only, which repeats
  * every s2 / gcd(len, s2) blocks; the first and the last block, which may
- * be cut, are looked at on their own.  [*g0, *g1] are the blocks the
- * group touches; blocks g0 + 1 .. g0 + *period are enough inside.
+ * be cut, are looked at on their own.  g0..g1 are the blocks the group
+ * touches; g0 + 1 .. g0 + period are enough inside.
  */
-static void
-block_range(const struct ap *g, long len, long *g0, long *g1, long *period)
-{
-	long last = g->x0 + (g->n2 - 1) * g->s2 + g->span1;
+struct blocks {
+	long g0, g1, period, n;		/* n: blocks looked at */
+};
 
-	*g0 = g->x0 / len;
-	*g1 = last / len;
-	*period = g->s2 / gcd_long(len, g->s2);
+static struct blocks
+blocks_of(const struct ap *g, long len)
+{
+	struct blocks b;
+
+	b.g0 = g->x0 / len;
+	b.g1 = (g->x0 + (g->n2 - 1) * g->s2 + g->span1) / len;
+	b.period = g->s2 / gcd_long(len, g->s2);
+	b.n = b.g1 - b.g0 + 1 <= b.period + 4 ? b.g1 - b.g0 + 1 :
+	    b.period + 2;
+	return b;
 }
 
-/* Blocks looked at for one level: all, or the two ends and one period. */
+/* The k-th block looked at: all in order, or the two ends and a period. */
 static long
-blocks_visited(const struct ap *g, long len)
+visited_block(const struct blocks *b, long k)
 {
-	long g0, g1, period;
-
-	block_range(g, len, &g0, &g1, &period);
-	return g1 - g0 + 1 <= period + 4 ? g1 - g0 + 1 : period + 2;
-}
-
-static long
-visited_block(const struct ap *g, long len, long k)
-{
-	long g0, g1, period;
-
-	block_range(g, len, &g0, &g1, &period);
-	if (g1 - g0 + 1 <= period + 4)
-		return g0 + k;
-	return k == 0 ? g0 : k == 1 ? g1 : g0 + k - 1;
+	if (b->n == b->g1 - b->g0 + 1)
+		return b->g0 + k;
+	return k == 0 ? b->g0 : k == 1 ? b->g1 : b->g0 + k - 1;
 }
 
 int
@@ -408,6 +403,7 @@ net_shape_ap(const struct network *net, const struct net_ap *p,
 		(p->n1 - 1) * p->s1 };
 	long direct = p->n1 * p->n2 * (net->nlevels + 1), periodic = 0;
 	long minc[NET_MAX_LEVELS];
+	struct blocks lv[NET_MAX_LEVELS];
 
 	if (p->n1 < 1 || p->n2 < 1 || p->s1 < 1 || p->x0 < 0 ||
 	    (p->n2 > 1 && g.span1 >= p->s2) ||
@@ -418,9 +414,10 @@ net_shape_ap(const struct network *net, const struct net_ap *p,
 		    p->s2, net->name);
 	if (p->n2 == 1)
 		g.s2 = g.span1 + 1;
-	for (int l = 0; l < net->nlevels; l++)
-		periodic += blocks_visited(&g, net->span[l]) *
-		    (net->level[l].fanout + 1);
+	for (int l = 0; l < net->nlevels; l++) {
+		lv[l] = blocks_of(&g, net->span[l]);
+		periodic += lv[l].n * (net->level[l].fanout + 1);
+	}
 	if (direct <= periodic) {	/* small groups: list the members */
 		long *devs = xmalloc((size_t)direct * sizeof *devs), n = 0;
 		int rc;
@@ -436,11 +433,10 @@ net_shape_ap(const struct network *net, const struct net_ap *p,
 	s->n = p->n1 * p->n2;
 	for (int l = 0; l < net->nlevels; l++) {
 		long len = net->span[l], sub = l > 0 ? net->span[l - 1] : 1;
-		long nb = blocks_visited(&g, len);
 
 		minc[l] = -1;
-		for (long k = 0; k < nb; k++) {
-			long a = visited_block(&g, len, k) * len;
+		for (long k = 0; k < lv[l].n; k++) {
+			long a = visited_block(&lv[l], k) * len;
 			long h = block_count(&g, a, len), kids = 0;
 
 			if (h == 0)
