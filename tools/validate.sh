@@ -54,6 +54,14 @@ field() {	# model.xml element
 	sed -n "s/.*<$2>\([^<]*\)<\/$2>.*/\1/p" "$1" | head -n 1
 }
 
+# dpsolve on the run's cluster, batch and gradient buffers (the loop's
+# variables at the time of the call), then the given options
+solve() {
+	"$BIN/dpsolve" -a "configs/accelerators/$acc.xml" \
+	    -n "configs/networks/$net.xml" -N "$devices" -B "$B" -g "$gflag" \
+	    -G "$ddpflag" "$@"
+}
+
 header="kind,run,published,predicted,unit,error_pct,plan,fits,peak_memory_bytes,own_plan,own_over_published,own_peak_memory_bytes,own_same_recompute_plan,own_same_recompute_over_published,not_modelled"
 echo "$header" > "$tmp/out.csv"
 
@@ -76,9 +84,7 @@ for table in "$@"; do
 			for (i = 0; i < p; i++)
 				printf "<stage first_layer=\"%d\" last_layer=\"%d\" zero_stage=\"0\" zero_degree=\"1\"/>\n", i ? i * k : -1, i == p - 1 ? L : (i + 1) * k - 1
 			print "</plan>" }' > "$tmp/$run.plan.xml"
-		"$BIN/dpsolve" -a "configs/accelerators/$acc.xml" \
-		    -n "configs/networks/$net.xml" -N "$devices" -B "$B" -g "$gflag" \
-		    -G "$ddpflag" -E "$tmp/$run.plan.xml" -o "$tmp/$run.out.xml" "$tmp/$run.csv" \
+		solve -E "$tmp/$run.plan.xml" -o "$tmp/$run.out.xml" "$tmp/$run.csv" \
 		    2> "$tmp/$run.err" || { cat "$tmp/$run.err" >&2; exit 1; }
 		# dpsolve's own plan on the same cluster and batch
 		"$BIN/graph-normalize" -D "$tmp/$run.d" -V c=1 -c "$mx" \
@@ -92,15 +98,12 @@ for table in "$@"; do
 		   tail -n +2 "$tmp/$run.d/pub.csv" >> "$tmp/$run.d/all.csv" ;;
 		esac
 		awk -F, 'NR == 1 || $5 == 0' "$tmp/$run.d/all.csv" > "$tmp/$run.d/index.csv"
-		"$BIN/dpsolve" -a "configs/accelerators/$acc.xml" \
-		    -n "configs/networks/$net.xml" -N "$devices" -B "$B" -g "$gflag" \
-		    -G "$ddpflag" -D off -r both -V "$([ "$ovl" = 1 ] && echo on || echo off)" \
-		    -o "$tmp/$run.own.xml" "$tmp/$run.d/index.csv"
+		overlap=$([ "$ovl" = 1 ] && echo on || echo off)
+		solve -D off -r both -V "$overlap" -o "$tmp/$run.own.xml" \
+		    "$tmp/$run.d/index.csv"
 		# and with the run's own recomputation kind: the layout alone
-		"$BIN/dpsolve" -a "configs/accelerators/$acc.xml" \
-		    -n "configs/networks/$net.xml" -N "$devices" -B "$B" -g "$gflag" \
-		    -G "$ddpflag" -D off -r "$rc" -V "$([ "$ovl" = 1 ] && echo on || echo off)" \
-		    -o "$tmp/$run.same.xml" "$tmp/$run.d/index.csv"
+		solve -D off -r "$rc" -V "$overlap" -o "$tmp/$run.same.xml" \
+		    "$tmp/$run.d/index.csv"
 		awk -v run="$run" -v B="$B" -v s="$s" -v L="$L" -v h="$h" -v V="$V" \
 		    -v tf="$tflops" -v n="$devices" -v plan="t$t p$p d$d b$b v$v" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
