@@ -168,10 +168,8 @@ run(const struct opts *o, const char *layers_path, FILE *fp, struct pl_err *err)
 	c.zd = csvio_col_opt(&t, "zero_degree");
 	c.rc = csvio_col_opt(&t, "recompute");
 	c.sched = csvio_col_opt(&t, "schedule");
-	if (t.nrows == 0) {
-		pl_errf(err, t.file, 0, "no stages");
+	if (csvio_need_rows(&t, "stages", err) < 0)
 		goto out_table;
-	}
 	/* Check every row before writing any, so bad input leaves nothing. */
 	for (size_t r = 0; r < t.nrows; r++) {
 		struct mem_stage s;

@@ -80,7 +80,7 @@ expect_error(const char *text, size_t line, const char *msg, const char *name)
 static void
 bad_tables(void)
 {
-	expect_error("", 0, "empty file: no header row", "empty file");
+	expect_error("", 1, "empty file: no header row", "empty file");
 	expect_error("a,b\n1,2\n3\n", 3,
 	    "expected 2 fields (as in the header), found 1", "short row");
 	expect_error("a,a\n", 1, "header: duplicate column 'a'", "duplicate");
@@ -116,6 +116,41 @@ bad_cells(void)
 	OK(csvio_long(&t, 0, 1, 0, &n, &err) < 0, "1.5 is not an integer");
 	OK(csvio_long(&t, 2, 1, CSVIO_POSITIVE, &n, &err) < 0, "0 not positive");
 	csvio_release(&t);
+
+	/* What strtod and strtol take but a table does not mean */
+	parse(&t, "v,n\n0x10,0x10\nnan, 7\n-0,9223372036854775808\n"
+	    "1e999,-0\n", &err);
+	OK(csvio_double(&t, 0, 0, 0, &v, &err) < 0, "hex float refused");
+	EQ_STR(err.msg, "column 'v': invalid number '0x10'", "hex message");
+	OK(csvio_long(&t, 0, 1, 0, &n, &err) < 0, "hex integer refused");
+	OK(csvio_double(&t, 1, 0, 0, &v, &err) < 0, "nan refused");
+	OK(csvio_long(&t, 1, 1, 0, &n, &err) == 0 && n == 7,
+	    "libcsv trims the blank before an unquoted field");
+	OK(csvio_double(&t, 2, 0, CSVIO_NONNEG, &v, &err) == 0 && v == 0 &&
+	    !signbit(v), "-0 is zero, stored as +0");
+	OK(csvio_long(&t, 2, 1, 0, &n, &err) < 0, "2^63 refused");
+	OK(csvio_double(&t, 3, 0, 0, &v, &err) < 0, "1e999 refused");
+	OK(csvio_long(&t, 3, 1, CSVIO_NONNEG, &n, &err) == 0 && n == 0,
+	    "integer -0 is zero");
+	csvio_release(&t);
+}
+
+static void
+bad_bytes(void)
+{
+	static const char nul[] = "a,b\n1,x\0y\n";
+	struct csvio_table t;
+	struct pl_err err;
+
+	OK(csvio_parse(&t, "x.csv", nul, sizeof(nul) - 1, &err) < 0,
+	    "NUL byte inside a field refused");
+	EQ_STR(err.msg, "field 2: contains a NUL byte", "NUL message");
+	EQ_INT(err.line, 2, "NUL line");
+	OK(parse(&t, "a,b\n", &err) == 0 && csvio_need_rows(&t, "things",
+	    &err) < 0, "header only");
+	EQ_STR(err.msg, "header only: no things", "header-only message");
+	EQ_INT(err.line, 1, "header-only line");
+	csvio_release(&t);
 }
 
 static void
@@ -137,6 +172,7 @@ main(void)
 	good_tables();
 	bad_tables();
 	bad_cells();
+	bad_bytes();
 	writer();
 	return tap_done();
 }

@@ -42,7 +42,11 @@ read_layers(struct compat_graph *g, const char *path, int ilp,
 			csvio_release(&t);
 			return -1;
 		}
-	rows = xcalloc(t.nrows ? t.nrows : 1, sizeof(*rows));
+	if (csvio_need_rows(&t, "layers", err) < 0) {
+		csvio_release(&t);
+		return -1;
+	}
+	rows = xcalloc(t.nrows, sizeof(*rows));
 	for (size_t r = 0; r < t.nrows; r++) {
 		struct chain_row *w = &rows[r];
 
@@ -74,8 +78,6 @@ read_layers(struct compat_graph *g, const char *path, int ilp,
 	}
 	free(rows);
 	csvio_release(&t);
-	if (g->n == 0)
-		return pl_errf(err, path, 0, "no layers");
 	return 0;
 }
 

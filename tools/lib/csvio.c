@@ -18,16 +18,25 @@ struct reader {
 	size_t caprows;		/* capacity of t->cells in rows */
 };
 
+static void free_fields(struct reader *r);
+
 static void
 on_field(void *s, size_t len, void *data)
 {
 	struct reader *r = data;
 
-	(void)len;
 	if (r->failed)
 		return;
 	if (r->nfields == 0)
 		r->row_line = r->line;
+	/* A NUL would silently cut the field short where C reads it. */
+	if (s && memchr(s, '\0', len)) {
+		pl_errf(r->err, r->t->file, r->line, "field %zu: contains a NUL "
+		    "byte", r->nfields + 1);
+		r->failed = 1;
+		free_fields(r);
+		return;
+	}
 	if (r->nfields == r->capfields) {
 		r->capfields = r->capfields ? r->capfields * 2 : 16;
 		r->fields = xrealloc(r->fields, r->capfields * sizeof(char *));
@@ -135,7 +144,7 @@ csvio_parse(struct csvio_table *t, const char *name, const char *buf,
 	free_fields(&r);
 	free(r.fields);
 	if (!r.failed && t->header == NULL) {
-		pl_errf(err, t->file, 0, "empty file: no header row");
+		pl_errf(err, t->file, 1, "empty file: no header row");
 		r.failed = 1;
 	}
 	if (r.failed) {
@@ -172,6 +181,15 @@ csvio_release(struct csvio_table *t)
 	free(t->lines);
 	free(t->file);
 	memset(t, 0, sizeof(*t));
+}
+
+int
+csvio_need_rows(const struct csvio_table *t, const char *what,
+    struct pl_err *err)
+{
+	if (t->nrows > 0)
+		return 0;
+	return pl_errf(err, t->file, 1, "header only: no %s", what);
 }
 
 int

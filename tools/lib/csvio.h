@@ -45,6 +45,11 @@ int csvio_parse(struct csvio_table *t, const char *name, const char *buf,
     size_t len, struct pl_err *err);
 void csvio_release(struct csvio_table *t);
 
+/* 0 when the table has rows; else -1 with "file:1: header only: no
+ * <what>". */
+int csvio_need_rows(const struct csvio_table *t, const char *what,
+    struct pl_err *err);
+
 /* Index of column `name`, or -1 with "file:1: missing column 'name'". */
 int csvio_col(const struct csvio_table *t, const char *name, struct pl_err *err);
 /* Index of column `name`, or -1 without an error (optional columns). */

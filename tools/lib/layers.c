@@ -116,6 +116,63 @@ read_recompute(const struct csvio_table *t, struct layer_graph *g,
 	return 0;
 }
 
+/* Do two rows carry the same numbers (a copy_of row repeats its
+ * original exactly: the planner prices copies as the original)? */
+static const char *
+differing_number(const struct layer *a, const struct layer *b)
+{
+	static const char *const coll[LCOLL_N] = { "all_reduce_bytes",
+		"all_gather_bytes", "reduce_scatter_bytes", "all_to_all_bytes" };
+
+	if (a->forward_s != b->forward_s)
+		return "forward_s";
+	if (a->backward_s != b->backward_s)
+		return "backward_s";
+	if (a->parameter_bytes != b->parameter_bytes)
+		return "parameter_bytes";
+	if (a->dense_parameter_bytes != b->dense_parameter_bytes)
+		return "dense_parameter_bytes";
+	if (a->activation_bytes != b->activation_bytes)
+		return "activation_bytes";
+	if (a->input_bytes != b->input_bytes)
+		return "input_bytes";
+	for (int k = 0; k < LCOLL_N; k++)
+		if (a->coll_bytes[k] != b->coll_bytes[k])
+			return coll[k];
+	if (a->checkpoint_bytes != b->checkpoint_bytes)
+		return recompute_cols[0];
+	if (a->recompute_s != b->recompute_s)
+		return recompute_cols[1];
+	if (a->selective_bytes != b->selective_bytes)
+		return recompute_cols[2];
+	if (a->selective_recompute_s != b->selective_recompute_s)
+		return recompute_cols[3];
+	return NULL;
+}
+
+/* A copy_of names an earlier row with the same numbers. */
+static int
+check_copies(const struct csvio_table *t, const struct layer_graph *g,
+    struct pl_err *err)
+{
+	for (size_t r = 0; r < g->n; r++) {
+		const struct layer *L = &g->l[r];
+		const char *what;
+		long o;
+
+		if (!L->is_copy)
+			continue;
+		if ((o = layers_index(g, L->copy_of)) < 0 || (size_t)o >= r)
+			return pl_errf(err, t->file, L->line, "column 'copy_of': "
+			    "%ld is not an earlier layer", L->copy_of);
+		if ((what = differing_number(L, &g->l[o])) != NULL)
+			return pl_errf(err, t->file, L->line, "column 'copy_of': "
+			    "column '%s' differs from layer %ld's", what,
+			    L->copy_of);
+	}
+	return 0;
+}
+
 int
 layers_read(struct layer_graph *g, const char *path, struct pl_err *err)
 {
@@ -143,10 +200,8 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 	    (cact = csvio_col(tab, "activation_bytes", err)) < 0 ||
 	    (cin = csvio_col(tab, "input_bytes", err)) < 0)
 		goto fail;
-	if (tab->nrows == 0) {
-		pl_errf(err, tab->file, 0, "no layers");
+	if (csvio_need_rows(tab, "layers", err) < 0)
 		goto fail;
-	}
 	ckind = csvio_col_opt(tab, "kind");
 	cfwd = csvio_col_opt(tab, "forward_s");
 	cbwd = csvio_col_opt(tab, "backward_s");
@@ -170,9 +225,17 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 		    csvio_double(tab, r, cin, CSVIO_NONNEG, &L->input_bytes,
 		    err) < 0)
 			goto fail;
-		if (layers_index(g, L->id) != (long)r) {
-			pl_errf(err, tab->file, tab->lines[r], "column 'layer_id': "
-			    "duplicate layer %ld", L->id);
+		/* stages are runs of rows: a gap would be a missing layer */
+		if (r > 0 && (unsigned long)L->id !=
+		    (unsigned long)g->l[r - 1].id + 1) {
+			if (L->id == g->l[r - 1].id)
+				pl_errf(err, tab->file, tab->lines[r], "column "
+				    "'layer_id': duplicate layer %ld", L->id);
+			else
+				pl_errf(err, tab->file, tab->lines[r], "column "
+				    "'layer_id': %ld after %ld (ids count up by "
+				    "one, in pipeline order)", L->id,
+				    g->l[r - 1].id);
 			goto fail;
 		}
 		if (ckind >= 0)
@@ -215,7 +278,8 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 			L->dense_parameter_bytes = v;
 		}
 	}
-	if (read_variant(tab, g, err) < 0 || read_recompute(tab, g, err) < 0)
+	if (read_variant(tab, g, err) < 0 || read_recompute(tab, g, err) < 0 ||
+	    check_copies(tab, g, err) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -297,6 +361,11 @@ layers_split_count(const struct layer_graph *g, size_t first, size_t last,
 long
 layers_index(const struct layer_graph *g, long id)
 {
+	/* ids count up by one in every graph read from a file */
+	unsigned long guess = (unsigned long)id - (unsigned long)g->l[0].id;
+
+	if (g->n > 0 && guess < g->n && g->l[guess].id == id)
+		return (long)guess;
 	for (size_t i = 0; i < g->n; i++)
 		if (g->l[i].id == id)
 			return (long)i;

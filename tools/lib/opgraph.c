@@ -73,10 +73,8 @@ read_ops(struct opgraph *g, struct pl_err *err)
 	    (cdesc = csvio_col(&t, "wham_desc", err)) < 0)
 		goto fail;
 	cev = csvio_col_opt(&t, "layer_evaluated");
-	if (t.nrows == 0) {
-		pl_errf(err, t.file, 0, "no operators");
+	if (csvio_need_rows(&t, "operators", err) < 0)
 		goto fail;
-	}
 	g->nops = t.nrows;
 	g->ops = xcalloc(t.nrows, sizeof(struct op));
 	g->maxid = -1;

@@ -37,8 +37,8 @@ read_index(struct variants *vs, const struct csvio_table *t, struct pl_err *err)
 
 	if (col < 0)
 		return -1;
-	if (t->nrows == 0)
-		return pl_errf(err, t->file, 0, "the index lists no variant");
+	if (csvio_need_rows(t, "variants listed", err) < 0)
+		return -1;
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *name = csvio_cell(t, r, col);
 		char *path = xmalloc(dirlen + strlen(name) + 1);

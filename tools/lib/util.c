@@ -12,6 +12,9 @@
 
 #include "util.h"
 
+/* What a plain decimal number may contain (strtod and strtol take more). */
+#define DECIMAL_CHARS "0123456789+-"
+
 int
 pl_errf(struct pl_err *err, const char *file, size_t line, const char *fmt, ...)
 {
@@ -92,12 +95,20 @@ parse_double(const char *s, double min, double max, double *out,
 		snprintf(why, whylen, "missing number");
 		return -1;
 	}
+	/* Plain decimal only: strtod would also take "0x10", "inf", "nan"
+	 * and leading blanks, none of which a config or table means. */
+	if (s[strspn(s, DECIMAL_CHARS "eE.")] != '\0') {
+		snprintf(why, whylen, "invalid number '%s'", s);
+		return -1;
+	}
 	errno = 0;
 	v = strtod(s, &end);
 	if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) {
 		snprintf(why, whylen, "invalid number '%s'", s);
 		return -1;
 	}
+	if (v == 0)
+		v = 0;		/* "-0" is zero, not a negative number */
 	if (v < min) {
 		if (min == 0)
 			snprintf(why, whylen, "negative: '%s'", s);
@@ -121,6 +132,10 @@ parse_long(const char *s, long min, long max, long *out, char *why, size_t whyle
 
 	if (s == NULL || *s == '\0') {
 		snprintf(why, whylen, "missing number");
+		return -1;
+	}
+	if (s[strspn(s, DECIMAL_CHARS)] != '\0') {
+		snprintf(why, whylen, "invalid integer '%s'", s);
 		return -1;
 	}
 	errno = 0;
