@@ -114,7 +114,7 @@ include build/experiments.mk
 endif
 build/experiments.mk: $(EXPERIMENTS) bin/config-check
 	@mkdir -p $(@D)
-	bin/config-check -M -o $@ $(EXPERIMENTS)
+	bin/config-check -C configs -M -o $@ $(EXPERIMENTS)
 
 set_word = $(word $2,$(subst /, ,$1))
 .SECONDEXPANSION:

@@ -23,7 +23,7 @@ usage(FILE *fp, int status)
 {
 	fprintf(fp, "usage: config-check [-h] [-C configdir] [-o file] "
 	    "config.xml...\n"
-	    "       config-check -M [-o file] experiment.xml...\n");
+	    "       config-check -M [-C configdir] [-o file] experiment.xml...\n");
 	exit(status);
 }
 
@@ -57,7 +57,7 @@ check_refs(const struct experiment_cfg *e, const char *file, const char *dir,
 	snprintf(path, sizeof(path), "%s/accelerators/%s.xml", dir,
 	    e->accelerator);
 	if (accel_load(&a, path, err) < 0)
-		return ref_error(err, file, 0, "accelerator",
+		return ref_error(err, file, e->accelerator_line, "accelerator",
 		    e->accelerator);
 	for (int i = 0; i < e->nmodels; i++) {
 		snprintf(path, sizeof(path), "%s/models/%s.xml", dir,
@@ -256,7 +256,8 @@ experiment_rules(FILE *fp, const char *file, const struct experiment_cfg *e)
 /* The Make fragment of -M: LAYER_SETS, each set once, in input order;
  * then each experiment's cells. */
 static int
-make_fragment(char **files, int n, const char *outpath, struct pl_err *err)
+make_fragment(char **files, int n, const char *dir, const char *outpath,
+    struct pl_err *err)
 {
 	size_t cap = 64, nsets = 0;
 	char (*sets)[512] = xmalloc(cap * sizeof(*sets));
@@ -266,7 +267,8 @@ make_fragment(char **files, int n, const char *outpath, struct pl_err *err)
 	for (int i = 0; i < n; i++) {
 		struct experiment_cfg *e = &exps[i];
 
-		if (experiment_load(e, files[i], err) < 0) {
+		if (experiment_load(e, files[i], err) < 0 ||
+		    (dir && check_refs(e, files[i], dir, err) < 0)) {
 			free(sets);
 			free(exps);
 			return -1;
@@ -346,7 +348,7 @@ main(int argc, char *argv[])
 	if (argc < 1)
 		usage(stderr, 2);
 	if (fragment) {
-		if (make_fragment(argv, argc, outpath, &err) < 0)
+		if (make_fragment(argv, argc, dir, outpath, &err) < 0)
 			die_err(&err);
 		return 0;
 	}

@@ -356,6 +356,10 @@ main(int argc, char *argv[])
 		    o.devices, net.ndevices);
 	if (planio_read_variants(&vs, argv, (size_t)argc, &err) < 0)
 		die_err(&err);
+	for (size_t i = 0; o.model && i < vs.n; i++)
+		if (layers_check_model(&vs.g[i], model.layers, o.model,
+		    &err) < 0)
+			die_err(&err);
 	env = (struct plan_env){ &net, o.devices ? o.devices : net.ndevices,
 	    o.memory_bytes ? o.memory_bytes : accel.memory_bytes, o.optimizer,
 	    o.batch, o.grad_bytes, 0, 0, o.grad_copies };

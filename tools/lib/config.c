@@ -577,6 +577,7 @@ experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc, const char *path,
 		pl_errf(err, path, line_of(r), "missing element 'accelerator'");
 		goto done;
 	}
+	e->accelerator_line = line_of(xmlio_child(r, "accelerator"));
 	s = xmlio_text(xmlio_child(r, "accelerator"));
 	snprintf(e->accelerator, sizeof(e->accelerator), "%s", s);
 	free(s);

@@ -57,6 +57,7 @@ enum { SCHED_1F1B, SCHED_GPIPE };
 struct experiment_cfg {
 	char name[128];
 	char accelerator[128];
+	size_t accelerator_line;
 	char artifact_setup[128];	/* "": none (setups.csv's name) */
 	long global_batch;
 	int nmbs;

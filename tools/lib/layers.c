@@ -53,6 +53,17 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 			*dst[k] = v;
 		}
 	}
+	/* the variant's devices, t e c, and its samples stay far from
+	 * overflowing the planner's products */
+	if (g->var_t > LAYERS_MAX_WIDTH / g->var_e ||
+	    g->var_t * g->var_e > LAYERS_MAX_WIDTH / g->var_c)
+		return pl_errf(err, t->file, t->lines[0], "columns 't', 'e', "
+		    "'c': %ld x %ld x %ld devices, more than %ld", g->var_t,
+		    g->var_e, g->var_c, (long)LAYERS_MAX_WIDTH);
+	if (g->var_b > LAYERS_MAX_WIDTH)
+		return pl_errf(err, t->file, t->lines[0], "column "
+		    "'micro_batch_samples': %ld, more than %ld", g->var_b,
+		    (long)LAYERS_MAX_WIDTH);
 	g->has_variant = 1;
 	return 0;
 }
@@ -288,6 +299,20 @@ fail:
 }
 
 int
+layers_check_model(const struct layer_graph *g, long layers,
+    const char *model_file, struct pl_err *err)
+{
+	long n = 0;
+
+	for (size_t r = 0; r < g->n; r++)
+		n += strcmp(g->l[r].kind, "transformer") == 0;
+	if (n != layers)
+		return pl_errf(err, g->file, 1, "column 'kind': %ld transformer "
+		    "rows, but %s has %ld layers", n, model_file, layers);
+	return 0;
+}
+
+int
 layers_read_edges(struct layer_graph *g, const char *path, struct pl_err *err)
 {
 	struct csvio_table t;
@@ -321,6 +346,13 @@ layers_read_edges(struct layer_graph *g, const char *path, struct pl_err *err)
 			    "topological order)", s, d);
 			goto fail;
 		}
+		/* twice the same edge would count its bytes twice */
+		for (size_t k = 0; k < g->nedges; k++)
+			if (g->e[k].src == (size_t)si && g->e[k].dst == (size_t)di) {
+				pl_errf(err, t.file, t.lines[r], "edge %ld -> %ld "
+				    "repeats line %zu", s, d, t.lines[k]);
+				goto fail;
+			}
 		g->e[g->nedges].src = (size_t)si;
 		g->e[g->nedges].dst = (size_t)di;
 		g->e[g->nedges++].bytes = b;

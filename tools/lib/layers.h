@@ -47,6 +47,10 @@ struct layer {
 	size_t line;		/* CSV line, for messages */
 };
 
+/* The most devices a variant spans (t e c) and samples a micro-batch:
+ * products of these with plan sizes stay within 64 bits. */
+#define LAYERS_MAX_WIDTH (1L << 30)
+
 struct layer_edge {
 	size_t src, dst;	/* row indices, src < dst */
 	double bytes;
@@ -72,6 +76,12 @@ int layers_from_table(struct layer_graph *g, const struct csvio_table *t,
 int layers_read_edges(struct layer_graph *g, const char *path,
     struct pl_err *err);
 void layers_release(struct layer_graph *g);
+
+/* A graph of a model with `layers` transformer layers (model_file: for
+ * the message) has that many rows of kind "transformer": a graph cut
+ * short would plan a smaller model. */
+int layers_check_model(const struct layer_graph *g, long layers,
+    const char *model_file, struct pl_err *err);
 
 /*
  * The layers of rows [first, last] a pipeline split counts: every row but

@@ -1,6 +1,8 @@
 /* planio.c - dpsolve's inputs and outputs (planio.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -27,6 +29,59 @@ add_graph(struct variants *vs, const struct layer_graph *g)
 	vs->g[vs->n++] = *g;
 }
 
+/* A listed file stays in the index's folder or below it. */
+static int
+inside_folder(const char *name)
+{
+	const char *p = name;
+
+	if (*name == '/' || *name == '\0')
+		return 0;
+	for (;;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && strncmp(p, "..", 2) == 0)
+			return 0;
+		if (p[n] == '\0')
+			return 1;
+		p += n + 1;
+	}
+}
+
+/*
+ * An index row's own numbers (t, e, c, sp, micro_batch_samples, width;
+ * each optional) against the graph it names: an index that contradicts
+ * its file would plan one variant under another's name.
+ */
+static int
+check_index_row(const struct csvio_table *t, size_t r,
+    const struct layer_graph *g, struct pl_err *err)
+{
+	static const char *const cols[] = { "t", "e", "c", "sp",
+		"micro_batch_samples", "width" };
+	long want[6] = { g->var_t, g->var_e, g->var_c, g->var_sp, g->var_b,
+		g->var_t * g->var_e * g->var_c };
+
+	for (int k = 0; k < 6; k++) {
+		int col = csvio_col_opt(t, cols[k]);
+		long v;
+
+		if (col < 0)
+			continue;
+		if (csvio_long(t, r, col, CSVIO_NONNEG, &v, err) < 0)
+			return -1;
+		if (!g->has_variant)
+			return pl_errf(err, t->file, t->lines[r], "column '%s': "
+			    "%s has no variant columns to match", cols[k],
+			    g->file);
+		if (v != want[k])
+			return pl_errf(err, t->file, t->lines[r], "column '%s': "
+			    "%ld, but %s says %ld", cols[k], v, g->file,
+			    want[k]);
+	}
+	return 0;
+}
+
 /* Read the files an index lists, relative to the index's directory. */
 static int
 read_index(struct variants *vs, const struct csvio_table *t, struct pl_err *err)
@@ -45,12 +100,27 @@ read_index(struct variants *vs, const struct csvio_table *t, struct pl_err *err)
 		struct layer_graph g;
 		int rc;
 
+		if (!inside_folder(name)) {
+			free(path);
+			return pl_errf(err, t->file, t->lines[r], "column 'file': "
+			    "'%s' is not a file in the index's folder", name);
+		}
 		memcpy(path, t->file, dirlen);
 		strcpy(path + dirlen, name);
+		if (access(path, R_OK) != 0) {
+			pl_errf(err, t->file, t->lines[r], "column 'file': cannot "
+			    "open '%s': %s", path, strerror(errno));
+			free(path);
+			return -1;
+		}
 		rc = layers_read(&g, path, err);
 		free(path);
 		if (rc < 0)
 			return -1;
+		if (check_index_row(t, r, &g, err) < 0) {
+			layers_release(&g);
+			return -1;
+		}
 		add_graph(vs, &g);
 	}
 	return 0;
@@ -194,6 +264,46 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 	return 0;
 }
 
+/*
+ * A stage continues where the previous one ended (every layer in exactly
+ * one stage), and its devices, when the plan states them, are what the
+ * variant's width and the ZeRO degree give.
+ */
+static int
+check_stage(const char *file, xmlNodePtr n, const struct plan *p,
+    const struct plan_stage *s, size_t next, struct pl_err *err)
+{
+	const struct layer_graph *g = p->g;
+	long w = g->has_variant ? g->var_t * g->var_e * g->var_c : 1, dev;
+	int rc;
+
+	if (s->first != next && next == 0)
+		return pl_errf(err, file, (size_t)xmlGetLineNo(n), "<stage> "
+		    "first_layer: %ld, but %s starts at layer %ld (stages "
+		    "cover every layer once, in order)", g->l[s->first].id,
+		    g->file, g->l[0].id);
+	if (s->first != next)
+		return pl_errf(err, file, (size_t)xmlGetLineNo(n), "<stage> "
+		    "first_layer: %ld, but the previous stage ends at layer "
+		    "%ld (stages cover every layer once, in order)",
+		    g->l[s->first].id, g->l[next - 1].id);
+	if (s->last < s->first)
+		return pl_errf(err, file, (size_t)xmlGetLineNo(n), "<stage> "
+		    "last_layer: %ld comes before first_layer %ld",
+		    g->l[s->last].id, g->l[s->first].id);
+	if (s->z > LAYERS_MAX_WIDTH)
+		return pl_errf(err, file, (size_t)xmlGetLineNo(n), "<stage> "
+		    "zero_degree: %ld, more than %ld", s->z,
+		    (long)LAYERS_MAX_WIDTH);
+	if ((rc = xmlio_attr_long(file, n, "devices", 1, &dev, err)) < 0)
+		return -1;
+	if (rc == 0 && dev != w * s->z)
+		return pl_errf(err, file, (size_t)xmlGetLineNo(n), "<stage> "
+		    "devices: %ld, but the variant's %ld devices times ZeRO "
+		    "degree %ld make %ld", dev, w, s->z, w * s->z);
+	return 0;
+}
+
 int
 planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
     struct pl_err *err)
@@ -201,22 +311,19 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	xmlDocPtr doc;
 	xmlNodePtr root, par, n;
 	long t, e, c, sp, b, d, rc;
+	size_t next = 0;
 	int ns = 0;
 
 	memset(p, 0, sizeof *p);
-	doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
-	    XML_PARSE_NOWARNING);
-	if (doc == NULL) {
-		const xmlError *x = xmlGetLastError();
-
-		return pl_errf(err, path, x ? (size_t)x->line : 0, "not a "
-		    "readable XML file%s%s", x ? ": " : "",
-		    x ? x->message : "");
-	}
+	if ((doc = xmlio_read(path, err)) == NULL)
+		return -1;
 	root = xmlDocGetRootElement(doc);
 	if (root == NULL || strcmp((const char *)root->name, "plan") != 0) {
+		pl_errf(err, path, root ? (size_t)xmlGetLineNo(root) : 1,
+		    "root element '%s': expected <plan>", root ?
+		    (const char *)root->name : "");
 		xmlFreeDoc(doc);
-		return pl_errf(err, path, 0, "the root element is not <plan>");
+		return -1;
 	}
 	par = xmlio_child(root, "parallelism");
 	if (par == NULL) {
@@ -261,7 +368,13 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 		    strcmp((const char *)n->name, "stage") == 0)
 			ns++;
 	if (ns == 0) {
-		pl_errf(err, path, 0, "the plan has no <stage>");
+		pl_errf(err, path, (size_t)xmlGetLineNo(root), "the plan has no "
+		    "<stage>");
+		goto fail;
+	}
+	if (d > LAYERS_MAX_WIDTH) {
+		pl_errf(err, path, (size_t)xmlGetLineNo(par), "<parallelism> d: "
+		    "%ld replicas, more than %ld", d, (long)LAYERS_MAX_WIDTH);
 		goto fail;
 	}
 	p->stage = xcalloc((size_t)ns, sizeof *p->stage);
@@ -275,10 +388,18 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 		if (row_of(path, n, "first_layer", p->g, &s->first, err) < 0 ||
 		    row_of(path, n, "last_layer", p->g, &s->last, err) < 0 ||
 		    attr_long(path, n, "zero_stage", 0, &zs, err) < 0 ||
-		    attr_long(path, n, "zero_degree", 1, &s->z, err) < 0)
+		    attr_long(path, n, "zero_degree", 1, &s->z, err) < 0 ||
+		    check_stage(path, n, p, s, next, err) < 0)
 			goto fail;
 		s->zero_stage = (int)zs;
+		next = s->last + 1;
 		p->nstages++;
+	}
+	if (next != p->g->n) {
+		pl_errf(err, path, (size_t)xmlGetLineNo(root), "the stages end "
+		    "at layer %ld; %s goes on to layer %ld", p->g->l[next - 1].id,
+		    p->g->file, p->g->l[p->g->n - 1].id);
+		goto fail;
 	}
 	xmlFreeDoc(doc);
 	return 0;

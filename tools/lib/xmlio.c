@@ -154,16 +154,13 @@ xmlio_validate(xmlDocPtr doc, const char *file, enum xmlio_kind kind,
 }
 
 xmlDocPtr
-xmlio_load(const char *path, enum xmlio_kind kind, enum xmlio_kind *found,
-    struct pl_err *err)
+xmlio_read(const char *path, struct pl_err *err)
 {
 	const int opts = XML_PARSE_NONET | XML_PARSE_NOERROR |
 	    XML_PARSE_NOWARNING | XML_PARSE_NOCDATA;
 	const char *file = path && strcmp(path, "-") != 0 ? path : "-";
 	xmlParserCtxtPtr ctx;
 	xmlDocPtr doc;
-	xmlNodePtr root;
-	int k;
 
 	ctx = xmlNewParserCtxt();
 	if (ctx == NULL)
@@ -182,6 +179,20 @@ xmlio_load(const char *path, enum xmlio_kind kind, enum xmlio_kind *found,
 		return NULL;
 	}
 	xmlFreeParserCtxt(ctx);
+	return doc;
+}
+
+xmlDocPtr
+xmlio_load(const char *path, enum xmlio_kind kind, enum xmlio_kind *found,
+    struct pl_err *err)
+{
+	const char *file = path && strcmp(path, "-") != 0 ? path : "-";
+	xmlDocPtr doc;
+	xmlNodePtr root;
+	int k;
+
+	if ((doc = xmlio_read(path, err)) == NULL)
+		return NULL;
 	root = xmlDocGetRootElement(doc);
 	for (k = 0; k < XMLIO_NKINDS; k++)
 		if (root && xmlStrcmp(root->name, BAD_CAST kind_names[k]) == 0)

@@ -32,6 +32,10 @@ enum xmlio_kind {
 /* "model", "accelerator", "network", "experiment". */
 const char *xmlio_kind_name(enum xmlio_kind kind);
 
+/* Parse `path` ("-": stdin) with no network and no entity expansion;
+ * NULL with a one-line error on failure. */
+xmlDocPtr xmlio_read(const char *path, struct pl_err *err);
+
 /*
  * Parse `path` ("-": stdin).  With kind XMLIO_ANY the root element
  * decides; *found (may be NULL) receives the kind.  Returns the document
