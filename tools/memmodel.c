@@ -27,74 +27,6 @@ usage(FILE *fp, int status)
 	exit(status);
 }
 
-/* One stage row; optional columns default to no ZeRO, no recomputation,
- * 1F1B. */
-struct stage_cols {
-	int stage, first, last, devices, zs, zd, rc, sched, pos, mb;
-};
-
-static int
-read_stage(const struct csvio_table *t, size_t r, const struct stage_cols *c,
-    const struct layer_graph *g, struct mem_stage *s, struct pl_err *err)
-{
-	static const char *const scheds[] = { "1f1b", "gpipe", NULL };
-	long first, last, v;
-	long fi, li;
-
-	memset(s, 0, sizeof(*s));
-	s->zero_degree = 1;
-	if (csvio_long(t, r, c->first, 0, &first, err) < 0 ||
-	    csvio_long(t, r, c->last, 0, &last, err) < 0 ||
-	    csvio_long(t, r, c->devices, CSVIO_POSITIVE, &s->devices, err) < 0 ||
-	    csvio_long(t, r, c->pos, CSVIO_POSITIVE, &s->position_from_end,
-	    err) < 0 ||
-	    csvio_long(t, r, c->mb, CSVIO_POSITIVE, &s->microbatches, err) < 0)
-		return -1;
-	if (c->zs >= 0) {
-		if (csvio_long(t, r, c->zs, CSVIO_NONNEG | CSVIO_OPTIONAL, &v,
-		    err) < 0)
-			return -1;
-		if (v > 3)
-			return pl_errf(err, t->file, t->lines[r], "column "
-			    "'zero_stage': %ld is not 0, 1, 2 or 3", v);
-		s->zero_stage = (int)v;
-	}
-	if (c->zd >= 0 && csvio_long(t, r, c->zd, CSVIO_POSITIVE |
-	    CSVIO_OPTIONAL, &s->zero_degree, err) < 0)
-		return -1;
-	if (s->zero_degree == 0)
-		s->zero_degree = 1;
-	if (c->rc >= 0) {
-		if (csvio_long(t, r, c->rc, CSVIO_NONNEG | CSVIO_OPTIONAL, &v,
-		    err) < 0)
-			return -1;
-		if (v >= RC_N)
-			return pl_errf(err, t->file, t->lines[r], "column "
-			    "'recompute': %ld is not 0 (none), 1 (full) or 2 "
-			    "(selective)", v);
-		s->recompute = (int)v;
-	}
-	if (c->sched >= 0 && (s->schedule = csvio_enum(t, r, c->sched, scheds,
-	    err)) < 0)
-		return -1;
-	if ((fi = layers_index(g, first)) < 0)
-		return pl_errf(err, t->file, t->lines[r], "column 'first_layer': "
-		    "layer %ld is not in %s", first, g->file);
-	if ((li = layers_index(g, last)) < 0)
-		return pl_errf(err, t->file, t->lines[r], "column 'last_layer': "
-		    "layer %ld is not in %s", last, g->file);
-	if (li < fi)
-		return pl_errf(err, t->file, t->lines[r], "column 'last_layer': "
-		    "layer %ld comes before first_layer %ld", last, first);
-	if (s->devices % s->zero_degree != 0)
-		return pl_errf(err, t->file, t->lines[r], "column 'zero_degree': "
-		    "%ld does not divide the stage's %ld devices",
-		    s->zero_degree, s->devices);
-	s->first = (size_t)fi;
-	s->last = (size_t)li;
-	return 0;
-}
-
 static int
 write_row(FILE *fp, const char *stage, const struct layer_graph *g,
     const struct mem_stage *s, const struct mem_breakdown *b, double limit)
@@ -147,50 +79,28 @@ run(const struct opts *o, const char *layers_path, FILE *fp, struct pl_err *err)
 		"device_memory_bytes", "fits"
 	};
 	struct layer_graph g;
-	struct csvio_table t;
-	struct stage_cols c;
+	struct mem_stage_table st;
 	int ret = -1, bad;
 
 	if (layers_read(&g, layers_path, err) < 0)
 		return -1;
 	if (o->edges && layers_read_edges(&g, o->edges, err) < 0)
 		goto out_graph;
-	if (csvio_read(&t, o->stages, err) < 0)
+	/* every row is checked before any is written: bad input leaves
+	 * nothing */
+	if (mem_read_stages(&st, o->stages, &g, err) < 0)
 		goto out_graph;
-	if ((c.stage = csvio_col(&t, "stage", err)) < 0 ||
-	    (c.first = csvio_col(&t, "first_layer", err)) < 0 ||
-	    (c.last = csvio_col(&t, "last_layer", err)) < 0 ||
-	    (c.devices = csvio_col(&t, "devices", err)) < 0 ||
-	    (c.pos = csvio_col(&t, "position_from_end", err)) < 0 ||
-	    (c.mb = csvio_col(&t, "microbatches", err)) < 0)
-		goto out_table;
-	c.zs = csvio_col_opt(&t, "zero_stage");
-	c.zd = csvio_col_opt(&t, "zero_degree");
-	c.rc = csvio_col_opt(&t, "recompute");
-	c.sched = csvio_col_opt(&t, "schedule");
-	if (csvio_need_rows(&t, "stages", err) < 0)
-		goto out_table;
-	/* Check every row before writing any, so bad input leaves nothing. */
-	for (size_t r = 0; r < t.nrows; r++) {
-		struct mem_stage s;
-
-		if (read_stage(&t, r, &c, &g, &s, err) < 0)
-			goto out_table;
-	}
 	bad = csvio_write_row(fp, header, sizeof(header) / sizeof(header[0]));
-	for (size_t r = 0; r < t.nrows; r++) {
-		struct mem_stage s;
+	for (size_t r = 0; r < st.n; r++) {
 		struct mem_breakdown b;
 
-		read_stage(&t, r, &c, &g, &s, err);
-		mem_stage_breakdown(&g, &s, o->optimizer, &b);
-		bad |= write_row(fp, csvio_cell(&t, r, c.stage), &g, &s, &b,
-		    o->device_memory_bytes);
+		mem_stage_breakdown(&g, &st.s[r], o->optimizer, &b);
+		bad |= write_row(fp, csvio_cell(&st.t, r, st.label_col), &g,
+		    &st.s[r], &b, o->device_memory_bytes);
 	}
 	(void)bad;		/* write errors surface in outfile_commit() */
+	mem_release_stages(&st);
 	ret = 0;
-out_table:
-	csvio_release(&t);
 out_graph:
 	layers_release(&g);
 	return ret;

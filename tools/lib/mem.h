@@ -28,6 +28,7 @@
 #define NP_MEM_H
 
 #include "config.h"
+#include "csvio.h"
 #include "layers.h"
 
 /* Recomputation kinds: what a stage keeps for its backward pass. */
@@ -54,6 +55,23 @@ struct mem_stage {
 	 * (0 or 1: not sharded beyond ZeRO) */
 	double optimizer_shards_dense, optimizer_shards_expert;
 };
+
+/*
+ * memmodel's stage table: one row a stage (stage, first_layer,
+ * last_layer, devices, position_from_end, microbatches; optional
+ * zero_stage, zero_degree, recompute, schedule), each checked against
+ * the graph.  s[r] is row r; label_col is the stage column of t.
+ */
+struct mem_stage_table {
+	struct csvio_table t;
+	int label_col;
+	size_t n;
+	struct mem_stage *s;
+};
+
+int mem_read_stages(struct mem_stage_table *st, const char *path,
+    const struct layer_graph *g, struct pl_err *err);
+void mem_release_stages(struct mem_stage_table *st);
 
 /* A stage's sums over its rows, for one recomputation kind. */
 struct mem_totals {
