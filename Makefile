@@ -8,8 +8,10 @@
 #                   cost model on its profiled costs (results/artifact/)
 #   make regress    results/ against tests/expected/
 #   make validate   the model against published runs (results/validate.csv)
+#   make fuzz       every input reader under libFuzzer, FUZZ_SECONDS each
 #
 # Overridable: CC, CFLAGS, LDFLAGS, ARTIFACT (../shared/nest-artifact),
+# FUZZ_CC (clang), FUZZ_SECONDS (60),
 # DEVELOPER=1 (-Werror).
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -39,38 +41,57 @@ TOOLS   = cost-matrix memmodel config-check graph-normalize dpsolve \
 LIBSRC  = $(wildcard tools/lib/*.c)
 LIBHDR  = $(wildcard tools/lib/*.h)
 SCHEMAS = $(wildcard configs/schema/*.rng)
-UNITS   = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/t-*.c))
+UNITS   = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/t-*.c)) \
+          $(addprefix t-fuzz-,$(FUZZERS))
+# The fuzz harnesses (tests/fuzz/NAME.c), each replayed over its saved
+# corpus by make check (t-fuzz-NAME) and run by make fuzz.
+FUZZERS     = $(filter-out fuzz replay,$(patsubst tests/fuzz/%.c,%,\
+              $(wildcard tests/fuzz/*.c)))
+FUZZ_COMMON = tests/fuzz/fuzz.c tests/fuzz/replay.c tests/fuzz/fuzz.h
+FUZZ_CC     ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS  = -fsanitize=fuzzer-no-link,address,undefined \
+              -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-# Two builds from one set of rules: build/rel (bin/) and build/san
-# (AddressSanitizer + UndefinedBehaviorSanitizer, for make check).
+# Three builds from one set of rules: build/rel (bin/), build/san
+# (AddressSanitizer + UndefinedBehaviorSanitizer, for make check) and
+# build/fuzz (clang's libFuzzer coverage, make fuzz only): $(1) the
+# build, $(2) its flags, $(3) where its tools go, $(4) its compiler.
 define variant
 $(1)_LIBOBJ = $$(patsubst tools/lib/%.c,build/$(1)/lib/%.o,$$(LIBSRC)) \
               build/$(1)/lib/schemas.o
 build/$(1)/lib/%.o: tools/lib/%.c $$(LIBHDR) | build/deps.ok
 	@mkdir -p $$(@D)
-	$$(CC) $$(ALL_CFLAGS) $(2) -c -o $$@ $$<
+	$(4) $$(ALL_CFLAGS) $(2) -c -o $$@ $$<
 build/$(1)/lib/schemas.c: tools/embed-schemas.sh $$(SCHEMAS)
 	@mkdir -p $$(@D)
 	sh tools/embed-schemas.sh $$(SCHEMAS) > $$@
 build/$(1)/lib/schemas.o: build/$(1)/lib/schemas.c
-	$$(CC) $$(ALL_CFLAGS) $(2) -c -o $$@ $$<
+	$(4) $$(ALL_CFLAGS) $(2) -c -o $$@ $$<
 build/$(1)/libnestplan.a: $$($(1)_LIBOBJ)
 	rm -f $$@
 	$$(AR) rcs $$@ $$^
 build/$(1)/%.o: tools/%.c $$(LIBHDR) | build/deps.ok
 	@mkdir -p $$(@D)
-	$$(CC) $$(ALL_CFLAGS) $(2) -c -o $$@ $$<
+	$(4) $$(ALL_CFLAGS) $(2) -c -o $$@ $$<
 $(3)/%: build/$(1)/%.o build/$(1)/libnestplan.a
 	@mkdir -p $$(@D)
-	$$(CC) $$(ALL_CFLAGS) $(2) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
+	$(4) $$(ALL_CFLAGS) $(2) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
 build/$(1)/tests/%: tests/unit/%.c $$(wildcard tests/unit/*.h) \
     build/$(1)/libnestplan.a
 	@mkdir -p $$(@D)
-	$$(CC) $$(ALL_CFLAGS) $(2) -Itests/unit $$(LDFLAGS) -o $$@ $$< \
+	$(4) $$(ALL_CFLAGS) $(2) -Itests/unit $$(LDFLAGS) -o $$@ $$< \
+	    build/$(1)/libnestplan.a $$(LIBS)
+build/$(1)/tests/t-fuzz-%: tests/fuzz/%.c $$(FUZZ_COMMON) \
+    build/$(1)/libnestplan.a
+	@mkdir -p $$(@D)
+	$(4) $$(ALL_CFLAGS) $(2) -Itests/fuzz -DFUZZ_NAME='"$$*"' $$(LDFLAGS) \
+	    -o $$@ $$< tests/fuzz/fuzz.c tests/fuzz/replay.c \
 	    build/$(1)/libnestplan.a $$(LIBS)
 endef
-$(eval $(call variant,rel,,bin))
-$(eval $(call variant,san,$(SANITIZE_FLAGS),build/san/bin))
+$(eval $(call variant,rel,,bin,$(CC)))
+$(eval $(call variant,san,$(SANITIZE_FLAGS),build/san/bin,$(CC)))
+$(eval $(call variant,fuzz,$(FUZZ_FLAGS),build/fuzz/bin,$(FUZZ_CC)))
 
 BINS      = $(addprefix bin/,$(TOOLS))
 SAN_BINS  = $(addprefix build/san/bin/,$(TOOLS))
@@ -255,11 +276,34 @@ regress-update: $(REGRESS_TABLES)
 	    cp $$t tests/expected/$${t#results/}; \
 	done
 
-.PHONY: all tools results artifact artifact-check check check-rel check-san clean
+.PHONY: all tools results artifact artifact-check check check-rel check-san clean \
+        fuzz fuzz-merge
 all: tools results
 tools: $(BINS)
 results: $(COSTS) results/configs.csv results/models.csv $(LAYER_SETS) \
          $(RESULT_TABLES) $(PLOTS)
+
+# ---- fuzzing --------------------------------------------------------------
+# make fuzz: every harness for FUZZ_SECONDS with clang's libFuzzer, its
+# corpus growing in build/fuzz/corpus, a crash copied to tests/fuzz/corpus
+# (make check replays it from then on); make fuzz-merge adds the inputs
+# that reached new code to the saved corpora.
+FUZZ_BINS = $(addprefix build/fuzz/fuzz-,$(FUZZERS))
+build/fuzz/fuzz-%: tests/fuzz/%.c tests/fuzz/fuzz.c tests/fuzz/fuzz.h \
+    build/fuzz/libnestplan.a
+	$(FUZZ_CC) $(ALL_CFLAGS) -fsanitize=fuzzer,address,undefined \
+	    -fno-omit-frame-pointer -fno-sanitize-recover=all -Itests/fuzz \
+	    -o $@ $< tests/fuzz/fuzz.c build/fuzz/libnestplan.a $(LIBS)
+build/fuzz/toolchain.ok: tools/fuzz.sh
+	@mkdir -p $(@D)
+	sh tools/fuzz.sh --toolchain $(FUZZ_CC)
+	@touch $@
+$(FUZZ_BINS) build/fuzz/lib/schemas.o: | build/fuzz/toolchain.ok
+$(fuzz_LIBOBJ): | build/fuzz/toolchain.ok
+fuzz: $(FUZZ_BINS)
+	sh tools/fuzz.sh --run $(FUZZ_SECONDS) $(FUZZERS)
+fuzz-merge: $(FUZZ_BINS)
+	sh tools/fuzz.sh --merge $(FUZZERS)
 
 # ---- tests --------------------------------------------------------------
 check: check-rel check-san

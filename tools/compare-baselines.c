@@ -387,13 +387,15 @@ run_cell(const struct opts *o)
 		if (!pr.fits)
 			r.status = BL_OOM;
 	}
+	/* the plan first: the row is make's target, and a run stopped
+	 * between the two must not leave a row without its plan */
+	if (o->plan_out)
+		write_plan_csv(o->plan_out, r.has_plan ? &r.plan : NULL, &pr);
 	if (outfile_open(&f, o->out, &err) < 0)
 		die_err(&err);
 	write_row(f.fp, &c, o, &r, &pr, solve_s);
 	if (outfile_commit(&f, &err) < 0)
 		die_err(&err);
-	if (o->plan_out)
-		write_plan_csv(o->plan_out, r.has_plan ? &r.plan : NULL, &pr);
 	progress(o, &c.exp, "", status_word[r.status], solve_s);
 	plan_result_release(&pr);
 	bl_result_release(&r);

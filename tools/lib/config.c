@@ -424,10 +424,12 @@ torus_levels(struct network *net, const char *path, xmlNodePtr t,
 				    blk[nb][2]);
 		}
 		copy_name(net->level[nb].name, sizeof(net->level[nb].name), n);
+		net->level[nb].line = line_of(n);
 		nb++;
 	}
 	memcpy(blk[nb], full, sizeof(full));
 	snprintf(net->level[nb].name, sizeof(net->level[nb].name), "torus");
+	net->level[nb].line = line_of(t);
 	net->nlevels = nb + 1;
 	for (int l = 0; l <= nb; l++) {
 		struct net_level *lv = &net->level[l];
@@ -476,6 +478,7 @@ network_from_doc(struct network *net, xmlDocPtr doc, const char *path,
 				goto done;
 			}
 			lv = &net->level[net->nlevels++];
+			lv->line = line_of(n);
 			copy_name(lv->name, sizeof(lv->name), n);
 			lv->oversubscription = 1;
 			lv->algo = algo_attr(n);

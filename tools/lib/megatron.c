@@ -23,6 +23,11 @@ struct launch {
 	int nwhy;
 };
 
+static void cannot(struct launch *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void flag(FILE *fp, const struct launch *l, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 static void
 cannot(struct launch *l, const char *fmt, ...)
 {

@@ -27,19 +27,19 @@ network_finish(struct network *net, const char *file, struct pl_err *err)
 		struct net_level *lv = &net->level[l];
 
 		if (lv->fanout < 1)
-			return pl_errf(err, file, 0, "level %d: fanout must be "
+			return pl_errf(err, file, lv->line, "level %d: fanout must be "
 			    "positive", l);
 		if (!(lv->bandwidth_Bps > 0) || !isfinite(lv->bandwidth_Bps))
-			return pl_errf(err, file, 0, "level %d: bandwidth must be "
+			return pl_errf(err, file, lv->line, "level %d: bandwidth must be "
 			    "positive", l);
 		if (!(lv->latency_s >= 0) || !isfinite(lv->latency_s))
-			return pl_errf(err, file, 0, "level %d: latency must not "
+			return pl_errf(err, file, lv->line, "level %d: latency must not "
 			    "be negative", l);
 		if (!(lv->oversubscription >= 1))
-			return pl_errf(err, file, 0, "level %d: oversubscription "
+			return pl_errf(err, file, lv->line, "level %d: oversubscription "
 			    "must be at least 1", l);
 		if (span > (1L << 30) / lv->fanout)
-			return pl_errf(err, file, 0, "more than 2^30 devices");
+			return pl_errf(err, file, lv->line, "level '%s': more than 2^30 devices", lv->name);
 		span *= lv->fanout;
 		net->span[l] = span;
 	}

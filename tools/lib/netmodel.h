@@ -55,6 +55,7 @@ struct net_level {
 	double latency_s;
 	double oversubscription;	/* >= 1 */
 	enum net_algo algo;
+	size_t line;			/* of its element; 0: built in code */
 };
 
 struct network {

@@ -1,6 +1,7 @@
 /* util.c - errors, strict number parsing, atomic output. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +28,14 @@ pl_errf(struct pl_err *err, const char *file, size_t line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
+	/* one line, whatever the input quoted in it held (a newline in an
+	 * element's text, a libxml2 message of two lines, a control byte) */
+	for (char *c = err->msg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = ' ';
+	for (char *c = err->file; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	return -1;
 }
 
@@ -41,6 +50,9 @@ pl_err_str(const struct pl_err *err, char *buf, size_t len)
 		snprintf(buf, len, "%s", err->msg);
 	return buf;
 }
+
+static void vwarn(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
 
 static void
 vwarn(const char *fmt, va_list ap)
@@ -215,6 +227,63 @@ numfmt(char *buf, double v)
 	return buf;
 }
 
+/*
+ * The temporary files being written, for the signal handler: a tool
+ * stopped by make's ^C (SIGINT, SIGTERM, SIGHUP) removes them before it
+ * dies, so an interrupted run leaves neither a result nor a .tmp file.
+ */
+#define PENDING_MAX 4
+static char pending[PENDING_MAX][4096];
+static volatile sig_atomic_t pending_used[PENDING_MAX];
+
+static void
+on_fatal_signal(int sig)
+{
+	for (int i = 0; i < PENDING_MAX; i++)
+		if (pending_used[i])
+			unlink(pending[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+pending_add(const char *tmp)
+{
+	static int handlers;
+
+	if (!handlers) {
+		static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_fatal_signal;
+		sigemptyset(&sa.sa_mask);
+		for (int i = 0; i < 3; i++) {
+			struct sigaction old;
+
+			/* a signal ignored by the caller (nohup) stays so */
+			if (sigaction(sigs[i], NULL, &old) == 0 &&
+			    old.sa_handler != SIG_IGN)
+				sigaction(sigs[i], &sa, NULL);
+		}
+		handlers = 1;
+	}
+	for (int i = 0; i < PENDING_MAX; i++)
+		if (!pending_used[i] && strlen(tmp) < sizeof(pending[i])) {
+			strcpy(pending[i], tmp);
+			pending_used[i] = 1;
+			return;
+		}
+}
+
+static void
+pending_remove(const char *tmp)
+{
+	for (int i = 0; i < PENDING_MAX; i++)
+		if (pending_used[i] && strcmp(pending[i], tmp) == 0)
+			pending_used[i] = 0;
+}
+
 int
 outfile_open(struct outfile *o, const char *path, struct pl_err *err)
 {
@@ -242,9 +311,11 @@ outfile_open(struct outfile *o, const char *path, struct pl_err *err)
 	o->path = xstrdup(path);
 	o->tmp = xmalloc(n);
 	snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	pending_add(o->tmp);
 	o->fp = fopen(o->tmp, "w");
 	if (o->fp == NULL) {
 		pl_errf(err, NULL, 0, "cannot open '%s': %s", path, strerror(errno));
+		pending_remove(o->tmp);
 		free(o->path);
 		free(o->tmp);
 		o->path = o->tmp = NULL;
@@ -277,6 +348,8 @@ outfile_commit(struct outfile *o, struct pl_err *err)
 		bad = 1;
 	}
 done:
+	if (o->tmp)
+		pending_remove(o->tmp);
 	free(o->path);
 	free(o->tmp);
 	o->path = o->tmp = NULL;
@@ -288,8 +361,10 @@ outfile_abort(struct outfile *o)
 {
 	if (o->fp && o->fp != stdout)
 		fclose(o->fp);
-	if (o->tmp)
+	if (o->tmp) {
 		unlink(o->tmp);
+		pending_remove(o->tmp);
+	}
 	free(o->path);
 	free(o->tmp);
 	memset(o, 0, sizeof(*o));

@@ -36,7 +36,8 @@ schema_text(enum xmlio_kind kind)
 	}
 }
 
-/* libxml2 messages end in a newline; ours are one line. */
+/* libxml2 messages end in a newline (and some have one inside, which
+ * pl_errf flattens); ours are one line. */
 static void
 set_xml_err(struct pl_err *err, const char *file, const xmlError *e,
     const char *fallback)
@@ -47,6 +48,7 @@ set_xml_err(struct pl_err *err, const char *file, const xmlError *e,
 	snprintf(msg, sizeof(msg), "%s", e && e->message ? e->message : fallback);
 	for (n = strlen(msg); n > 0 && isspace((unsigned char)msg[n - 1]); n--)
 		msg[n - 1] = '\0';
+
 	pl_errf(err, file, e && e->line > 0 ? (size_t)e->line : 0, "%s", msg);
 }
 
@@ -112,6 +114,8 @@ on_valid_error(void *data, xmlErrorPtr e)
 	}
 }
 
+static xmlRelaxNGPtr compiled[XMLIO_NKINDS];
+
 int
 xmlio_validate(xmlDocPtr doc, const char *file, enum xmlio_kind kind,
     struct pl_err *err)
@@ -124,18 +128,22 @@ xmlio_validate(xmlDocPtr doc, const char *file, enum xmlio_kind kind,
 	int ret;
 
 	memset(&fe, 0, sizeof(fe));
-	pctx = xmlRelaxNGNewMemParserCtxt(text, (int)strlen(text));
-	schema = pctx ? xmlRelaxNGParse(pctx) : NULL;
-	if (pctx)
-		xmlRelaxNGFreeParserCtxt(pctx);
-	if (schema == NULL)
-		return pl_errf(err, NULL, 0, "internal error: %s schema does "
-		    "not compile", xmlio_kind_name(kind));
+	/* compiled once a process: compiling costs far more than validating
+	 * (a tool reading many configs, the fuzz harnesses) */
+	if ((schema = compiled[kind]) == NULL) {
+		pctx = xmlRelaxNGNewMemParserCtxt(text, (int)strlen(text));
+		schema = pctx ? xmlRelaxNGParse(pctx) : NULL;
+		if (pctx)
+			xmlRelaxNGFreeParserCtxt(pctx);
+		if (schema == NULL)
+			return pl_errf(err, NULL, 0, "internal error: %s schema "
+			    "does not compile", xmlio_kind_name(kind));
+		compiled[kind] = schema;
+	}
 	vctx = xmlRelaxNGNewValidCtxt(schema);
 	xmlRelaxNGSetValidStructuredErrors(vctx, on_valid_error, &fe);
 	ret = xmlRelaxNGValidateDoc(vctx, doc);
 	xmlRelaxNGFreeValidCtxt(vctx);
-	xmlRelaxNGFree(schema);
 	if (ret == 0)
 		return 0;
 	if (!fe.seen)
@@ -153,6 +161,16 @@ xmlio_validate(xmlDocPtr doc, const char *file, enum xmlio_kind kind,
 	    "not a valid %s config: %s", xmlio_kind_name(kind), fe.msg);
 }
 
+/* libxml2's generic handler, which XML_PARSE_NOERROR does not reach
+ * (encoding conversion errors): silent, the parser's own error is the
+ * one reported. */
+static void
+no_generic_error(void *ctx, const char *msg, ...)
+{
+	(void)ctx;
+	(void)msg;
+}
+
 xmlDocPtr
 xmlio_read(const char *path, struct pl_err *err)
 {
@@ -162,6 +180,7 @@ xmlio_read(const char *path, struct pl_err *err)
 	xmlParserCtxtPtr ctx;
 	xmlDocPtr doc;
 
+	xmlSetGenericErrorFunc(NULL, no_generic_error);
 	ctx = xmlNewParserCtxt();
 	if (ctx == NULL)
 		die("out of memory");

@@ -1,0 +1,134 @@
+#!/bin/sh
+# make fuzz: run every libFuzzer harness of tests/fuzz, report executions.
+#   usage: tools/fuzz.sh --toolchain CC
+#          tools/fuzz.sh --run SECONDS NAME...
+#          tools/fuzz.sh --merge NAME...
+#
+# --toolchain checks that CC builds a libFuzzer program (clang and its
+# runtime, Debian's clang and libclang-rt-N-dev); as root it installs them,
+# otherwise it stops with the apt-get line.
+#
+# --run gives each harness SECONDS on one core, its growing corpus in
+# build/fuzz/corpus/NAME seeded from the saved one (tests/fuzz/corpus/NAME),
+# then prints one row a harness (executions, new inputs, crashes) and adds
+# it to build/fuzz/campaign.csv, the running total over every run.  A crash
+# is copied into tests/fuzz/corpus/NAME, where make check replays it, and
+# fails the run.
+#
+# --merge adds to tests/fuzz/corpus/NAME only the inputs of
+# build/fuzz/corpus/NAME that reach code the saved corpus does not.
+set -u
+top=build/fuzz
+
+case ${1:-} in
+--toolchain)
+	cc=${2:-clang}
+	t=$(mktemp -d)
+	trap 'rm -rf "$t"' EXIT
+	printf '#include <stdint.h>\n#include <stddef.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' > "$t/f.c"
+	if "$cc" -fsanitize=fuzzer,address,undefined -o "$t/f" "$t/f.c" \
+	    >/dev/null 2>&1; then
+		exit 0
+	fi
+	if command -v apt-cache >/dev/null 2>&1; then
+		v=$(apt-cache depends clang 2>/dev/null |
+		    sed -n 's/.*Depends: clang-\([0-9][0-9]*\)$/\1/p' | head -n 1)
+	fi
+	pkgs="clang libclang-rt-${v:-14}-dev"
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "fuzz: installing $pkgs"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		    --no-install-recommends $pkgs >/dev/null || exit 1
+		"$cc" -fsanitize=fuzzer,address,undefined -o "$t/f" "$t/f.c" &&
+		    exit 0
+	fi
+	echo "fuzz: $cc cannot build a libFuzzer harness; run: apt-get install $pkgs" >&2
+	exit 1 ;;
+--run)
+	secs=$2
+	shift 2
+	mode=run ;;
+--merge)
+	shift
+	mode=merge ;;
+*)
+	echo "usage: tools/fuzz.sh --toolchain CC | --run SECONDS NAME... | --merge NAME..." >&2
+	exit 2 ;;
+esac
+
+# Seeds, read afresh from configs/ and tests/ at every run: the configs
+# and golden cases each reader is given, good and bad.
+seed() {	# name work-folder
+	case $1 in
+	network|model|accelerator|experiment)
+		files="configs/${1}s/*.xml tests/configs/bad/$1/*.xml" ;;
+	csv)	files="tests/*/*.csv tests/graph-normalize/*/*.csv" ;;
+	layers)	files="tests/memmodel/*.csv tests/dpsolve/tiny*.csv
+		    results/layers/h100-80gb/mixtral-8x7b/b1/b1-t1-sp0-e1-c1.csv" ;;
+	edges)	files="tests/memmodel/edges*.csv" ;;
+	stages)	files="tests/memmodel/stages*.csv" ;;
+	plan)	files="tests/dpsolve/*.xml" ;;
+	index)	printf 'file,t,e,c,sp,micro_batch_samples,width\na.csv,1,1,1,0,1,1\nb.csv,2,1,1,0,1,2\n' > "$2/seed-index"
+		files="results/layers/h100-80gb/llama2-7b/b1/index.csv" ;;
+	opgraph)
+		for d in tests/graph-normalize/*/; do
+			{ cat "$d/ops.csv"; echo ----; cat "$d/op_edges.csv"
+			  echo ----; cat "$d/fused_edges.csv"; } \
+			    > "$2/seed-$(basename "$d")" 2>/dev/null
+		done
+		files= ;;
+	esac
+	for f in $files; do
+		[ -f "$f" ] && cp "$f" "$2/seed-$(echo "$f" | tr / _)"
+	done
+	return 0
+}
+
+campaign=$top/campaign.csv
+[ -f "$campaign" ] || echo "harness,seconds,executions,crashes" > "$campaign"
+status=0
+[ "$mode" = run ] && printf '%-12s %8s %12s %10s %8s\n' harness seconds \
+    executions execs_per_s crashes
+for name in "$@"; do
+	bin=$top/fuzz-$name
+	work=$top/corpus/$name
+	saved=tests/fuzz/corpus/$name
+	mkdir -p "$work" "$saved" "$top/crashes"
+	if [ "$mode" = merge ]; then
+		before=$(ls "$saved" | wc -l)
+		"$bin" -merge=1 "$saved" "$work" > "$top/$name.merge.log" 2>&1 ||
+		    { tail -n 20 "$top/$name.merge.log"; exit 1; }
+		echo "fuzz: $name: saved corpus $before -> $(ls "$saved" | wc -l) inputs"
+		continue
+	fi
+	log=$top/$name.log
+	seed "$name" "$work"
+	"$bin" -max_total_time="$secs" -print_final_stats=1 -timeout=10 \
+	    -rss_limit_mb=1024 -max_len=65536 \
+	    -artifact_prefix="$top/crashes/$name-" "$work" "$saved" \
+	    > "$log" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	crashes=0
+	for c in "$top/crashes/$name-"*; do
+		[ -f "$c" ] || continue
+		sum=$(cksum < "$c" | cut -d' ' -f1)
+		cp "$c" "$saved/crash-$sum"
+		rm -f "$c"
+		crashes=$((crashes + 1))
+		echo "fuzz: $name: a crash, saved as $saved/crash-$sum (see $log)" >&2
+	done
+	[ $rc -ne 0 ] && [ $crashes -eq 0 ] && crashes=1 &&
+	    echo "fuzz: $name: exit $rc (see $log)" >&2
+	[ $crashes -gt 0 ] && status=1
+	printf '%-12s %8d %12d %10d %8d\n' "$name" "$secs" "${execs:-0}" \
+	    $(( ${execs:-0} / (secs > 0 ? secs : 1) )) "$crashes"
+	echo "$name,$secs,${execs:-0},$crashes" >> "$campaign"
+done
+if [ "$mode" = run ]; then
+	echo "# campaign so far ($campaign): harness, executions, crashes"
+	awk -F, 'NR > 1 { e[$1] += $3; c[$1] += $4; s[$1] += $2 }
+	    END { for (h in e) printf "%-12s %8d s %12d executions %4d crashes\n", h, s[h], e[h], c[h] }' \
+	    "$campaign" | sort
+fi
+exit $status
