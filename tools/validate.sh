@@ -128,7 +128,7 @@ for table in "$@"; do
 			measured = F / (tf * 1e12 * n)
 			scan(pub, a); scan(own, o); scan(same, r)
 			err = 100 * (a["step"] - measured) / measured
-			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,%.6g,%s,%.4f,fp16 loss scaling and DDP bucketing not modelled\n",
+			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,%.6g,%s,%.4f,fp16 loss scaling and the timing of DDP buckets not modelled (their memory is)\n",
 			    run, measured, a["step"], err, plan, a["fits"], a["peak"], o["plan"], a["step"] / o["step"], o["peak"], r["plan"], a["step"] / r["step"]
 		}' >> "$tmp/out.csv"
 		tail -n 1 "$tmp/out.csv" | awk -F, '{ printf "validate %s: measured %.3g s, predicted %.3g s (%+.1f%%), own plan %.2fx (%.2fx with its recomputation)\n", $2, $3, $4, $6, $11, $14 }' >&2
