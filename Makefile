@@ -133,7 +133,8 @@ EXPERIMENTS = $(wildcard configs/experiments/*.xml)
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
 include build/experiments.mk
 endif
-build/experiments.mk: $(EXPERIMENTS) bin/config-check
+# (-C: each experiment's accelerator, models and networks checked too)
+build/experiments.mk: $(EXPERIMENTS) $(CONFIGS) bin/config-check
 	@mkdir -p $(@D)
 	bin/config-check -C configs -M -o $@ $(EXPERIMENTS)
 

@@ -110,8 +110,16 @@ for name in "$@"; do
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	crashes=0
+	# crashes and leaks become replay cases; a slow or large input
+	# (timeout-, oom-, slow-unit-) stays in build/fuzz/crashes, reported
 	for c in "$top/crashes/$name-"*; do
 		[ -f "$c" ] || continue
+		case ${c#"$top/crashes/$name-"} in
+		crash-* | leak-*) ;;
+		*) echo "fuzz: $name: $c (see $log)" >&2
+		   crashes=$((crashes + 1))
+		   continue ;;
+		esac
 		sum=$(cksum < "$c" | cut -d' ' -f1)
 		cp "$c" "$saved/crash-$sum"
 		rm -f "$c"

@@ -28,7 +28,7 @@ n_stopped=0
 for delay in 1 2 3; do
 	# a background job of a script starts with SIGINT ignored, which
 	# make would keep; perl (perl-base, in every Debian) restores it
-	( cd "$w" && exec setsid perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' \
+	( cd "$w" && MAKEFLAGS= MAKELEVEL= exec setsid perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' \
 	    make -s -j2 ARTIFACT="$art" $goals > "$tmp/make.log" 2>&1 ) &
 	pid=$!
 	sleep "$delay"
@@ -46,7 +46,7 @@ for delay in 1 2 3; do
 done
 # a machine so fast that make finished first has tested nothing
 [ $n_stopped -gt 0 ] || { echo "make was never interrupted" >&2; exit 1; }
-( cd "$w" && make -s -j2 ARTIFACT="$art" $goals ) > "$tmp/make.log" 2>&1 ||
+( cd "$w" && MAKEFLAGS= MAKELEVEL= make -s -j2 ARTIFACT="$art" $goals ) > "$tmp/make.log" 2>&1 ||
     { cat "$tmp/make.log" >&2; exit 1; }
 bin/compare-baselines -R -t 1e-9 tests/expected/fig5.csv "$w/results/fig5.csv" ||
     exit 1

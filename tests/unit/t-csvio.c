@@ -146,6 +146,16 @@ bad_bytes(void)
 	    "NUL byte inside a field refused");
 	EQ_STR(err.msg, "field 2: contains a NUL byte", "NUL message");
 	EQ_INT(err.line, 2, "NUL line");
+	{
+		static const char last[] = "a,b\n1,2\0";
+		static const char quoted[] = "a,b\n1,\"x\0\ny\"\n";
+
+		OK(csvio_parse(&t, "x.csv", last, sizeof(last) - 1, &err) < 0 &&
+		    err.line == 2, "NUL in the last field, no newline: line 2");
+		OK(csvio_parse(&t, "x.csv", quoted, sizeof(quoted) - 1, &err) < 0
+		    && err.line == 2, "NUL before a newline in a quoted field: "
+		    "its own line");
+	}
 	OK(parse(&t, "a,b\n", &err) == 0 && csvio_need_rows(&t, "things",
 	    &err) < 0, "header only");
 	EQ_STR(err.msg, "header only: no things", "header-only message");

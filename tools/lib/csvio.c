@@ -24,14 +24,19 @@ static void
 on_field(void *s, size_t len, void *data)
 {
 	struct reader *r = data;
+	const char *nul;
 
 	if (r->failed)
 		return;
 	if (r->nfields == 0)
 		r->row_line = r->line;
 	/* A NUL would silently cut the field short where C reads it. */
-	if (s && memchr(s, '\0', len)) {
-		pl_errf(r->err, r->t->file, r->line, "field %zu: contains a NUL "
+	if (s && (nul = memchr(s, '\0', len)) != NULL) {
+		size_t line = r->line;	/* the line the field ends on */
+
+		for (const char *c = nul; c < (const char *)s + len; c++)
+			line -= *c == '\n';
+		pl_errf(r->err, r->t->file, line, "field %zu: contains a NUL "
 		    "byte", r->nfields + 1);
 		r->failed = 1;
 		free_fields(r);
@@ -134,8 +139,11 @@ csvio_parse(struct csvio_table *t, const char *name, const char *buf,
 			r.failed = 1;
 		}
 	}
+	/* the last record, without its newline, ends on the last line */
+	if (r.line > 1)
+		r.line--;
 	if (!r.failed && csv_fini(&p, on_field, on_record, &r) != 0) {
-		pl_errf(err, t->file, r.line > 1 ? r.line - 1 : 1,
+		pl_errf(err, t->file, r.line,
 		    "malformed CSV: %s (unterminated quoted field?)",
 		    csv_strerror(csv_error(&p)));
 		r.failed = 1;

@@ -394,9 +394,12 @@ long
 layers_index(const struct layer_graph *g, long id)
 {
 	/* ids count up by one in every graph read from a file */
-	unsigned long guess = (unsigned long)id - (unsigned long)g->l[0].id;
+	unsigned long guess;
 
-	if (g->n > 0 && guess < g->n && g->l[guess].id == id)
+	if (g->n == 0)
+		return -1;
+	guess = (unsigned long)id - (unsigned long)g->l[0].id;
+	if (guess < g->n && g->l[guess].id == id)
 		return (long)guess;
 	for (size_t i = 0; i < g->n; i++)
 		if (g->l[i].id == id)

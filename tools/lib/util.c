@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -232,7 +233,7 @@ numfmt(char *buf, double v)
  * stopped by make's ^C (SIGINT, SIGTERM, SIGHUP) removes them before it
  * dies, so an interrupted run leaves neither a result nor a .tmp file.
  */
-#define PENDING_MAX 4
+#define PENDING_MAX 16
 static char pending[PENDING_MAX][4096];
 static volatile sig_atomic_t pending_used[PENDING_MAX];
 
@@ -271,6 +272,8 @@ pending_add(const char *tmp)
 	for (int i = 0; i < PENDING_MAX; i++)
 		if (!pending_used[i] && strlen(tmp) < sizeof(pending[i])) {
 			strcpy(pending[i], tmp);
+			/* the name is whole before the handler may read it */
+			atomic_signal_fence(memory_order_seq_cst);
 			pending_used[i] = 1;
 			return;
 		}

@@ -175,7 +175,7 @@ xmlDocPtr
 xmlio_read(const char *path, struct pl_err *err)
 {
 	const int opts = XML_PARSE_NONET | XML_PARSE_NOERROR |
-	    XML_PARSE_NOWARNING | XML_PARSE_NOCDATA;
+	    XML_PARSE_NOWARNING | XML_PARSE_NOCDATA | XML_PARSE_BIG_LINES;
 	const char *file = path && strcmp(path, "-") != 0 ? path : "-";
 	xmlParserCtxtPtr ctx;
 	xmlDocPtr doc;
