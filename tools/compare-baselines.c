@@ -129,8 +129,7 @@ load_cell(struct cell *c, const struct opts *o)
 		for (size_t i = 0; i < c->vs.n; i++) {
 			const struct layer_graph *g = &c->vs.g[i];
 
-			if (!g->has_variant || g->var_t * g->var_e * g->var_c <=
-			    c->exp.model[mi].max_width)
+			if (layers_width(g) <= c->exp.model[mi].max_width)
 				c->vs.g[kept++] = *g;
 			else
 				layers_release(&c->vs.g[i]);

@@ -169,18 +169,16 @@ word(const char *arg, const char *w)
 	return strcmp(arg, w) == 0;
 }
 
-/* An option taking one of two words: 0 for the first, 1 for the second;
- * anything else is a usage error. */
+/* An option taking one of two words (opt_one_of); anything else is a
+ * usage error. */
 static int
 one_of(int opt, const char *arg, const char *first, const char *second)
 {
-	if (word(arg, first))
-		return 0;
-	if (!word(arg, second)) {
-		warnx("-%c: '%s' is not %s or %s", opt, arg, first, second);
+	int k = opt_one_of(opt, arg, first, second);
+
+	if (k < 0)
 		usage(stderr, 2);
-	}
-	return 1;
+	return k;
 }
 
 /* -r: one recomputation kind (a word or its number), all, or both (none

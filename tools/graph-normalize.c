@@ -275,7 +275,7 @@ main(int argc, char *argv[])
 	struct model_cfg m;
 	struct accel_cfg a;
 	struct pl_err err;
-	int ch;
+	int ch, k;
 
 	memset(&o, 0, sizeof(o));
 	o.timing = LAYER_TIME_SEQUENTIAL;
@@ -301,14 +301,9 @@ main(int argc, char *argv[])
 		case 'n': o.nlayers = opt_long('n', optarg, 1, 100000); break;
 		case 'o': o.out = optarg; break;
 		case 't':
-			if (strcmp(optarg, "sequential") == 0)
-				o.timing = LAYER_TIME_SEQUENTIAL;
-			else if (strcmp(optarg, "ilp") == 0)
-				o.timing = LAYER_TIME_ILP;
-			else {
-				warnx("-t: '%s' is not sequential or ilp", optarg);
+			if ((k = opt_one_of('t', optarg, "sequential", "ilp")) < 0)
 				usage(stderr, 2);
-			}
+			o.timing = k ? LAYER_TIME_ILP : LAYER_TIME_SEQUENTIAL;
 			break;
 		case 'v': o.sched.verbose = 1; break;
 		case 'w': o.sched.lp_file = optarg; break;

@@ -112,7 +112,7 @@ main(int argc, char *argv[])
 	struct opts o = { NULL, NULL, NULL, NULL, 0, OPT_ADAM };
 	struct outfile out;
 	struct pl_err err;
-	int ch;
+	int ch, k;
 
 	if (wants_help(argc, argv))
 		usage(stdout, 0);
@@ -122,14 +122,9 @@ main(int argc, char *argv[])
 		case 'M': o.device_memory_bytes = opt_double('M', optarg, 1,
 		    1e18); break;
 		case 'O':
-			if (strcmp(optarg, "adam") == 0)
-				o.optimizer = OPT_ADAM;
-			else if (strcmp(optarg, "sgd") == 0)
-				o.optimizer = OPT_SGD;
-			else {
-				warnx("-O: '%s' is not adam or sgd", optarg);
+			if ((k = opt_one_of('O', optarg, "adam", "sgd")) < 0)
 				usage(stderr, 2);
-			}
+			o.optimizer = k ? OPT_SGD : OPT_ADAM;
 			break;
 		case 'a': o.accel = optarg; break;
 		case 'e': o.edges = optarg; break;

@@ -18,7 +18,13 @@ struct reader {
 	size_t caprows;		/* capacity of t->cells in rows */
 };
 
-static void free_fields(struct reader *r);
+static void
+free_fields(struct reader *r)
+{
+	for (size_t i = 0; i < r->nfields; i++)
+		free(r->fields[i]);
+	r->nfields = 0;
+}
 
 static void
 on_field(void *s, size_t len, void *data)
@@ -48,14 +54,6 @@ on_field(void *s, size_t len, void *data)
 	}
 	/* CSV_APPEND_NULL makes s a NUL-terminated string */
 	r->fields[r->nfields++] = xstrdup(s ? (char *)s : "");
-}
-
-static void
-free_fields(struct reader *r)
-{
-	for (size_t i = 0; i < r->nfields; i++)
-		free(r->fields[i]);
-	r->nfields = 0;
 }
 
 static void

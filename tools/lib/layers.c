@@ -132,9 +132,6 @@ read_recompute(const struct csvio_table *t, struct layer_graph *g,
 static const char *
 differing_number(const struct layer *a, const struct layer *b)
 {
-	static const char *const coll[LCOLL_N] = { "all_reduce_bytes",
-		"all_gather_bytes", "reduce_scatter_bytes", "all_to_all_bytes" };
-
 	if (a->forward_s != b->forward_s)
 		return "forward_s";
 	if (a->backward_s != b->backward_s)
@@ -149,7 +146,7 @@ differing_number(const struct layer *a, const struct layer *b)
 		return "input_bytes";
 	for (int k = 0; k < LCOLL_N; k++)
 		if (a->coll_bytes[k] != b->coll_bytes[k])
-			return coll[k];
+			return coll_cols[k];
 	if (a->checkpoint_bytes != b->checkpoint_bytes)
 		return recompute_cols[0];
 	if (a->recompute_s != b->recompute_s)
@@ -296,6 +293,12 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 fail:
 	layers_release(g);
 	return -1;
+}
+
+long
+layers_width(const struct layer_graph *g)
+{
+	return g->has_variant ? g->var_t * g->var_e * g->var_c : 1;
 }
 
 int

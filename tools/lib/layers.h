@@ -77,6 +77,10 @@ int layers_read_edges(struct layer_graph *g, const char *path,
     struct pl_err *err);
 void layers_release(struct layer_graph *g);
 
+/* The devices one replica of the variant spans, t e c (1 for a graph
+ * without the variant columns). */
+long layers_width(const struct layer_graph *g);
+
 /* A graph of a model with `layers` transformer layers (model_file: for
  * the message) has that many rows of kind "transformer": a graph cut
  * short would plan a smaller model. */

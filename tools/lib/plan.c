@@ -147,7 +147,7 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	v->c = g->has_variant ? g->var_c : 1;
 	v->sp = g->has_variant ? g->var_sp : 0;
 	v->b = g->has_variant ? g->var_b : 1;
-	v->w = v->t * v->e * v->c;
+	v->w = layers_width(g);
 	v->pf_fwd = prefix(g, offsetof(struct layer, forward_s));
 	v->pf_bwd = prefix(g, offsetof(struct layer, backward_s));
 	v->pf_param = prefix(g, offsetof(struct layer, parameter_bytes));

@@ -60,7 +60,7 @@ check_index_row(const struct csvio_table *t, size_t r,
 	static const char *const cols[] = { "t", "e", "c", "sp",
 		"micro_batch_samples", "width" };
 	long want[6] = { g->var_t, g->var_e, g->var_c, g->var_sp, g->var_b,
-		g->var_t * g->var_e * g->var_c };
+		layers_width(g) };
 
 	for (int k = 0; k < 6; k++) {
 		int col = csvio_col_opt(t, cols[k]);
@@ -274,7 +274,7 @@ check_stage(const char *file, xmlNodePtr n, const struct plan *p,
     const struct plan_stage *s, size_t next, struct pl_err *err)
 {
 	const struct layer_graph *g = p->g;
-	long w = g->has_variant ? g->var_t * g->var_e * g->var_c : 1, dev;
+	long w = layers_width(g), dev;
 	int rc;
 
 	if (s->first != next && next == 0)

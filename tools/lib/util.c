@@ -17,6 +17,14 @@
 /* What a plain decimal number may contain (strtod and strtol take more). */
 #define DECIMAL_CHARS "0123456789+-"
 
+static void
+replace_controls(char *s, char with)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = with;
+}
+
 int
 pl_errf(struct pl_err *err, const char *file, size_t line, const char *fmt, ...)
 {
@@ -31,12 +39,8 @@ pl_errf(struct pl_err *err, const char *file, size_t line, const char *fmt, ...)
 	va_end(ap);
 	/* one line, whatever the input quoted in it held (a newline in an
 	 * element's text, a libxml2 message of two lines, a control byte) */
-	for (char *c = err->msg; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = ' ';
-	for (char *c = err->file; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
+	replace_controls(err->msg, ' ');
+	replace_controls(err->file, '?');
 	return -1;
 }
 
@@ -201,6 +205,17 @@ opt_double(int flag, const char *arg, double min, double max)
 		exit(2);
 	}
 	return v;
+}
+
+int
+opt_one_of(int flag, const char *arg, const char *first, const char *second)
+{
+	if (strcmp(arg, first) == 0)
+		return 0;
+	if (strcmp(arg, second) == 0)
+		return 1;
+	warnx("-%c: '%s' is not %s or %s", flag, arg, first, second);
+	return -1;
 }
 
 long

@@ -65,6 +65,12 @@ int wants_help(int argc, char *const argv[]);
 double opt_double(int flag, const char *arg, double min, double max);
 long opt_long(int flag, const char *arg, long min, long max);
 
+/* An option that takes one of two words: 0 for the first, 1 for the
+ * second, or -1 after "prog: -k: 'x' is not first or second" (the tool
+ * then prints its usage and exits 2). */
+int opt_one_of(int flag, const char *arg, const char *first,
+    const char *second);
+
 /*
  * The one format every double is printed in: integral values below 2^53
  * exactly ("%.0f": byte counts never lose a digit), others "%.12g"; "-0"

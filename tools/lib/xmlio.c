@@ -48,7 +48,6 @@ set_xml_err(struct pl_err *err, const char *file, const xmlError *e,
 	snprintf(msg, sizeof(msg), "%s", e && e->message ? e->message : fallback);
 	for (n = strlen(msg); n > 0 && isspace((unsigned char)msg[n - 1]); n--)
 		msg[n - 1] = '\0';
-
 	pl_errf(err, file, e && e->line > 0 ? (size_t)e->line : 0, "%s", msg);
 }
 
