@@ -9,6 +9,8 @@
 #   make regress    results/ against tests/expected/
 #   make validate   the model against published runs (results/validate.csv)
 #   make fuzz       every input reader under libFuzzer, FUZZ_SECONDS each
+#   make sweep SWEEP=name [ENGINE=slurm]
+#                   a network co-design sweep (configs/sweeps/NAME.xml)
 #
 # Overridable: CC, CFLAGS, LDFLAGS, ARTIFACT (../shared/nest-artifact),
 # FUZZ_CC (clang), FUZZ_SECONDS (60),
@@ -36,7 +38,7 @@ ALL_CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(XML_CFLAGS) \
               -Itools/lib $(CFLAGS)
 LIBS        = -lcsv -lglpk $(XML_LIBS) -lm
 
-TOOLS   = cost-matrix memmodel config-check graph-normalize dpsolve \
+TOOLS   = cost-matrix memmodel config-check graph-normalize dpsolve sweep \
           compare-baselines
 LIBSRC  = $(wildcard tools/lib/*.c)
 LIBHDR  = $(wildcard tools/lib/*.h)
@@ -110,7 +112,8 @@ build/deps.ok: tools/deps.sh $(wildcard /var/lib/dpkg/status)
 # ---- results ------------------------------------------------------------
 NETWORKS = $(patsubst configs/networks/%.xml,%,$(wildcard configs/networks/*.xml))
 CONFIGS  = $(wildcard configs/models/*.xml configs/accelerators/*.xml \
-                      configs/networks/*.xml configs/experiments/*.xml)
+                      configs/networks/*.xml configs/experiments/*.xml \
+                      configs/sweeps/*.xml)
 COSTS    = $(patsubst %,results/costs/%.csv,$(NETWORKS))
 
 results/costs/%.csv: configs/networks/%.xml bin/cost-matrix
@@ -192,6 +195,57 @@ plots/validate.png plots/validate.svg: results/validate.csv tools/plot.sh
 .PHONY: validate
 validate: results/validate.csv plots/validate.png
 	@sh tools/validate.sh --summary results/validate.csv
+
+# ---- make sweep: network co-design sweeps (configs/sweeps/) ---------------
+# make sweep SWEEP=name: every point (model, cluster size, network) is its
+# own target, so make -j fills the machine and only what changed is made
+# again.  bin/sweep -M writes the fragment: a network per point
+# ($(SWEEP_BUILD)), dpsolve's plan per point and model ($(SWEEP_RESULTS)),
+# the plan priced on each neighbouring network (the sensitivity), the
+# joined table and the heat maps ($(SWEEP_PLOTS)).  ENGINE=slurm runs the
+# same targets as a Slurm job array (tools/sweep-slurm.sh; SWEEP_BLOCK
+# points a task, SBATCH_FLAGS passed to sbatch), then joins here.
+SWEEP_RESULTS ?= results/sweeps
+SWEEP_BUILD   ?= build/sweeps
+SWEEP_PLOTS   ?= plots/sweeps
+SWEEP_LAYERS  ?= results/layers
+SWEEP_BLOCK   ?= 4
+ENGINE        ?= local
+SWEEPS = $(patsubst configs/sweeps/%.xml,%,$(wildcard configs/sweeps/*.xml))
+SWEEP_VARS = SWEEP=$(SWEEP) SWEEP_CONFIG=$(SWEEP_CONFIG) \
+             SWEEP_RESULTS=$(SWEEP_RESULTS) SWEEP_BUILD=$(SWEEP_BUILD) \
+             SWEEP_PLOTS=$(SWEEP_PLOTS) SWEEP_LAYERS=$(SWEEP_LAYERS)
+.PHONY: sweep sweep-prereqs
+ifdef SWEEP
+SWEEP_CONFIG ?= configs/sweeps/$(SWEEP).xml
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+include $(SWEEP_BUILD)/$(SWEEP).mk
+endif
+$(SWEEP_BUILD)/$(SWEEP).mk: $(SWEEP_CONFIG) $(CONFIGS) bin/sweep
+	@mkdir -p $(@D)
+	bin/sweep -M -C configs -o $@ $(SWEEP_CONFIG)
+$(SWEEP_PLOT_FILES) &: $(SWEEP_TABLE) tools/plot.sh
+	@mkdir -p $(SWEEP_PLOTS)
+	@sh tools/plot.sh sweep $(SWEEP_TABLE) $(SWEEP_PLOTS) $(SWEEP_HEAT_X) \
+	    $(SWEEP_HEAT_Y)
+	@echo "sweep $(SWEEP): plots $(SWEEP_PLOT_FILES)"
+# what every point needs, made before a job array starts
+sweep-prereqs: $(BINS) $(SWEEP_LAYER_SETS) $(SWEEP_NETS)
+ifeq ($(ENGINE),slurm)
+sweep: sweep-prereqs tools/sweep-slurm.sh
+	@SWEEP_BLOCK=$(SWEEP_BLOCK) sh tools/sweep-slurm.sh $(SWEEP_CONFIG) \
+	    $(SWEEP_RESULTS) $(SWEEP_BUILD) "$(MAKE)" $(SWEEP_VARS)
+	@$(MAKE) --no-print-directory $(SWEEP_VARS) ENGINE=local sweep
+else ifeq ($(ENGINE),local)
+sweep: $(SWEEP_TABLE) $(SWEEP_PLOT_FILES)
+else
+sweep:
+	@echo "make sweep: ENGINE=$(ENGINE): local or slurm" >&2; exit 2
+endif
+else
+sweep sweep-prereqs:
+	@echo "make $@ SWEEP=name: one of $(SWEEPS) (configs/sweeps/)" >&2; exit 2
+endif
 
 # ---- the paper's artifact (profiled costs, read from $(ARTIFACT)) --------
 # Graph directories are named <model>_mbs_...; each maps to our model config
@@ -324,5 +378,5 @@ check-san: $(SAN_BINS) $(SAN_UNITS)
 clean:
 	rm -rf bin build results/costs results/configs.csv results/models.csv \
 	    results/layers results/artifact $(RESULT_TABLES) plots/*.png \
-	    results/validate.csv \
+	    results/validate.csv results/sweeps plots/sweeps \
 	    plots/*.svg plots/artifact

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "csvio.h"
 #include "netmodel.h"
+#include "sweep.h"
 #include "util.h"
 #include "xmlio.h"
 
@@ -34,17 +35,6 @@ struct summary {
 	char cells[NUMFMT_LEN];
 };
 
-/* Wrap a referenced file's error into one that names the experiment. */
-static int
-ref_error(struct pl_err *err, const char *file, size_t line, const char *what,
-    const char *name)
-{
-	char inner[1400];
-
-	pl_err_str(err, inner, sizeof(inner));
-	return pl_errf(err, file, line, "%s '%s': %s", what, name, inner);
-}
-
 static int
 check_refs(const struct experiment_cfg *e, const char *file, const char *dir,
     struct pl_err *err)
@@ -57,20 +47,20 @@ check_refs(const struct experiment_cfg *e, const char *file, const char *dir,
 	snprintf(path, sizeof(path), "%s/accelerators/%s.xml", dir,
 	    e->accelerator);
 	if (accel_load(&a, path, err) < 0)
-		return ref_error(err, file, e->accelerator_line, "accelerator",
+		return pl_err_ref(err, file, e->accelerator_line, "accelerator",
 		    e->accelerator);
 	for (int i = 0; i < e->nmodels; i++) {
 		snprintf(path, sizeof(path), "%s/models/%s.xml", dir,
 		    e->model[i].name);
 		if (model_load(&m, path, err) < 0)
-			return ref_error(err, file, e->model[i].line, "model",
+			return pl_err_ref(err, file, e->model[i].line, "model",
 			    e->model[i].name);
 	}
 	for (int i = 0; i < e->nclusters; i++) {
 		snprintf(path, sizeof(path), "%s/networks/%s.xml", dir,
 		    e->cluster[i].network);
 		if (network_load(&n, path, err) < 0)
-			return ref_error(err, file, e->cluster[i].line,
+			return pl_err_ref(err, file, e->cluster[i].line,
 			    "network", e->cluster[i].network);
 		if (n.ndevices != e->cluster[i].devices)
 			return pl_errf(err, file, e->cluster[i].line, "cluster "
@@ -130,6 +120,17 @@ check_doc(xmlDocPtr doc, enum xmlio_kind kind, const char *file,
 			return -1;
 		snprintf(s->name, sizeof(s->name), "%s", n.name);
 		snprintf(s->devices, NUMFMT_LEN, "%ld", n.ndevices);
+		break;
+	}
+	case XMLIO_SWEEP: {
+		struct sweep_cfg sw;
+
+		if (sweep_from_doc(&sw, doc, file, err) < 0 ||
+		    (dir && sweep_check_refs(&sw, file, dir, err) < 0))
+			return -1;
+		snprintf(s->name, sizeof(s->name), "%s", sw.name);
+		snprintf(s->cells, NUMFMT_LEN, "%ld", sweep_net_points(&sw) *
+		    sw.ndevices * sw.nmodels);
 		break;
 	}
 	default: {

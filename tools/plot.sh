@@ -5,6 +5,12 @@
 #
 # FIGURE is fig5, fig6, fig7, table4, validate or placement; each writes
 # plots/FIGURE.png and plots/FIGURE.svg (placement: one pair per model).
+#
+#   sh tools/plot.sh sweep TABLE plots-dir X Y
+#
+# A sweep's table (make sweep): per model, NAME-MODEL (throughput heat maps,
+# X across, Y up, one panel a cluster size and value of the other
+# parameters) and NAME-MODEL-plans (the plan that wins in each cell).
 # awk turns the results CSV (no quoted fields in the columns read here)
 # into gnuplot data blocks; every method keeps one colour in every plot
 # (a published baseline of the artifact tables takes its counterpart's:
@@ -77,6 +83,86 @@ render() {
 	gnuplot "$tmp/$name.gp"
 	mv "$out/$name.png.tmp" "$out/$name.png"
 	mv "$out/$name.svg.tmp" "$out/$name.svg"
+}
+
+# A sweep's heat maps.  Per model: the panels (cluster size and the
+# parameters off the axes), in table order; per panel a grid of cells,
+# coloured by throughput relative to the best of the model's cluster size
+# (or by which plan won), labelled with the throughput and the plan.
+sweep_maps() {
+	table=$1 xname=$2 yname=$3
+	sweep=$(awk -F, 'NR == 2 { print $1; exit }' "$table")
+	# "tick" lines: each axis value's index; then a line a point: model,
+	# panel, x index, y index, relative throughput, plan colour, samples/s,
+	# plan
+	awk -F, -v OFS='\t' -v xn="$xname" -v yn="$yname" '
+	NR == 1 {
+		for (i = 1; i <= NF; i++) { col[$i] = i; head[i] = $i }
+		for (i = 3; i < col["network"]; i++)
+			if ($i != xn && $i != yn) other[++no] = i
+		next
+	}
+	{
+		panel = ""
+		for (k = 1; k <= no; k++)
+			panel = panel (k > 1 ? ", " : "") (other[k] == 3 ? \
+			    $3 " devices" : head[other[k]] " " $(other[k]))
+		xv = $(col[xn]); yv = $(col[yn])
+		if (!(xv in xi)) { xi[xv] = nx++; print "tick", "x", xi[xv], xv }
+		if (!(yv in yi)) { yi[yv] = ny++; print "tick", "y", yi[yv], yv }
+		plan = $(col["plan"])
+		if (!(($2, plan) in pid)) pid[$2, plan] = np[$2]++
+		print $2, panel, xi[xv], yi[yv], $(col["relative_throughput"]), \
+		    pid[$2, plan] % 8, sprintf("%.0f", $(col["throughput_samples_per_s"])), plan
+	}' "$table" > "$tmp/sweep.tsv"
+	xtics=$(awk -F'\t' '$1 == "tick" && $2 == "x" { printf "%s\"%s\" %s", n++ ? ", " : "", $4, $3 }' "$tmp/sweep.tsv")
+	ytics=$(awk -F'\t' '$1 == "tick" && $2 == "y" { printf "%s\"%s\" %s", n++ ? ", " : "", $4, $3 }' "$tmp/sweep.tsv")
+	for model in $(awk -F'\t' '$1 != "tick" && !seen[$1]++ { print $1 }' "$tmp/sweep.tsv"); do
+		awk -F'\t' -v m="$model" '$1 == m && !seen[$2]++ { print $2 }' \
+		    "$tmp/sweep.tsv" > "$tmp/panels"
+		n=$(wc -l < "$tmp/panels")
+		cols=$(( n < 2 ? n : 2 ))
+		rows=$(( (n + cols - 1) / cols ))
+		for kind in throughput plans; do
+			k=0
+			{
+				echo "set datafile separator '\t'"
+				echo "set xtics ($xtics)"
+				echo "set ytics ($ytics)"
+				echo "set xlabel '$xname'"
+				echo "set ylabel '$yname'"
+				echo "set tics scale 0"
+				echo "unset key"
+				if [ $kind = throughput ]; then
+					lo=$(awk -F'\t' -v m="$model" '$1 == m && (lo == "" || $5 < lo) { lo = $5 } END { printf "%.1f", int(lo * 10) / 10 }' "$tmp/sweep.tsv")
+					echo "set palette defined (0 '#fff5eb', 0.5 '#fdd0a2', 0.8 '#fd8d3c', 1 '#d94801')"
+					echo "set cbrange [$lo:1]"
+					echo "set cblabel 'throughput / best at this cluster size'"
+					echo "set multiplot layout $rows,$cols title '$sweep: $model, throughput (samples/s) and the plan' font ',13'"
+				else
+					echo "unset colorbox"
+					echo "set palette maxcolors 8"
+					echo "set palette defined (0 '#E69F00', 1 '#56B4E9', 2 '#009E73', 3 '#F0E442', 4 '#0072B2', 5 '#D55E00', 6 '#CC79A7', 7 '#999999')"
+					echo "set cbrange [-0.5:7.5]"
+					echo "set multiplot layout $rows,$cols title '$sweep: $model, the plan that wins (one colour a plan)' font ',13'"
+				fi
+				while IFS= read -r panel; do
+					k=$((k + 1))
+					awk -F'\t' -v OFS='\t' -v m="$model" -v p="$panel" \
+					    '$1 == m && $2 == p { print $3, $4, $5, $6, $7, $8 }' \
+					    "$tmp/sweep.tsv" > "$tmp/panel$k.dat"
+					echo "set title '$panel'"
+					if [ $kind = throughput ]; then
+						echo "plot '$tmp/panel$k.dat' using 1:2:3 with image, '' using 1:2:5 with labels offset 0,0.6 font ',9', '' using 1:2:6 with labels offset 0,-0.6 font ',7'"
+					else
+						echo "plot '$tmp/panel$k.dat' using 1:2:4 with image, '' using 1:2:6 with labels font ',7'"
+					fi
+				done < "$tmp/panels"
+			} > "$tmp/$model-$kind.body"
+			suffix=$([ $kind = plans ] && echo -plans || true)
+			render "$sweep-$model$suffix" "$((cols * 700)),$((rows * 520))" "$tmp/$model-$kind.body"
+		done
+	done
 }
 
 # Grouped bars: one panel per model (or per model and devices).
@@ -239,6 +325,9 @@ validate)	# predicted against measured step time, one point a run
 		echo "  '$tmp/validate.dat' using 1:4:3 with labels offset 1,0 left font 'Sans,8' notitle"
 	} > "$tmp/validate.body"
 	render validate "1000,800" "$tmp/validate.body"
+	;;
+sweep)	# $2: the sweep's table; $4, $5: the heat maps' axes
+	sweep_maps "$res" "$4" "$5"
 	;;
 placement)	# one model ($4), or every model of fig5
 	for m in ${4:-$(models_of "$res/fig5.csv")}; do

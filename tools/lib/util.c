@@ -56,6 +56,16 @@ pl_err_str(const struct pl_err *err, char *buf, size_t len)
 	return buf;
 }
 
+int
+pl_err_ref(struct pl_err *err, const char *file, size_t line,
+    const char *what, const char *name)
+{
+	char inner[1400];
+
+	pl_err_str(err, inner, sizeof(inner));
+	return pl_errf(err, file, line, "%s '%s': %s", what, name, inner);
+}
+
 static void vwarn(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));
 

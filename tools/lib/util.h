@@ -27,6 +27,11 @@ int pl_errf(struct pl_err *err, const char *file, size_t line,
 /* Format `err` as "file:line: msg" (the parts that exist) into buf. */
 const char *pl_err_str(const struct pl_err *err, char *buf, size_t len);
 
+/* Wrap the error of a file that `file:line` refers to by name:
+ * "file:line: what 'name': <the referenced file's error>".  Returns -1. */
+int pl_err_ref(struct pl_err *err, const char *file, size_t line,
+    const char *what, const char *name);
+
 /*
  * Tool-layer helpers.  die() prints "prog: msg" and exits 1; a message that
  * ends in ':' gets ": strerror(errno)" appended (sbase eprintf).  die_err()

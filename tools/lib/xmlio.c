@@ -12,10 +12,10 @@
 
 /* Generated from configs/schema/ *.rng by tools/embed-schemas.sh. */
 extern const char np_schema_model[], np_schema_accelerator[],
-    np_schema_network[], np_schema_experiment[];
+    np_schema_network[], np_schema_experiment[], np_schema_sweep[];
 
 static const char *const kind_names[XMLIO_NKINDS] = {
-	"model", "accelerator", "network", "experiment"
+	"model", "accelerator", "network", "experiment", "sweep"
 };
 
 const char *
@@ -32,6 +32,7 @@ schema_text(enum xmlio_kind kind)
 	case XMLIO_ACCELERATOR: return np_schema_accelerator;
 	case XMLIO_NETWORK: return np_schema_network;
 	case XMLIO_EXPERIMENT: return np_schema_experiment;
+	case XMLIO_SWEEP: return np_schema_sweep;
 	default: return NULL;
 	}
 }
@@ -219,7 +220,7 @@ xmlio_load(const char *path, enum xmlio_kind kind, enum xmlio_kind *found,
 		pl_errf(err, file, root ? (size_t)xmlGetLineNo(root) : 1,
 		    "root element '%s': expected <%s>", root ?
 		    (const char *)root->name : "", kind == XMLIO_ANY ?
-		    "model|accelerator|network|experiment" : kind_names[kind]);
+		    "model|accelerator|network|experiment|sweep" : kind_names[kind]);
 		xmlFreeDoc(doc);
 		return NULL;
 	}

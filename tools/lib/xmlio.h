@@ -26,10 +26,11 @@ enum xmlio_kind {
 	XMLIO_ACCELERATOR,
 	XMLIO_NETWORK,
 	XMLIO_EXPERIMENT,
+	XMLIO_SWEEP,
 	XMLIO_NKINDS
 };
 
-/* "model", "accelerator", "network", "experiment". */
+/* "model", "accelerator", "network", "experiment", "sweep". */
 const char *xmlio_kind_name(enum xmlio_kind kind);
 
 /* Parse `path` ("-": stdin) with no network and no entity expansion;

@@ -1,0 +1,15 @@
+#!/bin/sh
+# sweep-task.sh - one task of a sweep's Slurm job array
+# (tools/sweep-slurm.sh): make the points on line SLURM_ARRAY_TASK_ID of
+# the task file, one make at a time, in the checkout sbatch started in.
+#   sbatch --array=1-N tools/sweep-task.sh TASKS VAR=value...
+set -eu
+tasks=$1
+shift
+: "${SLURM_ARRAY_TASK_ID:?not started by sbatch --array}"
+targets=$(sed -n "${SLURM_ARRAY_TASK_ID}p" "$tasks")
+[ -n "$targets" ] || { echo "sweep-task: no line $SLURM_ARRAY_TASK_ID in $tasks" >&2; exit 1; }
+# the submitting make's job server is not ours
+unset MAKEFLAGS MFLAGS MAKELEVEL
+# shellcheck disable=SC2086
+exec make --no-print-directory "$@" $targets

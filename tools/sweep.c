@@ -1,0 +1,651 @@
+/*
+ * sweep - network co-design sweeps: a sweep config's points as Make
+ * targets (-M), one point's network (-n), a progress line for a planned
+ * point (-P), the targets of each point for a job array (-L), and the
+ * joined table with every best plan's sensitivity (-J).  Make and dpsolve
+ * do the work in between: see the Makefile's "make sweep".
+ */
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/tree.h>
+
+#include "config.h"
+#include "csvio.h"
+#include "sweep.h"
+#include "util.h"
+#include "xmlio.h"
+
+#define PATH_LEN 4096
+
+static void
+usage(FILE *fp, int status)
+{
+	fprintf(fp, "usage: sweep -M [-C configdir] [-o file] sweep.xml\n"
+	    "       sweep -n point -N devices [-C configdir] [-o file] "
+	    "sweep.xml\n"
+	    "       sweep -L -R resultdir -B builddir sweep.xml\n"
+	    "       sweep -J -R resultdir -B builddir [-o file] sweep.xml\n"
+	    "       sweep -P plan.xml [-i k/total]\n");
+	exit(status);
+}
+
+struct opts {
+	int mode;			/* 'M', 'n', 'L', 'J' or 'P' */
+	const char *dir, *out, *point, *progress, *results, *build, *plan;
+	long devices;
+	const char *file;		/* the sweep config */
+};
+
+/* ---- where a point's files are (-M writes them, -L and -J read them) -- */
+
+/* With -M the roots are the Make variables, so one fragment serves any. */
+static void
+net_path(char *buf, size_t len, const char *build, const struct sweep_cfg *s,
+    long devices, const char *stem)
+{
+	snprintf(buf, len, "%s/%s/net/n%ld/%s.xml", build, s->name, devices,
+	    stem);
+}
+
+static void
+plan_path(char *buf, size_t len, const char *results,
+    const struct sweep_cfg *s, const char *model, long devices,
+    const char *stem)
+{
+	snprintf(buf, len, "%s/%s/%s/n%ld/%s.xml", results, s->name, model,
+	    devices, stem);
+}
+
+/* The point's best plan priced on the network with vary v moved one
+ * value on (back, from the last value). */
+static void
+eval_path(char *buf, size_t len, const char *build, const struct sweep_cfg *s,
+    const char *model, long devices, const char *stem, int v)
+{
+	snprintf(buf, len, "%s/%s/eval/%s/n%ld/%s@%s.xml", build, s->name,
+	    model, devices, stem, s->vary[v].name);
+}
+
+/* The neighbour of idx along vary v, or 0 when v has one value. */
+static int
+neighbour(const struct sweep_cfg *s, const int *idx, int v, int *nb)
+{
+	memcpy(nb, idx, sizeof(int) * SWEEP_MAX_VARY);
+	if (s->vary[v].nvalues < 2)
+		return 0;
+	nb[v] = idx[v] + 1 < s->vary[v].nvalues ? idx[v] + 1 : idx[v] - 1;
+	return 1;
+}
+
+static void
+point_code(const struct sweep_cfg *s, const int *idx, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int v = 0; v < s->nvary && used < len; v++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%d",
+		    v ? "." : "", idx[v]);
+}
+
+/* ---- -M: the Make fragment ---------------------------------------------- */
+
+/* One point of one model: dpsolve's plan, then that plan priced on each
+ * neighbour's network. */
+static void
+point_rules(FILE *fp, const struct sweep_cfg *s, const char *file,
+    const char *model, long devices, const int *idx, long k, long total)
+{
+	char stem[1024], other[1024], plan[PATH_LEN], net[PATH_LEN], eval[PATH_LEN];
+	char layers[512], acc[300];
+	int nb[SWEEP_MAX_VARY];
+
+	sweep_point_stem(s, idx, stem, sizeof(stem));
+	plan_path(plan, sizeof(plan), "$(SWEEP_RESULTS)", s, model, devices,
+	    stem);
+	net_path(net, sizeof(net), "$(SWEEP_BUILD)", s, devices, stem);
+	snprintf(layers, sizeof(layers), "$(SWEEP_LAYERS)/%s/%s/b%ld/index.csv",
+	    s->accelerator, model, s->micro_batch);
+	snprintf(acc, sizeof(acc), "configs/accelerators/%s.xml",
+	    s->accelerator);
+	/* bin/sweep only prints the progress line: order-only */
+	fprintf(fp, "SWEEP_PLANS += %s\n%s: %s %s %s bin/dpsolve | bin/sweep\n"
+	    "\t@mkdir -p $(@D)\n"
+	    "\t@bin/dpsolve -a %s -n %s -N %ld -B %ld -m %s -o $@ %s\n"
+	    "\t@bin/sweep -P $@ -i %ld/%ld\n", plan, plan, net, layers, acc,
+	    acc, net, devices, s->global_batch, model, layers, k, total);
+	(void)file;
+	for (int v = 0; v < s->nvary; v++) {
+		if (!neighbour(s, idx, v, nb))
+			continue;
+		sweep_point_stem(s, nb, other, sizeof(other));
+		net_path(net, sizeof(net), "$(SWEEP_BUILD)", s, devices, other);
+		eval_path(eval, sizeof(eval), "$(SWEEP_BUILD)", s, model,
+		    devices, stem, v);
+		fprintf(fp, "SWEEP_EVALS += %s\n%s: %s %s %s %s bin/dpsolve\n"
+		    "\t@mkdir -p $(@D)\n"
+		    "\t@bin/dpsolve -E %s -a %s -n %s -N %ld -B %ld -o $@ %s\n",
+		    eval, eval, plan, net, layers, acc, plan, acc, net, devices,
+		    s->global_batch, layers);
+	}
+}
+
+static int
+make_fragment(const struct opts *o, const struct sweep_cfg *s,
+    struct pl_err *err)
+{
+	long npts = sweep_net_points(s), k = 0;
+	long total = npts * s->ndevices * s->nmodels;
+	int idx[SWEEP_MAX_VARY];
+	struct outfile out;
+	char stem[1024], net[PATH_LEN];
+
+	if (sweep_check_refs(s, o->file, o->dir, err) < 0)
+		return -1;
+	if (outfile_open(&out, o->out, err) < 0)
+		return -1;
+	fprintf(out.fp, "# written by sweep -M from %s: %ld points (%d models"
+	    " x %d cluster sizes x %ld networks)\n", o->file, total,
+	    s->nmodels, s->ndevices, npts);
+	fprintf(out.fp, "SWEEP_TABLE := $(SWEEP_RESULTS)/%s.csv\n"
+	    "SWEEP_HEAT_X := %s\nSWEEP_HEAT_Y := %s\n", s->name,
+	    s->heat_x < 0 ? "devices" : s->vary[s->heat_x].name,
+	    s->heat_y < 0 ? "devices" : s->vary[s->heat_y].name);
+	for (int m = 0; m < s->nmodels; m++) {
+		const char *model = s->model[m].name;
+		char set[512];
+
+		snprintf(set, sizeof(set), "$(SWEEP_LAYERS)/%s/%s/b%ld/index.csv",
+		    s->accelerator, model, s->micro_batch);
+		fprintf(out.fp, "SWEEP_LAYER_SETS += %s\n%s: "
+		    "configs/accelerators/%s.xml configs/models/%s.xml "
+		    "bin/graph-normalize\n\t@mkdir -p $(@D)\n"
+		    "\tbin/graph-normalize -D $(@D) -a configs/accelerators/%s.xml "
+		    "-c configs/models/%s.xml -V b=%ld -o $@\n", set, set,
+		    s->accelerator, model, s->accelerator, model, s->micro_batch);
+		fprintf(out.fp, "SWEEP_PLOT_FILES += $(SWEEP_PLOTS)/%s-%s.png "
+		    "$(SWEEP_PLOTS)/%s-%s.svg $(SWEEP_PLOTS)/%s-%s-plans.png "
+		    "$(SWEEP_PLOTS)/%s-%s-plans.svg\n", s->name, model, s->name,
+		    model, s->name, model, s->name, model);
+	}
+	for (int d = 0; d < s->ndevices; d++)
+		for (long p = 0; p < npts; p++) {
+			char code[128];
+
+			sweep_point_values(s, p, idx);
+			sweep_point_stem(s, idx, stem, sizeof(stem));
+			point_code(s, idx, code, sizeof(code));
+			net_path(net, sizeof(net), "$(SWEEP_BUILD)", s,
+			    s->devices[d], stem);
+			fprintf(out.fp, "SWEEP_NETS += %s\n%s: $(SWEEP_CONFIG) "
+			    "configs/networks/%s.xml bin/sweep\n"
+			    "\t@mkdir -p $(@D)\n"
+			    "\t@bin/sweep -n %s -N %ld -o $@ $(SWEEP_CONFIG)\n",
+			    net, net, s->network, code, s->devices[d]);
+		}
+	for (int m = 0; m < s->nmodels; m++)
+		for (int d = 0; d < s->ndevices; d++)
+			for (long p = 0; p < npts; p++) {
+				sweep_point_values(s, p, idx);
+				point_rules(out.fp, s, o->file, s->model[m].name,
+				    s->devices[d], idx, ++k, total);
+			}
+	fprintf(out.fp, "$(SWEEP_TABLE): $(SWEEP_PLANS) $(SWEEP_EVALS) "
+	    "bin/sweep\n\t@mkdir -p $(@D)\n"
+	    "\t@bin/sweep -J -R $(SWEEP_RESULTS) -B $(SWEEP_BUILD) -o $@ "
+	    "$(SWEEP_CONFIG)\n");
+	return outfile_commit(&out, err);
+}
+
+/* ---- -n: one point's network -------------------------------------------- */
+
+static int
+write_network(const struct opts *o, const struct sweep_cfg *s,
+    struct pl_err *err)
+{
+	char path[1024];
+	int idx[SWEEP_MAX_VARY];
+	struct network net;
+	struct outfile out;
+	xmlDocPtr doc;
+	int known = 0;
+
+	for (int d = 0; d < s->ndevices; d++)
+		known |= s->devices[d] == o->devices;
+	if (!known)
+		return pl_errf(err, o->file, 0, "-N %ld: not one of the sweep's "
+		    "cluster sizes", o->devices);
+	if (sweep_parse_point(s, o->point, idx, err) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/networks/%s.xml", o->dir, s->network);
+	if ((doc = xmlio_load(path, XMLIO_NETWORK, NULL, err)) == NULL)
+		return -1;
+	/* the base is a valid network, and so is what we make of it */
+	if (network_from_doc(&net, doc, path, err) < 0 ||
+	    sweep_apply(s, o->file, idx, o->devices, doc, path, err) < 0 ||
+	    network_from_doc(&net, doc, path, err) < 0 ||
+	    outfile_open(&out, o->out, err) < 0) {
+		xmlFreeDoc(doc);
+		return -1;
+	}
+	xmlDocDump(out.fp, doc);
+	xmlFreeDoc(doc);
+	return outfile_commit(&out, err);
+}
+
+/* ---- reading dpsolve's plans -------------------------------------------- */
+
+struct plan_row {
+	char model[128];
+	long t, p, d, e, c, sp, b, v, zero_stage, zero_degree;
+	int recompute, distopt;
+	double step_s, throughput, peak_bytes;
+};
+
+static long
+attr_l(xmlNodePtr n, const char *name)
+{
+	char *s = n ? xmlio_attr(n, name) : NULL;
+	long v = s ? strtol(s, NULL, 10) : 0;
+
+	free(s);
+	return v;
+}
+
+static double
+attr_d(xmlNodePtr n, const char *name)
+{
+	char *s = n ? xmlio_attr(n, name) : NULL;
+	double v = s ? strtod(s, NULL) : 0;
+
+	free(s);
+	return v;
+}
+
+/* dpsolve -o's plan (or -E's): the parallelism, step and peak memory. */
+static int
+read_plan(const char *path, struct plan_row *r, struct pl_err *err)
+{
+	xmlDocPtr doc = xmlio_read(path, err);
+	xmlNodePtr root, par, res;
+	char *s;
+
+	if (doc == NULL)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	root = xmlDocGetRootElement(doc);
+	par = root ? xmlio_child(root, "parallelism") : NULL;
+	res = root ? xmlio_child(root, "result") : NULL;
+	if (par == NULL || res == NULL || xmlStrcmp(root->name,
+	    BAD_CAST "plan") != 0) {
+		xmlFreeDoc(doc);
+		return pl_errf(err, path, root ? (size_t)xmlGetLineNo(root) : 1,
+		    "not a plan written by dpsolve (<plan> with <parallelism> "
+		    "and <result>)");
+	}
+	s = xmlio_attr(root, "model");
+	snprintf(r->model, sizeof(r->model), "%s", s ? s : "");
+	free(s);
+	r->b = attr_l(root, "micro_batch_samples");
+	r->t = attr_l(par, "t");
+	r->p = attr_l(par, "p");
+	r->d = attr_l(par, "d");
+	r->e = attr_l(par, "e");
+	r->c = attr_l(par, "c");
+	r->sp = attr_l(par, "sp");
+	r->v = attr_l(par, "virtual_stages");
+	r->zero_stage = attr_l(par, "zero_stage");
+	r->zero_degree = attr_l(par, "zero_degree");
+	r->recompute = (int)attr_l(par, "recompute");
+	r->distopt = (int)attr_l(par, "distributed_optimizer");
+	r->step_s = attr_d(res, "step_s");
+	r->throughput = attr_d(res, "throughput_samples_per_s");
+	for (xmlNodePtr n = root->children; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE &&
+		    xmlStrcmp(n->name, BAD_CAST "stage") == 0 &&
+		    attr_d(n, "memory_bytes") > r->peak_bytes)
+			r->peak_bytes = attr_d(n, "memory_bytes");
+	xmlFreeDoc(doc);
+	if (!(r->throughput > 0) || !(r->step_s > 0))
+		return pl_errf(err, path, 0, "element 'result': no positive "
+		    "step_s and throughput_samples_per_s");
+	return 0;
+}
+
+static const char *const recompute_word[] = { "none", "full", "selective" };
+
+static const char *
+recompute_name(int rc)
+{
+	return rc >= 0 && rc <= 2 ? recompute_word[rc] : "?";
+}
+
+/* "t8 sp p4 v2 d32 b1 rc-full dopt": what a reader scans for. */
+static void
+plan_label(const struct plan_row *r, char *buf, size_t len)
+{
+	size_t u = (size_t)snprintf(buf, len, "t%ld", r->t);
+
+#define ADD(...) do { if (u < len) u += (size_t)snprintf(buf + u, len - u, \
+	__VA_ARGS__); } while (0)
+	if (r->sp)
+		ADD(" sp");
+	if (r->e > 1)
+		ADD(" e%ld", r->e);
+	if (r->c > 1)
+		ADD(" c%ld", r->c);
+	ADD(" p%ld", r->p);
+	if (r->v > 1)
+		ADD(" v%ld", r->v);
+	ADD(" d%ld b%ld", r->d, r->b);
+	if (r->recompute)
+		ADD(" rc-%s", recompute_name(r->recompute));
+	if (r->distopt)
+		ADD(" dopt");
+	if (r->zero_stage)
+		ADD(" zero%ld/%ld", r->zero_stage, r->zero_degree);
+#undef ADD
+}
+
+/* ---- -P: one finished point --------------------------------------------- */
+
+static int
+progress(const struct opts *o, struct pl_err *err)
+{
+	struct plan_row r;
+	char label[256];
+	const char *point = o->plan + strlen(o->plan);
+
+	if (read_plan(o->plan, &r, err) < 0)
+		return -1;
+	plan_label(&r, label, sizeof(label));
+	/* MODEL/nN/STEM.xml: the point, without the folders above */
+	for (int slashes = 0; point > o->plan; point--)
+		if (point[-1] == '/' && ++slashes == 3)
+			break;
+	fprintf(stderr, "[%s] sweep %.*s: %.4g samples/s, %s\n",
+	    o->progress ? o->progress : "-", (int)(strlen(point) > 4 ?
+	    strlen(point) - 4 : strlen(point)), point, r.throughput, label);
+	return 0;
+}
+
+/* ---- -L: each point's targets, one line a point ------------------------- */
+
+static int
+list_points(const struct opts *o, const struct sweep_cfg *s)
+{
+	long npts = sweep_net_points(s);
+	int idx[SWEEP_MAX_VARY], nb[SWEEP_MAX_VARY];
+	char stem[1024], path[PATH_LEN];
+
+	for (int m = 0; m < s->nmodels; m++)
+		for (int d = 0; d < s->ndevices; d++)
+			for (long p = 0; p < npts; p++) {
+				sweep_point_values(s, p, idx);
+				sweep_point_stem(s, idx, stem, sizeof(stem));
+				plan_path(path, sizeof(path), o->results, s,
+				    s->model[m].name, s->devices[d], stem);
+				printf("%s", path);
+				for (int v = 0; v < s->nvary; v++) {
+					if (!neighbour(s, idx, v, nb))
+						continue;
+					eval_path(path, sizeof(path), o->build, s,
+					    s->model[m].name, s->devices[d],
+					    stem, v);
+					printf(" %s", path);
+				}
+				printf("\n");
+			}
+	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
+}
+
+/* ---- -J: the table --------------------------------------------------------- */
+
+struct point {
+	struct plan_row plan;
+	int idx[SWEEP_MAX_VARY];
+	char stem[1024];
+	double elasticity[SWEEP_MAX_VARY];	/* NAN: none */
+	double relative;
+};
+
+/* d ln(throughput) / d ln(value) of the point's plan along vary v,
+ * between the point and its neighbour (the plan held fixed). */
+static int
+elasticity(const struct opts *o, const struct sweep_cfg *s, const char *model,
+    long devices, struct point *pt, int v, struct pl_err *err)
+{
+	const struct sweep_vary *y = &s->vary[v];
+	int nb[SWEEP_MAX_VARY];
+	struct plan_row moved;
+	char path[PATH_LEN];
+	double x0, x1;
+
+	pt->elasticity[v] = NAN;
+	if (!neighbour(s, pt->idx, v, nb))
+		return 0;
+	eval_path(path, sizeof(path), o->build, s, model, devices, pt->stem, v);
+	if (read_plan(path, &moved, err) < 0)
+		return -1;
+	x0 = y->value[pt->idx[v]];
+	x1 = y->value[nb[v]];
+	if (x0 > 0 && x1 > 0)
+		pt->elasticity[v] = log(moved.throughput / pt->plan.throughput) /
+		    log(x1 / x0);
+	return 0;
+}
+
+static void
+write_header(FILE *fp, const struct sweep_cfg *s)
+{
+	static const char *const mid[] = {
+		"network", "plan", "t", "p", "d", "e", "c", "sp",
+		"micro_batch_samples", "virtual_stages", "recompute",
+		"distributed_optimizer", "zero_stage", "step_s",
+		"throughput_samples_per_s", "relative_throughput",
+		"peak_memory_bytes"
+	};
+
+	fprintf(fp, "sweep,model,devices");
+	for (int v = 0; v < s->nvary; v++)
+		fprintf(fp, ",%s", s->vary[v].name);
+	for (size_t i = 0; i < sizeof(mid) / sizeof(mid[0]); i++)
+		fprintf(fp, ",%s", mid[i]);
+	for (int v = 0; v < s->nvary; v++)
+		fprintf(fp, ",elasticity_%s", s->vary[v].name);
+	fprintf(fp, "\n");
+}
+
+static void
+write_row(FILE *fp, const struct sweep_cfg *s, const char *model,
+    long devices, const struct point *pt)
+{
+	const struct plan_row *r = &pt->plan;
+	char label[256];
+
+	plan_label(r, label, sizeof(label));
+	fprintf(fp, "%s,%s,%ld", s->name, model, devices);
+	for (int v = 0; v < s->nvary; v++)
+		fprintf(fp, ",%s", s->vary[v].text[pt->idx[v]]);
+	fprintf(fp, ",%s-n%ld-p%ld,%s,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%s,%d,%ld,"
+	    "%.6g,%.6g,%.4f,%.6g", s->name, devices, sweep_point_number(s,
+	    pt->idx), label, r->t, r->p, r->d, r->e, r->c, r->sp, r->b,
+	    r->v > 0 ? r->v : 1, recompute_name(r->recompute), r->distopt,
+	    r->zero_stage, r->step_s, r->throughput, pt->relative,
+	    r->peak_bytes);
+	for (int v = 0; v < s->nvary; v++)
+		if (isnan(pt->elasticity[v]))
+			fprintf(fp, ",");
+		else	/* no "-0.000" */
+			fprintf(fp, ",%.3f", fabs(pt->elasticity[v]) < 5e-4 ? 0 :
+			    pt->elasticity[v]);
+	fprintf(fp, "\n");
+}
+
+/* One line a model and cluster size on stderr: the range, the best point
+ * and the parameter the best plans are most sensitive to. */
+static void
+summarize(const struct sweep_cfg *s, const char *model, long devices,
+    const struct point *pts, long n)
+{
+	long best = 0, worst = 0;
+	double mean[SWEEP_MAX_VARY] = { 0 };
+	int top = -1;
+	char label[256];
+
+	for (long i = 1; i < n; i++) {
+		if (pts[i].plan.throughput > pts[best].plan.throughput)
+			best = i;
+		if (pts[i].plan.throughput < pts[worst].plan.throughput)
+			worst = i;
+	}
+	for (int v = 0; v < s->nvary; v++) {
+		long k = 0;
+
+		for (long i = 0; i < n; i++)
+			if (!isnan(pts[i].elasticity[v])) {
+				mean[v] += fabs(pts[i].elasticity[v]);
+				k++;
+			}
+		mean[v] = k ? mean[v] / (double)k : 0;
+		if (k && (top < 0 || mean[v] > mean[top]))
+			top = v;
+	}
+	plan_label(&pts[best].plan, label, sizeof(label));
+	fprintf(stderr, "sweep %s: %s on %ld devices: %.4g-%.4g samples/s "
+	    "(%.2fx); best %s (%s)", s->name, model, devices,
+	    pts[worst].plan.throughput, pts[best].plan.throughput,
+	    pts[best].plan.throughput / pts[worst].plan.throughput,
+	    pts[best].stem, label);
+	if (top >= 0)
+		fprintf(stderr, "; most sensitive to %s (mean |elasticity| "
+		    "%.2f)", s->vary[top].name, mean[top]);
+	fprintf(stderr, "\n");
+}
+
+static int
+join(const struct opts *o, const struct sweep_cfg *s, struct pl_err *err)
+{
+	long npts = sweep_net_points(s);
+	struct point *pts = xcalloc((size_t)npts, sizeof(*pts));
+	struct outfile out;
+
+	if (outfile_open(&out, o->out, err) < 0) {
+		free(pts);
+		return -1;
+	}
+	write_header(out.fp, s);
+	for (int m = 0; m < s->nmodels; m++)
+		for (int d = 0; d < s->ndevices; d++) {
+			const char *model = s->model[m].name;
+			long devices = s->devices[d];
+			double best = 0;
+
+			for (long p = 0; p < npts; p++) {
+				struct point *pt = &pts[p];
+				char path[PATH_LEN];
+
+				sweep_point_values(s, p, pt->idx);
+				sweep_point_stem(s, pt->idx, pt->stem,
+				    sizeof(pt->stem));
+				plan_path(path, sizeof(path), o->results, s, model,
+				    devices, pt->stem);
+				if (read_plan(path, &pt->plan, err) < 0)
+					goto fail;
+				for (int v = 0; v < s->nvary; v++)
+					if (elasticity(o, s, model, devices, pt, v,
+					    err) < 0)
+						goto fail;
+				if (pt->plan.throughput > best)
+					best = pt->plan.throughput;
+			}
+			for (long p = 0; p < npts; p++) {
+				pts[p].relative = pts[p].plan.throughput / best;
+				write_row(out.fp, s, model, devices, &pts[p]);
+			}
+			summarize(s, model, devices, pts, npts);
+		}
+	free(pts);
+	if (outfile_commit(&out, err) < 0)
+		return -1;
+	fprintf(stderr, "sweep %s: %ld points in %s\n", s->name,
+	    npts * s->ndevices * s->nmodels, o->out ? o->out : "stdout");
+	return 0;
+fail:
+	free(pts);
+	outfile_abort(&out);
+	return -1;
+}
+
+static void
+parse_args(int argc, char *argv[], struct opts *o)
+{
+	char why[128];
+	int ch;
+
+	memset(o, 0, sizeof(*o));
+	o->dir = "configs";
+	if (wants_help(argc, argv))
+		usage(stdout, 0);
+	opterr = 0;
+	while ((ch = getopt(argc, argv, ":B:C:JLMN:P:R:hi:n:o:")) != -1) {
+		switch (ch) {
+		case 'B': o->build = optarg; break;
+		case 'C': o->dir = optarg; break;
+		case 'J': case 'L': case 'M': o->mode = ch; break;
+		case 'N':
+			if (parse_long(optarg, 1, 1L << 30, &o->devices, why,
+			    sizeof(why)) < 0)
+				die("-N: %s", why);
+			break;
+		case 'P': o->mode = 'P'; o->plan = optarg; break;
+		case 'R': o->results = optarg; break;
+		case 'h': usage(stdout, 0); break;
+		case 'i': o->progress = optarg; break;
+		case 'n': o->mode = 'n'; o->point = optarg; break;
+		case 'o': o->out = optarg; break;
+		default: bad_option(ch); usage(stderr, 2);
+		}
+	}
+	if (o->mode == 'P') {
+		if (optind != argc)
+			usage(stderr, 2);
+		return;
+	}
+	if (o->mode == 0 || optind != argc - 1 ||
+	    (o->mode == 'n' && o->devices == 0) ||
+	    ((o->mode == 'J' || o->mode == 'L') && (!o->results || !o->build)))
+		usage(stderr, 2);
+	o->file = argv[optind];
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct sweep_cfg s;
+	struct pl_err err;
+	struct opts o;
+	int ret;
+
+	parse_args(argc, argv, &o);
+	if (o.mode == 'P') {
+		if (progress(&o, &err) < 0)
+			die_err(&err);
+		return 0;
+	}
+	if (sweep_load(&s, o.file, &err) < 0)
+		die_err(&err);
+	switch (o.mode) {
+	case 'M': ret = make_fragment(&o, &s, &err); break;
+	case 'n': ret = write_network(&o, &s, &err); break;
+	case 'L': ret = list_points(&o, &s); break;
+	default: ret = join(&o, &s, &err); break;
+	}
+	if (ret < 0 && o.mode == 'L')
+		die("stdout: write error");
+	if (ret < 0)
+		die_err(&err);
+	return 0;
+}
