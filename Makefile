@@ -361,10 +361,17 @@ fuzz-merge: $(FUZZ_BINS)
 	sh tools/fuzz.sh --merge $(FUZZERS)
 
 # ---- tests --------------------------------------------------------------
+# What only the tests use (Slurm and munge for the Slurm test), installed
+# as root; rechecked when the package set changes.
+build/check-deps.ok: tools/deps.sh $(wildcard /var/lib/dpkg/status)
+	@mkdir -p $(@D)
+	@sh tools/deps.sh --check
+	@touch $@
+
 check: check-rel check-san
 	@sh tests/summary.sh build/check-rel.tap build/check-san.tap
 
-check-rel: $(BINS) $(UNIT_BINS)
+check-rel: $(BINS) $(UNIT_BINS) build/check-deps.ok
 	@LC_ALL=C ARTIFACT=$(ARTIFACT) sh tests/run.sh bin build/rel/tests > build/check-rel.tap; \
 	    cat build/check-rel.tap
 

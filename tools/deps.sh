@@ -4,6 +4,11 @@
 # installed (without their Recommends: the project needs none of them) and
 # every check runs again; otherwise we stop with the one apt-get line to run.
 #   usage: tools/deps.sh [cc]
+#          tools/deps.sh --check
+#
+# --check: the packages only make check uses, for the Slurm test of make
+# sweep ENGINE=slurm (tests/sweep/020-slurm.sh): installed as root; for
+# anyone else a note with the apt-get line, and the test is skipped.
 #
 # Each package is looked for the way the build uses it: the compiler and
 # gnuplot as commands, libxml2 through pkg-config, libc, libcsv and GLPK
@@ -12,6 +17,27 @@
 # looked up in dpkg's own record instead: every package is checked, whatever
 # the machine has at the start.  Exit 0 only when every check passes.
 set -u
+if [ "${1:-}" = --check ]; then
+	missing=""
+	for c in munged:munge slurmctld:slurmctld slurmd:slurmd sbatch:slurm-client; do
+		command -v "${c%%:*}" >/dev/null 2>&1 || missing="$missing ${c#*:}"
+	done
+	[ -z "$missing" ] && exit 0
+	line="apt-get install -y --no-install-recommends$missing"
+	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+		echo "deps: the Slurm test of make check will be skipped; as root: $line" >&2
+		exit 0
+	fi
+	echo "deps: installing, for make check's Slurm test:$missing" >&2
+	# no daemon is started: the test runs its own
+	get() {
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		    --no-install-recommends $missing >&2
+	}
+	get || { apt-get update -q >&2 && get; } ||
+	    { echo "deps: '$line' failed" >&2; exit 1; }
+	exit 0
+fi
 CC=${1:-cc}
 PACKAGES="gcc libc6-dev make pkg-config libxml2-dev libcsv-dev libglpk-dev gnuplot-nox"
 

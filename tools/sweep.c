@@ -25,6 +25,7 @@ usage(FILE *fp, int status)
 	fprintf(fp, "usage: sweep -M [-C configdir] [-o file] sweep.xml\n"
 	    "       sweep -n point -N devices [-C configdir] [-o file] "
 	    "sweep.xml\n"
+	    "       sweep -D [-o file] sweep.xml\n"
 	    "       sweep -L -R resultdir -B builddir sweep.xml\n"
 	    "       sweep -J -R resultdir -B builddir [-o file] sweep.xml\n"
 	    "       sweep -P plan.xml [-i k/total]\n");
@@ -32,7 +33,7 @@ usage(FILE *fp, int status)
 }
 
 struct opts {
-	int mode;			/* 'M', 'n', 'L', 'J' or 'P' */
+	int mode;			/* 'M', 'n', 'D', 'L', 'J' or 'P' */
 	const char *dir, *out, *point, *progress, *results, *build, *plan;
 	long devices;
 	const char *file;		/* the sweep config */
@@ -58,14 +59,24 @@ plan_path(char *buf, size_t len, const char *results,
 	    devices, stem);
 }
 
-/* The point's best plan priced on the network with vary v moved one
- * value on (back, from the last value). */
+/* The point's best plan priced on the network with vary v moved to the
+ * value nb[v] (its file named after it: a changed neighbour is a new
+ * file, never a stale one). */
 static void
 eval_path(char *buf, size_t len, const char *build, const struct sweep_cfg *s,
-    const char *model, long devices, const char *stem, int v)
+    const char *model, long devices, const char *stem, int v, const int *nb)
 {
-	snprintf(buf, len, "%s/%s/eval/%s/n%ld/%s@%s.xml", build, s->name,
-	    model, devices, stem, s->vary[v].name);
+	snprintf(buf, len, "%s/%s/eval/%s/n%ld/%s@%s-%s.xml", build, s->name,
+	    model, devices, stem, s->vary[v].name, s->vary[v].text[nb[v]]);
+}
+
+/* The file every network and plan depends on: the sweep's definition
+ * (sweep_definition), named by its hash. */
+static void
+def_path(char *buf, size_t len, const char *build, const struct sweep_cfg *s)
+{
+	snprintf(buf, len, "%s/%s/def-%08lx.txt", build, s->name,
+	    sweep_definition_hash(s));
 }
 
 /* The neighbour of idx along vary v, or 0 when v has one value. */
@@ -99,7 +110,7 @@ point_rules(FILE *fp, const struct sweep_cfg *s, const char *file,
     const char *model, long devices, const int *idx, long k, long total)
 {
 	char stem[1024], other[1024], plan[PATH_LEN], net[PATH_LEN], eval[PATH_LEN];
-	char layers[512], acc[300];
+	char layers[512], acc[300], def[PATH_LEN];
 	int nb[SWEEP_MAX_VARY];
 
 	sweep_point_stem(s, idx, stem, sizeof(stem));
@@ -110,12 +121,14 @@ point_rules(FILE *fp, const struct sweep_cfg *s, const char *file,
 	    s->accelerator, model, s->micro_batch);
 	snprintf(acc, sizeof(acc), "configs/accelerators/%s.xml",
 	    s->accelerator);
+	def_path(def, sizeof(def), "$(SWEEP_BUILD)", s);
 	/* bin/sweep only prints the progress line: order-only */
-	fprintf(fp, "SWEEP_PLANS += %s\n%s: %s %s %s bin/dpsolve | bin/sweep\n"
+	fprintf(fp, "SWEEP_PLANS += %s\n%s: %s %s %s %s bin/dpsolve | "
+	    "bin/sweep\n"
 	    "\t@mkdir -p $(@D)\n"
 	    "\t@bin/dpsolve -a %s -n %s -N %ld -B %ld -m %s -o $@ %s\n"
 	    "\t@bin/sweep -P $@ -i %ld/%ld\n", plan, plan, net, layers, acc,
-	    acc, net, devices, s->global_batch, model, layers, k, total);
+	    def, acc, net, devices, s->global_batch, model, layers, k, total);
 	(void)file;
 	for (int v = 0; v < s->nvary; v++) {
 		if (!neighbour(s, idx, v, nb))
@@ -123,7 +136,7 @@ point_rules(FILE *fp, const struct sweep_cfg *s, const char *file,
 		sweep_point_stem(s, nb, other, sizeof(other));
 		net_path(net, sizeof(net), "$(SWEEP_BUILD)", s, devices, other);
 		eval_path(eval, sizeof(eval), "$(SWEEP_BUILD)", s, model,
-		    devices, stem, v);
+		    devices, stem, v, nb);
 		fprintf(fp, "SWEEP_EVALS += %s\n%s: %s %s %s %s bin/dpsolve\n"
 		    "\t@mkdir -p $(@D)\n"
 		    "\t@bin/dpsolve -E %s -a %s -n %s -N %ld -B %ld -o $@ %s\n",
@@ -140,7 +153,7 @@ make_fragment(const struct opts *o, const struct sweep_cfg *s,
 	long total = npts * s->ndevices * s->nmodels;
 	int idx[SWEEP_MAX_VARY];
 	struct outfile out;
-	char stem[1024], net[PATH_LEN];
+	char stem[1024], net[PATH_LEN], def[PATH_LEN];
 
 	if (sweep_check_refs(s, o->file, o->dir, err) < 0)
 		return -1;
@@ -149,6 +162,10 @@ make_fragment(const struct opts *o, const struct sweep_cfg *s,
 	fprintf(out.fp, "# written by sweep -M from %s: %ld points (%d models"
 	    " x %d cluster sizes x %ld networks)\n", o->file, total,
 	    s->nmodels, s->ndevices, npts);
+	def_path(def, sizeof(def), "$(SWEEP_BUILD)", s);
+	/* no prerequisites: its name is its content's hash */
+	fprintf(out.fp, "%s:\n\t@mkdir -p $(@D)\n"
+	    "\t@bin/sweep -D -o $@ $(SWEEP_CONFIG)\n", def);
 	fprintf(out.fp, "SWEEP_TABLE := $(SWEEP_RESULTS)/%s.csv\n"
 	    "SWEEP_HEAT_X := %s\nSWEEP_HEAT_Y := %s\n", s->name,
 	    s->heat_x < 0 ? "devices" : s->vary[s->heat_x].name,
@@ -179,11 +196,11 @@ make_fragment(const struct opts *o, const struct sweep_cfg *s,
 			point_code(s, idx, code, sizeof(code));
 			net_path(net, sizeof(net), "$(SWEEP_BUILD)", s,
 			    s->devices[d], stem);
-			fprintf(out.fp, "SWEEP_NETS += %s\n%s: $(SWEEP_CONFIG) "
+			fprintf(out.fp, "SWEEP_NETS += %s\n%s: %s "
 			    "configs/networks/%s.xml bin/sweep\n"
 			    "\t@mkdir -p $(@D)\n"
 			    "\t@bin/sweep -n %s -N %ld -o $@ $(SWEEP_CONFIG)\n",
-			    net, net, s->network, code, s->devices[d]);
+			    net, net, def, s->network, code, s->devices[d]);
 		}
 	for (int m = 0; m < s->nmodels; m++)
 		for (int d = 0; d < s->ndevices; d++)
@@ -193,7 +210,7 @@ make_fragment(const struct opts *o, const struct sweep_cfg *s,
 				    s->devices[d], idx, ++k, total);
 			}
 	fprintf(out.fp, "$(SWEEP_TABLE): $(SWEEP_PLANS) $(SWEEP_EVALS) "
-	    "bin/sweep\n\t@mkdir -p $(@D)\n"
+	    "$(SWEEP_CONFIG) bin/sweep\n\t@mkdir -p $(@D)\n"
 	    "\t@bin/sweep -J -R $(SWEEP_RESULTS) -B $(SWEEP_BUILD) -o $@ "
 	    "$(SWEEP_CONFIG)\n");
 	return outfile_commit(&out, err);
@@ -217,7 +234,7 @@ write_network(const struct opts *o, const struct sweep_cfg *s,
 	if (!known)
 		return pl_errf(err, o->file, 0, "-N %ld: not one of the sweep's "
 		    "cluster sizes", o->devices);
-	if (sweep_parse_point(s, o->point, idx, err) < 0)
+	if (sweep_parse_point(s, o->file, o->point, idx, err) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/networks/%s.xml", o->dir, s->network);
 	if ((doc = xmlio_load(path, XMLIO_NETWORK, NULL, err)) == NULL)
@@ -232,6 +249,22 @@ write_network(const struct opts *o, const struct sweep_cfg *s,
 	}
 	xmlDocDump(out.fp, doc);
 	xmlFreeDoc(doc);
+	return outfile_commit(&out, err);
+}
+
+/* ---- -D: what the points depend on ------------------------------------- */
+
+static int
+write_definition(const struct opts *o, const struct sweep_cfg *s,
+    struct pl_err *err)
+{
+	char text[4096];
+	struct outfile out;
+
+	sweep_definition(s, text, sizeof(text));
+	if (outfile_open(&out, o->out, err) < 0)
+		return -1;
+	fputs(text, out.fp);
 	return outfile_commit(&out, err);
 }
 
@@ -393,7 +426,7 @@ list_points(const struct opts *o, const struct sweep_cfg *s)
 						continue;
 					eval_path(path, sizeof(path), o->build, s,
 					    s->model[m].name, s->devices[d],
-					    stem, v);
+					    stem, v, nb);
 					printf(" %s", path);
 				}
 				printf("\n");
@@ -426,7 +459,8 @@ elasticity(const struct opts *o, const struct sweep_cfg *s, const char *model,
 	pt->elasticity[v] = NAN;
 	if (!neighbour(s, pt->idx, v, nb))
 		return 0;
-	eval_path(path, sizeof(path), o->build, s, model, devices, pt->stem, v);
+	eval_path(path, sizeof(path), o->build, s, model, devices, pt->stem, v,
+	    nb);
 	if (read_plan(path, &moved, err) < 0)
 		return -1;
 	x0 = y->value[pt->idx[v]];
@@ -463,15 +497,16 @@ write_row(FILE *fp, const struct sweep_cfg *s, const char *model,
     long devices, const struct point *pt)
 {
 	const struct plan_row *r = &pt->plan;
-	char label[256];
+	char label[256], net[400];
 
 	plan_label(r, label, sizeof(label));
+	sweep_network_name(s, pt->idx, devices, net, sizeof(net));
 	fprintf(fp, "%s,%s,%ld", s->name, model, devices);
 	for (int v = 0; v < s->nvary; v++)
 		fprintf(fp, ",%s", s->vary[v].text[pt->idx[v]]);
-	fprintf(fp, ",%s-n%ld-p%ld,%s,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%s,%d,%ld,"
-	    "%.6g,%.6g,%.4f,%.6g", s->name, devices, sweep_point_number(s,
-	    pt->idx), label, r->t, r->p, r->d, r->e, r->c, r->sp, r->b,
+	fprintf(fp, ",%s,%s,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%s,%d,%ld,"
+	    "%.6g,%.6g,%.4f,%.6g", net, label, r->t, r->p, r->d, r->e, r->c,
+	    r->sp, r->b,
 	    r->v > 0 ? r->v : 1, recompute_name(r->recompute), r->distopt,
 	    r->zero_stage, r->step_s, r->throughput, pt->relative,
 	    r->peak_bytes);
@@ -590,11 +625,11 @@ parse_args(int argc, char *argv[], struct opts *o)
 	if (wants_help(argc, argv))
 		usage(stdout, 0);
 	opterr = 0;
-	while ((ch = getopt(argc, argv, ":B:C:JLMN:P:R:hi:n:o:")) != -1) {
+	while ((ch = getopt(argc, argv, ":B:C:DJLMN:P:R:hi:n:o:")) != -1) {
 		switch (ch) {
 		case 'B': o->build = optarg; break;
 		case 'C': o->dir = optarg; break;
-		case 'J': case 'L': case 'M': o->mode = ch; break;
+		case 'D': case 'J': case 'L': case 'M': o->mode = ch; break;
 		case 'N':
 			if (parse_long(optarg, 1, 1L << 30, &o->devices, why,
 			    sizeof(why)) < 0)
@@ -641,6 +676,7 @@ main(int argc, char *argv[])
 	case 'M': ret = make_fragment(&o, &s, &err); break;
 	case 'n': ret = write_network(&o, &s, &err); break;
 	case 'L': ret = list_points(&o, &s); break;
+	case 'D': ret = write_definition(&o, &s, &err); break;
 	default: ret = join(&o, &s, &err); break;
 	}
 	if (ret < 0 && o.mode == 'L')

@@ -147,6 +147,12 @@ read_vary(struct sweep_vary *v, xmlNodePtr n, const char *path,
 	for (int i = 0; i < count; i++) {
 		double *x = &v->value[i];
 
+		/* the value goes into file and network names as written */
+		if (v->text[i][strspn(v->text[i], "0123456789.eE-")] != '\0')
+			return pl_errf(err, path, v->line, "vary '%s': value "
+			    "'%s': write it with digits, '.', 'e' and '-' only "
+			    "(it names files)", v->name, v->text[i]);
+
 		if (v->attribute == SWEEP_DEVICES) {
 			long d;
 
@@ -333,6 +339,39 @@ sweep_point_number(const struct sweep_cfg *s, const int *idx)
 }
 
 void
+sweep_definition(const struct sweep_cfg *s, char *buf, size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, "sweep %s\nnetwork %s\n"
+	    "accelerator %s\nglobal_batch_samples %ld\nmicro_batch_samples "
+	    "%ld\n", s->name, s->network, s->accelerator, s->global_batch,
+	    s->micro_batch);
+
+	for (int v = 0; v < s->nvary && used < len; v++) {
+		const struct sweep_vary *y = &s->vary[v];
+
+		used += (size_t)snprintf(buf + used, len - used, "vary %s %s",
+		    y->name, attribute_names[y->attribute]);
+		for (int i = 0; i < y->nlevels && used < len; i++)
+			used += (size_t)snprintf(buf + used, len - used, " %s",
+			    y->level[i]);
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, "\n");
+	}
+}
+
+unsigned long
+sweep_definition_hash(const struct sweep_cfg *s)
+{
+	char text[4096];
+	unsigned long h = 2166136261UL;	/* FNV-1a, 32 bits */
+
+	sweep_definition(s, text, sizeof(text));
+	for (const char *p = text; *p; p++)
+		h = ((h ^ (unsigned char)*p) * 16777619UL) & 0xffffffffUL;
+	return h;
+}
+
+void
 sweep_point_stem(const struct sweep_cfg *s, const int *idx, char *buf,
     size_t len)
 {
@@ -345,8 +384,8 @@ sweep_point_stem(const struct sweep_cfg *s, const int *idx, char *buf,
 }
 
 int
-sweep_parse_point(const struct sweep_cfg *s, const char *text, int *idx,
-    struct pl_err *err)
+sweep_parse_point(const struct sweep_cfg *s, const char *file,
+    const char *text, int *idx, struct pl_err *err)
 {
 	const char *p = text;
 
@@ -356,9 +395,9 @@ sweep_parse_point(const struct sweep_cfg *s, const char *text, int *idx,
 
 		if (end == p || i < 0 || i >= s->vary[v].nvalues ||
 		    *end != (v + 1 < s->nvary ? '.' : '\0'))
-			return pl_errf(err, NULL, 0, "point '%s': not %d value "
-			    "indices i.j.. of sweep '%s'", text, s->nvary,
-			    s->name);
+			return pl_errf(err, file, 0, "-n %s: not a point of "
+			    "sweep '%s' (%d value indices i.j..., each within "
+			    "its <vary>)", text, s->name, s->nvary);
 		idx[v] = (int)i;
 		p = end + 1;
 	}
@@ -374,17 +413,28 @@ set_number(xmlNodePtr node, const char *attr, long value)
 	xmlSetProp(node, BAD_CAST attr, BAD_CAST buf);
 }
 
+void
+sweep_network_name(const struct sweep_cfg *s, const int *idx, long devices,
+    char *buf, size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, "%s-n%ld", s->name, devices);
+
+	for (int v = 0; v < s->nvary && used < len; v++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+		    v ? "_" : "-", s->vary[v].text[idx[v]]);
+}
+
 /* The <source> that says how the point's network was made. */
 static void
-add_source(const struct sweep_cfg *s, const int *idx, long devices, long k,
+add_source(const struct sweep_cfg *s, const int *idx, long devices,
     const long *fanout, xmlNodePtr *level, int nl, xmlDocPtr doc)
 {
 	char text[2048];
 	size_t used;
 	xmlNodePtr src;
 
-	used = (size_t)snprintf(text, sizeof(text), "Point %ld of sweep '%s', "
-	    "%ld devices: the network '%s' with", k, s->name, devices,
+	used = (size_t)snprintf(text, sizeof(text), "A point of sweep '%s', "
+	    "%ld devices: the network '%s' with", s->name, devices,
 	    s->network);
 	for (int v = 0; v < s->nvary && used < sizeof(text); v++) {
 		const struct sweep_vary *y = &s->vary[v];
@@ -420,7 +470,7 @@ sweep_apply(const struct sweep_cfg *s, const char *sweep_path,
 	long fanout[NET_MAX_LEVELS];
 	double size[NET_MAX_LEVELS];	/* devices under one unit of a level */
 	long span = 1;
-	char name[160];
+	char name[400];
 	int nl = 0;
 
 	if (xmlio_child(r, "torus") != NULL)
@@ -494,11 +544,9 @@ sweep_apply(const struct sweep_cfg *s, const char *sweep_path,
 		span *= fanout[l];
 		set_number(level[l], "fanout", fanout[l]);
 	}
-	snprintf(name, sizeof(name), "%s-n%ld-p%ld", s->name, devices,
-	    sweep_point_number(s, idx));
+	sweep_network_name(s, idx, devices, name, sizeof(name));
 	xmlSetProp(r, BAD_CAST "name", BAD_CAST name);
-	add_source(s, idx, devices, sweep_point_number(s, idx), fanout, level,
-	    nl, base);
+	add_source(s, idx, devices, fanout, level, nl, base);
 	return 0;
 }
 

@@ -77,10 +77,23 @@ long sweep_point_number(const struct sweep_cfg *s, const int *idx);
  * written). */
 void sweep_point_stem(const struct sweep_cfg *s, const int *idx, char *buf,
     size_t len);
-/* Parse "i.j.k" (one index a vary) into idx; -1 with err when it is not a
- * point of the sweep. */
-int sweep_parse_point(const struct sweep_cfg *s, const char *text, int *idx,
-    struct pl_err *err);
+/* The point's network name: "SWEEP-nDEVICES-v1_v2_..." (values as
+ * written). */
+void sweep_network_name(const struct sweep_cfg *s, const int *idx,
+    long devices, char *buf, size_t len);
+/*
+ * What every point's network and plan depend on besides the point's own
+ * values: the sweep's name, base network, accelerator, batch and each
+ * vary's name, attribute and levels, as text; and its 32-bit FNV-1a hash,
+ * which names the file make sweep's targets depend on (a changed value
+ * list leaves it alone, so only new points are made).
+ */
+void sweep_definition(const struct sweep_cfg *s, char *buf, size_t len);
+unsigned long sweep_definition_hash(const struct sweep_cfg *s);
+/* Parse "i.j.k" (one index a vary) into idx; -1 with err (naming file)
+ * when it is not a point of the sweep. */
+int sweep_parse_point(const struct sweep_cfg *s, const char *file,
+    const char *text, int *idx, struct pl_err *err);
 
 /*
  * Write point idx, of `devices` devices, into the base network's document
