@@ -22,7 +22,7 @@
 static void
 usage(FILE *fp, int status)
 {
-	fprintf(fp, "usage: sweep -M [-C configdir] [-o file] sweep.xml\n"
+	fprintf(fp, "usage: sweep -M [-h] [-C configdir] [-o file] sweep.xml\n"
 	    "       sweep -n point -N devices [-C configdir] [-o file] "
 	    "sweep.xml\n"
 	    "       sweep -D [-o file] sweep.xml\n"
