@@ -68,6 +68,7 @@ seed() {	# name work-folder
 	edges)	files="tests/memmodel/edges*.csv" ;;
 	stages)	files="tests/memmodel/stages*.csv" ;;
 	plan)	files="tests/dpsolve/*.xml" ;;
+	sweep)	files="configs/sweeps/*.xml tests/sweep/*.xml tests/bad/sweep-*.xml" ;;
 	index)	printf 'file,t,e,c,sp,micro_batch_samples,width\na.csv,1,1,1,0,1,1\nb.csv,2,1,1,0,1,2\n' > "$2/seed-index"
 		files="results/layers/h100-80gb/llama2-7b/b1/index.csv" ;;
 	opgraph)

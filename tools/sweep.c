@@ -560,57 +560,59 @@ summarize(const struct sweep_cfg *s, const char *model, long devices,
 	fprintf(stderr, "\n");
 }
 
+/* Every plan and pricing is read before a byte is written: a missing
+ * one leaves no partial table, not even on standard output. */
 static int
 join(const struct opts *o, const struct sweep_cfg *s, struct pl_err *err)
 {
 	long npts = sweep_net_points(s);
-	struct point *pts = xcalloc((size_t)npts, sizeof(*pts));
+	long ngroups = (long)s->nmodels * s->ndevices;
+	struct point *pts = xcalloc((size_t)(npts * ngroups), sizeof(*pts));
 	struct outfile out;
 
-	if (outfile_open(&out, o->out, err) < 0) {
-		free(pts);
-		return -1;
-	}
-	write_header(out.fp, s);
-	for (int m = 0; m < s->nmodels; m++)
-		for (int d = 0; d < s->ndevices; d++) {
-			const char *model = s->model[m].name;
-			long devices = s->devices[d];
-			double best = 0;
+	for (long g = 0; g < ngroups; g++) {
+		const char *model = s->model[g / s->ndevices].name;
+		long devices = s->devices[g % s->ndevices];
+		struct point *group = pts + g * npts;
+		double best = 0;
 
-			for (long p = 0; p < npts; p++) {
-				struct point *pt = &pts[p];
-				char path[PATH_LEN];
+		for (long p = 0; p < npts; p++) {
+			struct point *pt = &group[p];
+			char path[PATH_LEN];
 
-				sweep_point_values(s, p, pt->idx);
-				sweep_point_stem(s, pt->idx, pt->stem,
-				    sizeof(pt->stem));
-				plan_path(path, sizeof(path), o->results, s, model,
-				    devices, pt->stem);
-				if (read_plan(path, &pt->plan, err) < 0)
+			sweep_point_values(s, p, pt->idx);
+			sweep_point_stem(s, pt->idx, pt->stem, sizeof(pt->stem));
+			plan_path(path, sizeof(path), o->results, s, model,
+			    devices, pt->stem);
+			if (read_plan(path, &pt->plan, err) < 0)
+				goto fail;
+			for (int v = 0; v < s->nvary; v++)
+				if (elasticity(o, s, model, devices, pt, v, err) < 0)
 					goto fail;
-				for (int v = 0; v < s->nvary; v++)
-					if (elasticity(o, s, model, devices, pt, v,
-					    err) < 0)
-						goto fail;
-				if (pt->plan.throughput > best)
-					best = pt->plan.throughput;
-			}
-			for (long p = 0; p < npts; p++) {
-				pts[p].relative = pts[p].plan.throughput / best;
-				write_row(out.fp, s, model, devices, &pts[p]);
-			}
-			summarize(s, model, devices, pts, npts);
+			if (pt->plan.throughput > best)
+				best = pt->plan.throughput;
 		}
-	free(pts);
+		for (long p = 0; p < npts; p++)
+			group[p].relative = group[p].plan.throughput / best;
+	}
+	if (outfile_open(&out, o->out, err) < 0)
+		goto fail;
+	write_header(out.fp, s);
+	for (long g = 0; g < ngroups; g++)
+		for (long p = 0; p < npts; p++)
+			write_row(out.fp, s, s->model[g / s->ndevices].name,
+			    s->devices[g % s->ndevices], &pts[g * npts + p]);
 	if (outfile_commit(&out, err) < 0)
-		return -1;
-	fprintf(stderr, "sweep %s: %ld points in %s\n", s->name,
-	    npts * s->ndevices * s->nmodels, o->out ? o->out : "stdout");
+		goto fail;
+	for (long g = 0; g < ngroups; g++)
+		summarize(s, s->model[g / s->ndevices].name,
+		    s->devices[g % s->ndevices], pts + g * npts, npts);
+	fprintf(stderr, "sweep %s: %ld points in %s\n", s->name, npts * ngroups,
+	    o->out ? o->out : "stdout");
+	free(pts);
 	return 0;
 fail:
 	free(pts);
-	outfile_abort(&out);
 	return -1;
 }
 
