@@ -130,7 +130,7 @@ check_doc(xmlDocPtr doc, enum xmlio_kind kind, const char *file,
 			return -1;
 		snprintf(s->name, sizeof(s->name), "%s", sw.name);
 		snprintf(s->cells, NUMFMT_LEN, "%ld", sweep_net_points(&sw) *
-		    sw.ndevices * sw.nmodels);
+		    sw.ndevices * sw.nmodels * sw.naccels);
 		break;
 	}
 	default: {

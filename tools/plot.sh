@@ -89,6 +89,8 @@ render() {
 # parameters off the axes), in table order; per panel a grid of cells,
 # coloured by throughput relative to the best of the model's cluster size
 # (or by which plan won), labelled with the throughput and the plan.
+# Relative throughput is against the best of the model, accelerator and
+# cluster size.
 sweep_maps() {
 	table=$1 xname=$2 yname=$3
 	sweep=$(awk -F, 'NR == 2 { print $1; exit }' "$table")
@@ -96,17 +98,23 @@ sweep_maps() {
 	# panel, x index, y index, relative throughput, plan colour, samples/s,
 	# plan
 	awk -F, -v OFS='\t' -v xn="$xname" -v yn="$yname" '
-	NR == 1 {
+	# first pass: which columns change (a single accelerator, say, is
+	# not a panel)
+	FNR == NR { if (FNR > 1) for (i = 3; i <= NF; i++) if (!seen[i, $i]++) nval[i]++
+		next }
+	FNR == 1 {
 		for (i = 1; i <= NF; i++) { col[$i] = i; head[i] = $i }
 		for (i = 3; i < col["network"]; i++)
-			if ($i != xn && $i != yn) other[++no] = i
+			if ($i != xn && $i != yn && nval[i] > 1) other[++no] = i
 		next
 	}
 	{
 		panel = ""
 		for (k = 1; k <= no; k++)
-			panel = panel (k > 1 ? ", " : "") (other[k] == 3 ? \
-			    $3 " devices" : head[other[k]] " " $(other[k]))
+			panel = panel (k > 1 ? ", " : "") (head[other[k]] == "devices" ? \
+			    $(other[k]) " devices" : head[other[k]] == "accelerator" ? \
+			    $(other[k]) : head[other[k]] " " $(other[k]))
+		if (panel == "") panel = $(col["accelerator"])
 		xv = $(col[xn]); yv = $(col[yn])
 		if (!(xv in xi)) { xi[xv] = nx++; print "tick", "x", xi[xv], xv }
 		if (!(yv in yi)) { yi[yv] = ny++; print "tick", "y", yi[yv], yv }
@@ -114,7 +122,7 @@ sweep_maps() {
 		if (!(($2, plan) in pid)) pid[$2, plan] = np[$2]++
 		print $2, panel, xi[xv], yi[yv], $(col["relative_throughput"]), \
 		    pid[$2, plan] % 8, sprintf("%.0f", $(col["throughput_samples_per_s"])), plan
-	}' "$table" > "$tmp/sweep.tsv"
+	}' "$table" "$table" > "$tmp/sweep.tsv"
 	xtics=$(awk -F'\t' '$1 == "tick" && $2 == "x" { printf "%s\"%s\" %s", n++ ? ", " : "", $4, $3 }' "$tmp/sweep.tsv")
 	ytics=$(awk -F'\t' '$1 == "tick" && $2 == "y" { printf "%s\"%s\" %s", n++ ? ", " : "", $4, $3 }' "$tmp/sweep.tsv")
 	for model in $(awk -F'\t' '$1 != "tick" && !seen[$1]++ { print $1 }' "$tmp/sweep.tsv"); do

@@ -50,13 +50,38 @@ net_path(char *buf, size_t len, const char *build, const struct sweep_cfg *s,
 	    stem);
 }
 
+/* A model, accelerator and cluster size: the network points of a group
+ * make one block of the table and one panel of its heat maps. */
+struct group {
+	const char *model, *accel;
+	long devices;
+};
+
+static long
+ngroups(const struct sweep_cfg *s)
+{
+	return (long)s->nmodels * s->naccels * s->ndevices;
+}
+
+/* Group g, in table order: models, then accelerators, then sizes. */
+static struct group
+group_of(const struct sweep_cfg *s, long g)
+{
+	struct group x;
+
+	x.devices = s->devices[g % s->ndevices];
+	g /= s->ndevices;
+	x.accel = s->accel[g % s->naccels].name;
+	x.model = s->model[g / s->naccels].name;
+	return x;
+}
+
 static void
 plan_path(char *buf, size_t len, const char *results,
-    const struct sweep_cfg *s, const char *model, long devices,
-    const char *stem)
+    const struct sweep_cfg *s, const struct group *g, const char *stem)
 {
-	snprintf(buf, len, "%s/%s/%s/n%ld/%s.xml", results, s->name, model,
-	    devices, stem);
+	snprintf(buf, len, "%s/%s/%s/%s/n%ld/%s.xml", results, s->name,
+	    g->model, g->accel, g->devices, stem);
 }
 
 /* The point's best plan priced on the network with vary v moved to the
@@ -64,10 +89,20 @@ plan_path(char *buf, size_t len, const char *results,
  * file, never a stale one). */
 static void
 eval_path(char *buf, size_t len, const char *build, const struct sweep_cfg *s,
-    const char *model, long devices, const char *stem, int v, const int *nb)
+    const struct group *g, const char *stem, int v, const int *nb)
 {
-	snprintf(buf, len, "%s/%s/eval/%s/n%ld/%s@%s-%s.xml", build, s->name,
-	    model, devices, stem, s->vary[v].name, s->vary[v].text[nb[v]]);
+	snprintf(buf, len, "%s/%s/eval/%s/%s/n%ld/%s@%s-%s.xml", build, s->name,
+	    g->model, g->accel, g->devices, stem, s->vary[v].name,
+	    s->vary[v].text[nb[v]]);
+}
+
+/* A group's layer graphs (their index). */
+static void
+layers_path(char *buf, size_t len, const struct sweep_cfg *s,
+    const char *accel, const char *model)
+{
+	snprintf(buf, len, "$(SWEEP_LAYERS)/%s/%s/b%ld/index.csv", accel, model,
+	    s->micro_batch);
 }
 
 /* The file every network and plan depends on: the sweep's definition
@@ -103,24 +138,21 @@ point_code(const struct sweep_cfg *s, const int *idx, char *buf, size_t len)
 
 /* ---- -M: the Make fragment ---------------------------------------------- */
 
-/* One point of one model: dpsolve's plan, then that plan priced on each
+/* One point of one group: dpsolve's plan, then that plan priced on each
  * neighbour's network. */
 static void
-point_rules(FILE *fp, const struct sweep_cfg *s, const char *file,
-    const char *model, long devices, const int *idx, long k, long total)
+point_rules(FILE *fp, const struct sweep_cfg *s, const struct group *g,
+    const int *idx, long k, long total)
 {
-	char stem[1024], other[1024], plan[PATH_LEN], net[PATH_LEN], eval[PATH_LEN];
-	char layers[512], acc[300], def[PATH_LEN];
+	char stem[1024], other[1024], plan[PATH_LEN], net[PATH_LEN];
+	char eval[PATH_LEN], layers[512], acc[300], def[PATH_LEN];
 	int nb[SWEEP_MAX_VARY];
 
 	sweep_point_stem(s, idx, stem, sizeof(stem));
-	plan_path(plan, sizeof(plan), "$(SWEEP_RESULTS)", s, model, devices,
-	    stem);
-	net_path(net, sizeof(net), "$(SWEEP_BUILD)", s, devices, stem);
-	snprintf(layers, sizeof(layers), "$(SWEEP_LAYERS)/%s/%s/b%ld/index.csv",
-	    s->accelerator, model, s->micro_batch);
-	snprintf(acc, sizeof(acc), "configs/accelerators/%s.xml",
-	    s->accelerator);
+	plan_path(plan, sizeof(plan), "$(SWEEP_RESULTS)", s, g, stem);
+	net_path(net, sizeof(net), "$(SWEEP_BUILD)", s, g->devices, stem);
+	layers_path(layers, sizeof(layers), s, g->accel, g->model);
+	snprintf(acc, sizeof(acc), "configs/accelerators/%s.xml", g->accel);
 	def_path(def, sizeof(def), "$(SWEEP_BUILD)", s);
 	/* bin/sweep only prints the progress line: order-only */
 	fprintf(fp, "SWEEP_PLANS += %s\n%s: %s %s %s %s bin/dpsolve | "
@@ -128,20 +160,21 @@ point_rules(FILE *fp, const struct sweep_cfg *s, const char *file,
 	    "\t@mkdir -p $(@D)\n"
 	    "\t@bin/dpsolve -a %s -n %s -N %ld -B %ld -m %s -o $@ %s\n"
 	    "\t@bin/sweep -P $@ -i %ld/%ld\n", plan, plan, net, layers, acc,
-	    def, acc, net, devices, s->global_batch, model, layers, k, total);
-	(void)file;
+	    def, acc, net, g->devices, s->global_batch, g->model, layers, k,
+	    total);
 	for (int v = 0; v < s->nvary; v++) {
 		if (!neighbour(s, idx, v, nb))
 			continue;
 		sweep_point_stem(s, nb, other, sizeof(other));
-		net_path(net, sizeof(net), "$(SWEEP_BUILD)", s, devices, other);
-		eval_path(eval, sizeof(eval), "$(SWEEP_BUILD)", s, model,
-		    devices, stem, v, nb);
+		net_path(net, sizeof(net), "$(SWEEP_BUILD)", s, g->devices,
+		    other);
+		eval_path(eval, sizeof(eval), "$(SWEEP_BUILD)", s, g, stem, v,
+		    nb);
 		fprintf(fp, "SWEEP_EVALS += %s\n%s: %s %s %s %s bin/dpsolve\n"
 		    "\t@mkdir -p $(@D)\n"
 		    "\t@bin/dpsolve -E %s -a %s -n %s -N %ld -B %ld -o $@ %s\n",
-		    eval, eval, plan, net, layers, acc, plan, acc, net, devices,
-		    s->global_batch, layers);
+		    eval, eval, plan, net, layers, acc, plan, acc, net,
+		    g->devices, s->global_batch, layers);
 	}
 }
 
@@ -150,7 +183,7 @@ make_fragment(const struct opts *o, const struct sweep_cfg *s,
     struct pl_err *err)
 {
 	long npts = sweep_net_points(s), k = 0;
-	long total = npts * s->ndevices * s->nmodels;
+	long total = npts * ngroups(s);
 	int idx[SWEEP_MAX_VARY];
 	struct outfile out;
 	char stem[1024], net[PATH_LEN], def[PATH_LEN];
@@ -160,8 +193,8 @@ make_fragment(const struct opts *o, const struct sweep_cfg *s,
 	if (outfile_open(&out, o->out, err) < 0)
 		return -1;
 	fprintf(out.fp, "# written by sweep -M from %s: %ld points (%d models"
-	    " x %d cluster sizes x %ld networks)\n", o->file, total,
-	    s->nmodels, s->ndevices, npts);
+	    " x %d accelerators x %d cluster sizes x %ld networks)\n", o->file,
+	    total, s->nmodels, s->naccels, s->ndevices, npts);
 	def_path(def, sizeof(def), "$(SWEEP_BUILD)", s);
 	/* no prerequisites: its name is its content's hash */
 	fprintf(out.fp, "%s:\n\t@mkdir -p $(@D)\n"
@@ -172,16 +205,20 @@ make_fragment(const struct opts *o, const struct sweep_cfg *s,
 	    s->heat_y < 0 ? "devices" : s->vary[s->heat_y].name);
 	for (int m = 0; m < s->nmodels; m++) {
 		const char *model = s->model[m].name;
-		char set[512];
 
-		snprintf(set, sizeof(set), "$(SWEEP_LAYERS)/%s/%s/b%ld/index.csv",
-		    s->accelerator, model, s->micro_batch);
-		fprintf(out.fp, "SWEEP_LAYER_SETS += %s\n%s: "
-		    "configs/accelerators/%s.xml configs/models/%s.xml "
-		    "bin/graph-normalize\n\t@mkdir -p $(@D)\n"
-		    "\tbin/graph-normalize -D $(@D) -a configs/accelerators/%s.xml "
-		    "-c configs/models/%s.xml -V b=%ld -o $@\n", set, set,
-		    s->accelerator, model, s->accelerator, model, s->micro_batch);
+		for (int a = 0; a < s->naccels; a++) {
+			const char *accel = s->accel[a].name;
+			char set[512];
+
+			layers_path(set, sizeof(set), s, accel, model);
+			fprintf(out.fp, "SWEEP_LAYER_SETS += %s\n%s: "
+			    "configs/accelerators/%s.xml configs/models/%s.xml "
+			    "bin/graph-normalize\n\t@mkdir -p $(@D)\n"
+			    "\tbin/graph-normalize -D $(@D) -a "
+			    "configs/accelerators/%s.xml -c configs/models/%s.xml "
+			    "-V b=%ld -o $@\n", set, set, accel, model, accel,
+			    model, s->micro_batch);
+		}
 		fprintf(out.fp, "SWEEP_PLOT_FILES += $(SWEEP_PLOTS)/%s-%s.png "
 		    "$(SWEEP_PLOTS)/%s-%s.svg $(SWEEP_PLOTS)/%s-%s-plans.png "
 		    "$(SWEEP_PLOTS)/%s-%s-plans.svg\n", s->name, model, s->name,
@@ -202,13 +239,14 @@ make_fragment(const struct opts *o, const struct sweep_cfg *s,
 			    "\t@bin/sweep -n %s -N %ld -o $@ $(SWEEP_CONFIG)\n",
 			    net, net, def, s->network, code, s->devices[d]);
 		}
-	for (int m = 0; m < s->nmodels; m++)
-		for (int d = 0; d < s->ndevices; d++)
-			for (long p = 0; p < npts; p++) {
-				sweep_point_values(s, p, idx);
-				point_rules(out.fp, s, o->file, s->model[m].name,
-				    s->devices[d], idx, ++k, total);
-			}
+	for (long g = 0; g < ngroups(s); g++) {
+		struct group x = group_of(s, g);
+
+		for (long p = 0; p < npts; p++) {
+			sweep_point_values(s, p, idx);
+			point_rules(out.fp, s, &x, idx, ++k, total);
+		}
+	}
 	fprintf(out.fp, "$(SWEEP_TABLE): $(SWEEP_PLANS) $(SWEEP_EVALS) "
 	    "$(SWEEP_CONFIG) bin/sweep\n\t@mkdir -p $(@D)\n"
 	    "\t@bin/sweep -J -R $(SWEEP_RESULTS) -B $(SWEEP_BUILD) -o $@ "
@@ -394,9 +432,9 @@ progress(const struct opts *o, struct pl_err *err)
 	if (read_plan(o->plan, &r, err) < 0)
 		return -1;
 	plan_label(&r, label, sizeof(label));
-	/* MODEL/nN/STEM.xml: the point, without the folders above */
+	/* MODEL/ACCEL/nN/STEM.xml: the point, without the folders above */
 	for (int slashes = 0; point > o->plan; point--)
-		if (point[-1] == '/' && ++slashes == 3)
+		if (point[-1] == '/' && ++slashes == 4)
 			break;
 	fprintf(stderr, "[%s] sweep %.*s: %.4g samples/s, %s\n",
 	    o->progress ? o->progress : "-", (int)(strlen(point) > 4 ?
@@ -413,24 +451,24 @@ list_points(const struct opts *o, const struct sweep_cfg *s)
 	int idx[SWEEP_MAX_VARY], nb[SWEEP_MAX_VARY];
 	char stem[1024], path[PATH_LEN];
 
-	for (int m = 0; m < s->nmodels; m++)
-		for (int d = 0; d < s->ndevices; d++)
-			for (long p = 0; p < npts; p++) {
-				sweep_point_values(s, p, idx);
-				sweep_point_stem(s, idx, stem, sizeof(stem));
-				plan_path(path, sizeof(path), o->results, s,
-				    s->model[m].name, s->devices[d], stem);
-				printf("%s", path);
-				for (int v = 0; v < s->nvary; v++) {
-					if (!neighbour(s, idx, v, nb))
-						continue;
-					eval_path(path, sizeof(path), o->build, s,
-					    s->model[m].name, s->devices[d],
-					    stem, v, nb);
-					printf(" %s", path);
-				}
-				printf("\n");
+	for (long g = 0; g < ngroups(s); g++) {
+		struct group x = group_of(s, g);
+
+		for (long p = 0; p < npts; p++) {
+			sweep_point_values(s, p, idx);
+			sweep_point_stem(s, idx, stem, sizeof(stem));
+			plan_path(path, sizeof(path), o->results, s, &x, stem);
+			printf("%s", path);
+			for (int v = 0; v < s->nvary; v++) {
+				if (!neighbour(s, idx, v, nb))
+					continue;
+				eval_path(path, sizeof(path), o->build, s, &x,
+				    stem, v, nb);
+				printf(" %s", path);
 			}
+			printf("\n");
+		}
+	}
 	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
 }
 
@@ -447,8 +485,8 @@ struct point {
 /* d ln(throughput) / d ln(value) of the point's plan along vary v,
  * between the point and its neighbour (the plan held fixed). */
 static int
-elasticity(const struct opts *o, const struct sweep_cfg *s, const char *model,
-    long devices, struct point *pt, int v, struct pl_err *err)
+elasticity(const struct opts *o, const struct sweep_cfg *s,
+    const struct group *g, struct point *pt, int v, struct pl_err *err)
 {
 	const struct sweep_vary *y = &s->vary[v];
 	int nb[SWEEP_MAX_VARY];
@@ -459,8 +497,7 @@ elasticity(const struct opts *o, const struct sweep_cfg *s, const char *model,
 	pt->elasticity[v] = NAN;
 	if (!neighbour(s, pt->idx, v, nb))
 		return 0;
-	eval_path(path, sizeof(path), o->build, s, model, devices, pt->stem, v,
-	    nb);
+	eval_path(path, sizeof(path), o->build, s, g, pt->stem, v, nb);
 	if (read_plan(path, &moved, err) < 0)
 		return -1;
 	x0 = y->value[pt->idx[v]];
@@ -482,7 +519,7 @@ write_header(FILE *fp, const struct sweep_cfg *s)
 		"peak_memory_bytes"
 	};
 
-	fprintf(fp, "sweep,model,devices");
+	fprintf(fp, "sweep,model,accelerator,devices");
 	for (int v = 0; v < s->nvary; v++)
 		fprintf(fp, ",%s", s->vary[v].name);
 	for (size_t i = 0; i < sizeof(mid) / sizeof(mid[0]); i++)
@@ -493,15 +530,15 @@ write_header(FILE *fp, const struct sweep_cfg *s)
 }
 
 static void
-write_row(FILE *fp, const struct sweep_cfg *s, const char *model,
-    long devices, const struct point *pt)
+write_row(FILE *fp, const struct sweep_cfg *s, const struct group *g,
+    const struct point *pt)
 {
 	const struct plan_row *r = &pt->plan;
 	char label[256], net[400];
 
 	plan_label(r, label, sizeof(label));
-	sweep_network_name(s, pt->idx, devices, net, sizeof(net));
-	fprintf(fp, "%s,%s,%ld", s->name, model, devices);
+	sweep_network_name(s, pt->idx, g->devices, net, sizeof(net));
+	fprintf(fp, "%s,%s,%s,%ld", s->name, g->model, g->accel, g->devices);
 	for (int v = 0; v < s->nvary; v++)
 		fprintf(fp, ",%s", s->vary[v].text[pt->idx[v]]);
 	fprintf(fp, ",%s,%s,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%s,%d,%ld,"
@@ -522,7 +559,7 @@ write_row(FILE *fp, const struct sweep_cfg *s, const char *model,
 /* One line a model and cluster size on stderr: the range, the best point
  * and the parameter the best plans are most sensitive to. */
 static void
-summarize(const struct sweep_cfg *s, const char *model, long devices,
+summarize(const struct sweep_cfg *s, const struct group *g,
     const struct point *pts, long n)
 {
 	long best = 0, worst = 0;
@@ -549,8 +586,8 @@ summarize(const struct sweep_cfg *s, const char *model, long devices,
 			top = v;
 	}
 	plan_label(&pts[best].plan, label, sizeof(label));
-	fprintf(stderr, "sweep %s: %s on %ld devices: %.4g-%.4g samples/s "
-	    "(%.2fx); best %s (%s)", s->name, model, devices,
+	fprintf(stderr, "sweep %s: %s on %ld %s: %.4g-%.4g samples/s "
+	    "(%.2fx); best %s (%s)", s->name, g->model, g->devices, g->accel,
 	    pts[worst].plan.throughput, pts[best].plan.throughput,
 	    pts[best].plan.throughput / pts[worst].plan.throughput,
 	    pts[best].stem, label);
@@ -565,14 +602,12 @@ summarize(const struct sweep_cfg *s, const char *model, long devices,
 static int
 join(const struct opts *o, const struct sweep_cfg *s, struct pl_err *err)
 {
-	long npts = sweep_net_points(s);
-	long ngroups = (long)s->nmodels * s->ndevices;
-	struct point *pts = xcalloc((size_t)(npts * ngroups), sizeof(*pts));
+	long npts = sweep_net_points(s), n = ngroups(s);
+	struct point *pts = xcalloc((size_t)(npts * n), sizeof(*pts));
 	struct outfile out;
 
-	for (long g = 0; g < ngroups; g++) {
-		const char *model = s->model[g / s->ndevices].name;
-		long devices = s->devices[g % s->ndevices];
+	for (long g = 0; g < n; g++) {
+		struct group x = group_of(s, g);
 		struct point *group = pts + g * npts;
 		double best = 0;
 
@@ -582,12 +617,12 @@ join(const struct opts *o, const struct sweep_cfg *s, struct pl_err *err)
 
 			sweep_point_values(s, p, pt->idx);
 			sweep_point_stem(s, pt->idx, pt->stem, sizeof(pt->stem));
-			plan_path(path, sizeof(path), o->results, s, model,
-			    devices, pt->stem);
+			plan_path(path, sizeof(path), o->results, s, &x,
+			    pt->stem);
 			if (read_plan(path, &pt->plan, err) < 0)
 				goto fail;
 			for (int v = 0; v < s->nvary; v++)
-				if (elasticity(o, s, model, devices, pt, v, err) < 0)
+				if (elasticity(o, s, &x, pt, v, err) < 0)
 					goto fail;
 			if (pt->plan.throughput > best)
 				best = pt->plan.throughput;
@@ -598,16 +633,20 @@ join(const struct opts *o, const struct sweep_cfg *s, struct pl_err *err)
 	if (outfile_open(&out, o->out, err) < 0)
 		goto fail;
 	write_header(out.fp, s);
-	for (long g = 0; g < ngroups; g++)
+	for (long g = 0; g < n; g++) {
+		struct group x = group_of(s, g);
+
 		for (long p = 0; p < npts; p++)
-			write_row(out.fp, s, s->model[g / s->ndevices].name,
-			    s->devices[g % s->ndevices], &pts[g * npts + p]);
+			write_row(out.fp, s, &x, &pts[g * npts + p]);
+	}
 	if (outfile_commit(&out, err) < 0)
 		goto fail;
-	for (long g = 0; g < ngroups; g++)
-		summarize(s, s->model[g / s->ndevices].name,
-		    s->devices[g % s->ndevices], pts + g * npts, npts);
-	fprintf(stderr, "sweep %s: %ld points in %s\n", s->name, npts * ngroups,
+	for (long g = 0; g < n; g++) {
+		struct group x = group_of(s, g);
+
+		summarize(s, &x, pts + g * npts, npts);
+	}
+	fprintf(stderr, "sweep %s: %ld points in %s\n", s->name, npts * n,
 	    o->out ? o->out : "stdout");
 	free(pts);
 	return 0;

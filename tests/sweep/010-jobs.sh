@@ -32,15 +32,17 @@ for f in tiny-llama2-7b.png tiny-llama2-7b-plans.svg; do
 done
 # nothing changed: nothing to do
 sweep_make "$tmp/j1" -q sweep || { echo "a second make sweep would remake something"; exit 1; }
-# a third oversubscription value: only the new points (and their
-# neighbours' pricing) are made, the old plans keep their files
+# a third oversubscription value: only the new points (and the pricings
+# whose neighbour changed) are made; an old plan keeps its file, untouched
 sed 's|>1 4</vary>|>1 4 8</vary>|' tests/sweep/tiny.xml > "$tmp/tiny3.xml"
-old=$tmp/j1/results/tiny/llama2-7b/n64/leaf_GBps-12.5+oversubscription-1.xml
-touch -d '2000-01-01' "$old"
-cp -p "$old" "$tmp/old.xml"
+old=$tmp/j1/results/tiny/llama2-7b/h100-80gb/n64/leaf_GBps-12.5+oversubscription-1.xml
+[ -f "$old" ] || { echo "no $old"; exit 1; }
+touch "$tmp/mark"
 sweep_make "$tmp/j1" SWEEP_CONFIG="$tmp/tiny3.xml" sweep > "$tmp/j3.log" 2>&1 ||
     { cat "$tmp/j3.log"; exit 1; }
-[ "$(grep -c '^\[[0-9]*/12\] sweep ' "$tmp/j3.log")" -eq 12 ] &&
-    { echo "every point was planned again"; exit 1; }
+# 2 sizes x 2 bandwidths x the new value: 4 plans made
+[ "$(grep -c '^\[[0-9]*/12\] sweep ' "$tmp/j3.log")" -eq 4 ] ||
+    { echo "not 4 points planned:"; cat "$tmp/j3.log"; exit 1; }
+[ -z "$(find "$old" -newer "$tmp/mark")" ] || { echo "an old plan was made again"; exit 1; }
 [ "$(tail -n +2 "$tmp/j1/results/tiny.csv" | wc -l)" -eq 12 ] || { echo "not 12 rows"; exit 1; }
 exit 0

@@ -217,6 +217,30 @@ read_heatmap(struct sweep_cfg *s, xmlNodePtr n, const char *path,
 	return ret;
 }
 
+/* A <model name="x"/> (by attribute) or <accelerator>x</accelerator> (by
+ * text), once each. */
+static int
+add_ref(struct sweep_ref *list, int *n, const char *what, xmlNodePtr node,
+    int by_attribute, const char *path, struct pl_err *err)
+{
+	char *name = by_attribute ? xmlio_attr(node, "name") : xmlio_text(node);
+
+	if (*n == SWEEP_MAX_VALUES) {
+		free(name);
+		return pl_errf(err, path, line_of(node), "more than %d %ss",
+		    SWEEP_MAX_VALUES, what);
+	}
+	snprintf(list[*n].name, sizeof(list[*n].name), "%s", name ? name : "");
+	free(name);
+	list[*n].line = line_of(node);
+	for (int i = 0; i < *n; i++)
+		if (strcmp(list[i].name, list[*n].name) == 0)
+			return pl_errf(err, path, list[*n].line, "%s '%s' listed "
+			    "twice", what, list[i].name);
+	(*n)++;
+	return 0;
+}
+
 int
 sweep_from_doc(struct sweep_cfg *s, xmlDocPtr doc, const char *path,
     struct pl_err *err)
@@ -232,8 +256,6 @@ sweep_from_doc(struct sweep_cfg *s, xmlDocPtr doc, const char *path,
 	snprintf(s->name, sizeof(s->name), "%s", name ? name : "");
 	free(name);
 	text_of(r, "network", s->network, sizeof(s->network), &s->network_line);
-	text_of(r, "accelerator", s->accelerator, sizeof(s->accelerator),
-	    &s->accelerator_line);
 	s->micro_batch = 1;
 	if (xmlio_child_long(path, r, "global_batch_samples", 1,
 	    &s->global_batch, err) < 0 ||
@@ -276,21 +298,13 @@ sweep_from_doc(struct sweep_cfg *s, xmlDocPtr doc, const char *path,
 			}
 			s->nvary++;
 		} else if (xmlStrcmp(n->name, BAD_CAST "model") == 0) {
-			if (s->nmodels == SWEEP_MAX_VALUES)
-				return pl_errf(err, path, line_of(n), "more than %d "
-				    "models", SWEEP_MAX_VALUES);
-			name = xmlio_attr(n, "name");
-			snprintf(s->model[s->nmodels].name, 128, "%s",
-			    name ? name : "");
-			free(name);
-			s->model[s->nmodels].line = line_of(n);
-			for (int m = 0; m < s->nmodels; m++)
-				if (strcmp(s->model[m].name,
-				    s->model[s->nmodels].name) == 0)
-					return pl_errf(err, path, line_of(n),
-					    "model '%s' listed twice",
-					    s->model[m].name);
-			s->nmodels++;
+			if (add_ref(s->model, &s->nmodels, "model", n, 1, path,
+			    err) < 0)
+				return -1;
+		} else if (xmlStrcmp(n->name, BAD_CAST "accelerator") == 0) {
+			if (add_ref(s->accel, &s->naccels, "accelerator", n, 0,
+			    path, err) < 0)
+				return -1;
 		}
 	}
 	return read_heatmap(s, xmlio_child(r, "heatmap"), path, err);
@@ -342,9 +356,8 @@ void
 sweep_definition(const struct sweep_cfg *s, char *buf, size_t len)
 {
 	size_t used = (size_t)snprintf(buf, len, "sweep %s\nnetwork %s\n"
-	    "accelerator %s\nglobal_batch_samples %ld\nmicro_batch_samples "
-	    "%ld\n", s->name, s->network, s->accelerator, s->global_batch,
-	    s->micro_batch);
+	    "global_batch_samples %ld\nmicro_batch_samples %ld\n", s->name,
+	    s->network, s->global_batch, s->micro_batch);
 
 	for (int v = 0; v < s->nvary && used < len; v++) {
 		const struct sweep_vary *y = &s->vary[v];
@@ -565,11 +578,13 @@ sweep_check_refs(const struct sweep_cfg *s, const char *file, const char *dir,
 	xmlDocPtr doc;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/accelerators/%s.xml", dir,
-	    s->accelerator);
-	if (accel_load(&a, path, err) < 0)
-		return pl_err_ref(err, file, s->accelerator_line, "accelerator",
-		    s->accelerator);
+	for (int i = 0; i < s->naccels; i++) {
+		snprintf(path, sizeof(path), "%s/accelerators/%s.xml", dir,
+		    s->accel[i].name);
+		if (accel_load(&a, path, err) < 0)
+			return pl_err_ref(err, file, s->accel[i].line,
+			    "accelerator", s->accel[i].name);
+	}
 	for (int i = 0; i < s->nmodels; i++) {
 		snprintf(path, sizeof(path), "%s/models/%s.xml", dir,
 		    s->model[i].name);

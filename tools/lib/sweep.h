@@ -8,7 +8,8 @@
  * written in (sweep_apply): the models share it.
  *
  * Points are numbered in mixed radix, the first <vary> slowest, so the
- * table's rows come in the order a reader expects.
+ * table's rows come in the order a reader expects: per model, accelerator
+ * and cluster size (a group), every network point.
  */
 #ifndef NP_SWEEP_H
 #define NP_SWEEP_H
@@ -36,20 +37,23 @@ struct sweep_vary {
 	size_t line;
 };
 
+/* A config the sweep names, and the line that names it. */
+struct sweep_ref {
+	char name[128];
+	size_t line;
+};
+
 struct sweep_cfg {
 	char name[128];
-	char network[128], accelerator[128];
-	size_t network_line, accelerator_line;
+	char network[128];
+	size_t network_line;
 	long global_batch, micro_batch;
 	int ndevices;
 	long devices[SWEEP_MAX_VALUES];
 	int nvary;
 	struct sweep_vary vary[SWEEP_MAX_VARY];
-	int nmodels;
-	struct {
-		char name[128];
-		size_t line;
-	} model[SWEEP_MAX_VALUES];
+	int nmodels, naccels;
+	struct sweep_ref model[SWEEP_MAX_VALUES], accel[SWEEP_MAX_VALUES];
 	/* heat-map axes: a vary index, or SWEEP_AXIS_DEVICES */
 	int heat_x, heat_y;
 };
@@ -62,7 +66,7 @@ int sweep_load(struct sweep_cfg *s, const char *path, struct pl_err *err);
 int sweep_from_doc(struct sweep_cfg *s, xmlDocPtr doc, const char *path,
     struct pl_err *err);
 
-/* Check the configs the sweep names in configdir (accelerator, models,
+/* Check the configs the sweep names in configdir (accelerators, models,
  * base network) and that the base network has every level a <vary>
  * names; errors name the sweep's line. */
 int sweep_check_refs(const struct sweep_cfg *s, const char *file,
@@ -83,8 +87,9 @@ void sweep_network_name(const struct sweep_cfg *s, const int *idx,
     long devices, char *buf, size_t len);
 /*
  * What every point's network and plan depend on besides the point's own
- * values: the sweep's name, base network, accelerator, batch and each
- * vary's name, attribute and levels, as text; and its 32-bit FNV-1a hash,
+ * values: the sweep's name, base network, batch and each vary's name,
+ * attribute and levels, as text (a point's model, accelerator and cluster
+ * size are in its file names); and its 32-bit FNV-1a hash,
  * which names the file make sweep's targets depend on (a changed value
  * list leaves it alone, so only new points are made).
  */
