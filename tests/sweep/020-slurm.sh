@@ -39,11 +39,12 @@ munged -f --socket="$s/munge.sock" --key-file="$s/munge.key" \
     --log-file="$s/munged.log" --pid-file="$s/munged.pid" \
     --seed-file="$s/munged.seed" || { echo "munged did not start"; exit 1; }
 
-# ports of our own, from the process id (two runs at once differ)
+# ports of our own, from the process id (two runs at once differ);
+# addresses given, so that nothing depends on name resolution
 port=$((20000 + ($$ % 20000) * 2))
 cat > "$s/slurm.conf" <<CONF
 ClusterName=nestplan-test
-SlurmctldHost=localhost
+SlurmctldHost=localhost(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=$port
@@ -68,7 +69,7 @@ SelectTypeParameters=CR_Core
 ReturnToService=2
 MpiDefault=none
 SwitchType=switch/none
-NodeName=localhost NodeHostname=$(hostname) CPUs=$(nproc) State=UNKNOWN
+NodeName=localhost NodeAddr=127.0.0.1 NodeHostname=$(hostname) CPUs=$(nproc) State=UNKNOWN
 PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$s/slurm.conf
