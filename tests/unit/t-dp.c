@@ -480,6 +480,45 @@ alpha_floor(void)
 	    "random groups");
 }
 
+/* The bandwidth floor the search prunes with is below every real group
+ * whose members are at least the floor's stride apart. */
+static void
+beta_floor(void)
+{
+	int below = 0, total = 2000;
+
+	for (int it = 0; it < total; it++) {
+		struct network net;
+		struct net_shape sh;
+		long devs[256], n = 0, stride = 1L << pick(0, 3);
+		double *f, beta;
+
+		memset(&net, 0, sizeof net);
+		net.nlevels = 3;
+		level(&net, 0, pick(1, 8), 1e11 * (0.5 + uniform()), 0);
+		level(&net, 1, pick(1, 6), 1e10 * (0.5 + uniform()), 0);
+		level(&net, 2, pick(2, 6), 1e9 * (0.5 + uniform()), 0);
+		net.level[2].oversubscription = 1 + 3 * uniform();
+		net.level[1].algo = uniform() < 0.5 ? NET_RING :
+		    NET_HALVING_DOUBLING;
+		network_finish(&net, "net", NULL);
+		/* members at least `stride` apart, some gaps longer */
+		for (long dv = pick(0, 3); dv < net.ndevices && n < 256;
+		    dv += stride + (uniform() < 0.3 ? pick(1, 9) : 0))
+			devs[n++] = dv;
+		f = net_allreduce_beta_floor(&net, net.ndevices, stride);
+		net_shape_of(&net, devs, (size_t)n, &sh, NULL);
+		beta = net_collective(&net, NET_ALL_REDUCE, &sh).beta_s_per_byte;
+		below += beta >= f[n] * (1 - 1e-12);
+		if (beta < f[n] * (1 - 1e-12))
+			printf("#   stride %ld, %ld members: beta %g < floor %g\n",
+			    stride, n, beta, f[n]);
+		free(f);
+	}
+	EQ_INT(below, total, "the all-reduce bandwidth floor is below 2000 "
+	    "random groups");
+}
+
 /*
  * Megatron's run modes by hand, on one level of 1e9 B/s and no latency:
  * an embedding and a head (10 + 20 ms) around four layers (100 + 200 ms,
@@ -569,6 +608,7 @@ int
 main(void)
 {
 	alpha_floor();
+	beta_floor();
 	hand_example();
 	network_awareness();
 	zero_when_needed();

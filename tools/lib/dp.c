@@ -56,6 +56,10 @@ struct search {
 	size_t nhead;
 	long states;
 	double *alpha_floor;	/* [n]: least all-reduce latency over n */
+	/* [n]: least all-reduce time a byte over n devices t apart, one
+	 * array a tensor width t of the variants */
+	struct { long t; double *floor; } beta[8];
+	int nbeta;
 	struct plan_shape_cache shapes;
 	struct plan_mode *modes;	/* the run modes searched */
 	size_t nmodes;
@@ -297,6 +301,11 @@ list_modes(const struct search *s, struct plan_mode *out)
  */
 struct stream {
 	double total, maxrow, sync_floor_frac, param_floor_frac;
+	/* the bytes the whole chain's gradient reduction and parameter
+	 * gather move (at all-reduce cost: halved for a reduce-scatter or
+	 * gather), a device of one replica; 0 with ZeRO */
+	double grad_bytes, param_bytes;
+	const double *beta_floor;	/* the variant's t */
 	double fwd, bwd_rerun;		/* the whole chain's, a micro-batch */
 	double p2p_cut, p2p_chunk;	/* least send of a cut, of a chunk */
 	long dmax, layers;
@@ -323,6 +332,24 @@ p2p_floors(const struct network *net, const struct plan_variant *v,
 		least = fmin(least, v->cut[i]);
 	*cut = v->g->n > 1 ? net_time(net_p2p(net, l), least) : 0;
 	*chunk = net_time(net_p2p(net, l), v->chunk_bytes);
+}
+
+/* The beta floor of tensor width t, made on first use (NULL when the
+ * variants have more widths than kept: no bound from it then). */
+static const double *
+beta_floor_of(struct search *s, long t)
+{
+	int n = (int)(sizeof s->beta / sizeof s->beta[0]);
+
+	for (int i = 0; i < s->nbeta; i++)
+		if (s->beta[i].t == t)
+			return s->beta[i].floor;
+	if (s->nbeta == n)
+		return NULL;
+	s->beta[s->nbeta].t = t;
+	s->beta[s->nbeta].floor = net_allreduce_beta_floor(s->env->net,
+	    s->env->devices, t);
+	return s->beta[s->nbeta++].floor;
 }
 
 static size_t
@@ -368,6 +395,16 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 				x->param_floor_frac = md->distopt &&
 				    !s->zero_on ? 0.5 : 0;
 			}
+			if (!s->zero_on) {
+				double gb = s->env->grad_bytes_per_param > 0 ?
+				    s->env->grad_bytes_per_param : 2;
+
+				x->grad_bytes = v->pf_dense[rows] * gb / 2 *
+				    (md->distopt ? 0.5 : 1);
+				x->param_bytes = md->distopt ?
+				    v->pf_dense[rows] / 2 : 0;
+			}
+			x->beta_floor = beta_floor_of(s, v->t);
 			x->p2p_cut = p2p_cut;
 			x->p2p_chunk = p2p_chunk;
 			x->fwd = v->pf_fwd[rows];
@@ -418,6 +455,28 @@ sync_floor(const struct stream *x, const struct plan_mode *md, double alpha)
 	if (md->overlap_param)
 		param = fmax(0, param - x->fwd);
 	return grad + param;
+}
+
+/*
+ * The exposed sync of the slowest stage is at least the mean of the K
+ * stages' (ZeRO-free cells): their reductions move the whole chain's
+ * dense gradients between them, at beta (the least cost a byte over the
+ * group) or more, and with overlap hide at most the whole chain's
+ * backward (the gather: forward) pass of a micro-batch.  The mean of the
+ * parts left exposed is at least the part the means leave.
+ */
+static double
+sync_mean_floor(const struct stream *x, const struct plan_mode *md,
+    double beta, double K)
+{
+	double grad = beta * x->grad_bytes;
+	double param = beta * x->param_bytes;
+
+	if (md->overlap_grad)
+		grad -= x->bwd_rerun;
+	if (md->overlap_param)
+		param -= x->fwd;
+	return (fmax(0, grad) + fmax(0, param)) / K;
 }
 
 static int
@@ -475,8 +534,10 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			out->lb = plan_step(it->m, (int)it->K, md->v,
 			    fmax(mean, x->maxrow), 0);
 		}
-		out->lb += it->lbs;
-		out->lb_sync = it->lbs;
+		out->lb_sync = x->beta_floor ? fmax(it->lbs, sync_mean_floor(x,
+		    md, x->beta_floor[it->d * v->c * v->e], (double)it->K)) :
+		    it->lbs;
+		out->lb += out->lb_sync;
 		out->variant = x->variant;
 		out->mode = x->mode;
 		out->d = it->d;
@@ -661,6 +722,8 @@ out:
 	free(s.head);
 	free(s.pool);
 	free(s.alpha_floor);
+	for (int i = 0; i < s.nbeta; i++)
+		free(s.beta[i].floor);
 	free(s.modes);
 	plan_shape_cache_release(&s.shapes);
 	return rc;

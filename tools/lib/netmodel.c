@@ -277,6 +277,55 @@ net_allreduce_alpha_floor(const struct network *net, long nmax)
 	return f;
 }
 
+double *
+net_allreduce_beta_floor(const struct network *net, long nmax, long stride)
+{
+	double *h = xmalloc((size_t)(nmax + 1) * sizeof *h);
+	double *g = xmalloc((size_t)(nmax + 1) * sizeof *g);
+
+	/* h[P]: the least cost a byte of the levels so far, their rings
+	 * multiplying to P (nmax: at least nmax) */
+	for (long n = 0; n <= nmax; n++)
+		h[n] = n == 1 ? 0 : INFINITY;
+	for (int l = 0; l < net->nlevels; l++) {
+		double beta = net_p2p(net, l).beta_s_per_byte;
+		/* members in one block of the level below, at most, and in
+		 * one of this level: a ring meets no more */
+		long cap = l > 0 ? (net->span[l - 1] + stride - 1) / stride : 1;
+		long kmax = (net->span[l] + stride - 1) / stride;
+
+		if (kmax > net->level[l].fanout)
+			kmax = net->level[l].fanout;
+
+		memcpy(g, h, (size_t)(nmax + 1) * sizeof *g);
+		for (long P = 1; P <= nmax; P++) {
+			/* a chunk is the bytes over the smallest subgroup
+			 * below: at most P members, at most cap */
+			double div = (double)(P < nmax && P < cap ? P : cap);
+
+			if (isinf(h[P]))
+				continue;
+			for (long k = 2; k <= kmax; k++) {
+				long Q = P > nmax / k ? nmax : P * k;
+				double c = h[P] + 2 * (double)(k - 1) /
+				    (double)k * beta / div;
+
+				if (c < g[Q])
+					g[Q] = c;
+				if (Q == nmax)
+					break;	/* larger k only costs more */
+			}
+		}
+		memcpy(h, g, (size_t)(nmax + 1) * sizeof *h);
+	}
+	/* a group of n: rings multiplying to n or more */
+	for (long n = nmax - 1; n >= 0; n--)
+		if (h[n + 1] < h[n])
+			h[n] = h[n + 1];
+	free(g);
+	return h;
+}
+
 double
 net_time(struct net_cost c, double bytes)
 {

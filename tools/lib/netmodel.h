@@ -142,6 +142,19 @@ struct net_cost net_collective(const struct network *net, enum net_coll c,
  */
 double *net_allreduce_alpha_floor(const struct network *net, long nmax);
 
+/*
+ * floor[n], n = 0..nmax: the least cost per byte an all-reduce over any n
+ * devices at least `stride` apart (a data-parallel group of tensor width
+ * t: t apart or more) can have.  Its rings k_l (at most the fanout,
+ * prod k_l >= n) pay 2 (k_l - 1) / k_l beta_l a byte of the chunk level l
+ * moves, the bytes over the smallest subgroup below, which has at most
+ * prod_{j<l} k_j members and at most ceil(span_{l-1} / stride), and a
+ * level-l ring meets at most ceil(span_l / stride) members; the minimum
+ * over such rings bounds every shape from below (malloc'ed).
+ */
+double *net_allreduce_beta_floor(const struct network *net, long nmax,
+    long stride);
+
 /* alpha + beta * bytes; no transfer (bytes == 0) costs nothing. */
 double net_time(struct net_cost c, double bytes);
 
