@@ -472,7 +472,7 @@ list_points(const struct opts *o, const struct sweep_cfg *s)
 	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
 }
 
-/* ---- -J: the table --------------------------------------------------------- */
+/* ---- -J: the table ------------------------------------------------------ */
 
 struct point {
 	struct plan_row plan;

@@ -72,6 +72,15 @@ SwitchType=switch/none
 NodeName=localhost NodeAddr=127.0.0.1 NodeHostname=$(hostname) CPUs=$(nproc) State=UNKNOWN
 PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
+# No cgroups for jobs (proctrack/linuxproc, task/none); slurmd still
+# initializes a cgroup plugin, and autodetection fails where
+# /sys/fs/cgroup is not mounted (a chroot): name v1 and a mount point of
+# our own, which nothing then uses
+mkdir -p "$s/cgroup"
+cat > "$s/cgroup.conf" <<CONF
+CgroupPlugin=cgroup/v1
+CgroupMountpoint=$s/cgroup
+CONF
 export SLURM_CONF=$s/slurm.conf
 slurmctld -i || { echo "slurmctld did not start"; exit 1; }
 slurmd -N localhost || { echo "slurmd did not start"; tail -n 5 "$s/slurmd.log"; exit 1; }
