@@ -218,10 +218,23 @@ SWEEP_VARS = SWEEP=$(SWEEP) SWEEP_CONFIG=$(SWEEP_CONFIG) \
 .PHONY: sweep sweep-prereqs
 ifdef SWEEP
 SWEEP_CONFIG ?= configs/sweeps/$(SWEEP).xml
+# the fragment is named after the config's path: another config (an
+# older file, say) gets its own
+SWEEP_FRAGMENT = $(SWEEP_BUILD)/$(subst /,-,$(abspath $(SWEEP_CONFIG))).mk
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-include $(SWEEP_BUILD)/$(SWEEP).mk
+include $(SWEEP_FRAGMENT)
+# The definition every point depends on, written as make starts (whichever
+# config is in use, whatever its time) and only when it changed, so that
+# its time says when the points' networks last changed.  On the first
+# run bin/sweep is made with the fragment, and make starts again.
+ifneq ($(wildcard bin/sweep),)
+ifneq ($(SWEEP_DEFINITION),)
+$(shell mkdir -p $(dir $(SWEEP_DEFINITION)) && \
+    bin/sweep -D -o $(SWEEP_DEFINITION) $(SWEEP_CONFIG))
 endif
-$(SWEEP_BUILD)/$(SWEEP).mk: $(SWEEP_CONFIG) $(CONFIGS) bin/sweep
+endif
+endif
+$(SWEEP_FRAGMENT): $(SWEEP_CONFIG) $(CONFIGS) bin/sweep
 	@mkdir -p $(@D)
 	bin/sweep -M -C configs -o $@ $(SWEEP_CONFIG)
 $(SWEEP_PLOT_FILES) &: $(SWEEP_TABLE) tools/plot.sh
@@ -230,11 +243,13 @@ $(SWEEP_PLOT_FILES) &: $(SWEEP_TABLE) tools/plot.sh
 	    $(SWEEP_HEAT_Y)
 	@echo "sweep $(SWEEP): plots $(SWEEP_PLOT_FILES)"
 # what every point needs, made before a job array starts
-sweep-prereqs: $(BINS) $(SWEEP_LAYER_SETS) $(SWEEP_NETS)
+sweep-prereqs: $(BINS) $(SWEEP_DEFINITION) $(SWEEP_LAYER_SETS) $(SWEEP_NETS)
 ifeq ($(ENGINE),slurm)
 sweep: sweep-prereqs tools/sweep-slurm.sh
 	@SWEEP_BLOCK=$(SWEEP_BLOCK) sh tools/sweep-slurm.sh $(SWEEP_CONFIG) \
-	    $(SWEEP_RESULTS) $(SWEEP_BUILD) "$(MAKE)" $(SWEEP_VARS)
+	    $(SWEEP_NAME) $(SWEEP_RESULTS) $(SWEEP_BUILD) "$(MAKE)" \
+	    "-o build/deps.ok -o build/experiments.mk -o $(SWEEP_FRAGMENT) \
+	    -o $(SWEEP_DEFINITION) $(addprefix -o ,$(BINS))" $(SWEEP_VARS)
 	@$(MAKE) --no-print-directory $(SWEEP_VARS) ENGINE=local sweep
 else ifeq ($(ENGINE),local)
 sweep: $(SWEEP_TABLE) $(SWEEP_PLOT_FILES)

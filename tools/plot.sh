@@ -142,7 +142,7 @@ sweep_maps() {
 				echo "set tics scale 0"
 				echo "unset key"
 				if [ $kind = throughput ]; then
-					lo=$(awk -F'\t' -v m="$model" '$1 == m && (lo == "" || $5 < lo) { lo = $5 } END { printf "%.1f", int(lo * 10) / 10 }' "$tmp/sweep.tsv")
+					lo=$(awk -F'\t' -v m="$model" '$1 == m && (lo == "" || $5 < lo) { lo = $5 } END { lo = int(lo * 10) / 10; printf "%.1f", lo < 1 ? lo : 0 }' "$tmp/sweep.tsv")
 					echo "set palette defined (0 '#fff5eb', 0.5 '#fdd0a2', 0.8 '#fd8d3c', 1 '#d94801')"
 					echo "set cbrange [$lo:1]"
 					echo "set cblabel 'throughput / best at this cluster size'"

@@ -106,12 +106,11 @@ layers_path(char *buf, size_t len, const struct sweep_cfg *s,
 }
 
 /* The file every network and plan depends on: the sweep's definition
- * (sweep_definition), named by its hash. */
+ * (sweep_definition), rewritten only when it changes (-D). */
 static void
 def_path(char *buf, size_t len, const char *build, const struct sweep_cfg *s)
 {
-	snprintf(buf, len, "%s/%s/def-%08lx.txt", build, s->name,
-	    sweep_definition_hash(s));
+	snprintf(buf, len, "%s/%s/definition.txt", build, s->name);
 }
 
 /* The neighbour of idx along vary v, or 0 when v has one value. */
@@ -196,9 +195,13 @@ make_fragment(const struct opts *o, const struct sweep_cfg *s,
 	    " x %d accelerators x %d cluster sizes x %ld networks)\n", o->file,
 	    total, s->nmodels, s->naccels, s->ndevices, npts);
 	def_path(def, sizeof(def), "$(SWEEP_BUILD)", s);
-	/* no prerequisites: its name is its content's hash */
-	fprintf(out.fp, "%s:\n\t@mkdir -p $(@D)\n"
-	    "\t@bin/sweep -D -o $@ $(SWEEP_CONFIG)\n", def);
+	/* the Makefile writes it again as it reads this fragment (the
+	 * config in use may be another file, older or newer); its time
+	 * moves only when the definition does: a new value makes only the
+	 * new points */
+	fprintf(out.fp, "SWEEP_NAME := %s\nSWEEP_DEFINITION := %s\n"
+	    "%s: | bin/sweep\n\t@mkdir -p $(@D)\n"
+	    "\t@bin/sweep -D -o $@ $(SWEEP_CONFIG)\n", s->name, def, def);
 	fprintf(out.fp, "SWEEP_TABLE := $(SWEEP_RESULTS)/%s.csv\n"
 	    "SWEEP_HEAT_X := %s\nSWEEP_HEAT_Y := %s\n", s->name,
 	    s->heat_x < 0 ? "devices" : s->vary[s->heat_x].name,
@@ -296,10 +299,20 @@ static int
 write_definition(const struct opts *o, const struct sweep_cfg *s,
     struct pl_err *err)
 {
-	char text[4096];
+	char text[4096], *old = NULL;
 	struct outfile out;
+	struct pl_err ignored;
+	size_t len;
+	int same;
 
 	sweep_definition(s, text, sizeof(text));
+	/* the same definition: the file and its time stay */
+	same = o->out && access(o->out, F_OK) == 0 &&
+	    read_file(o->out, &old, &len, &ignored) == 0 &&
+	    len == strlen(text) && memcmp(old, text, len) == 0;
+	free(old);
+	if (same)
+		return 0;
 	if (outfile_open(&out, o->out, err) < 0)
 		return -1;
 	fputs(text, out.fp);
@@ -341,6 +354,7 @@ read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 {
 	xmlDocPtr doc = xmlio_read(path, err);
 	xmlNodePtr root, par, res;
+	size_t res_line;
 	char *s;
 
 	if (doc == NULL)
@@ -373,6 +387,7 @@ read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 	r->distopt = (int)attr_l(par, "distributed_optimizer");
 	r->step_s = attr_d(res, "step_s");
 	r->throughput = attr_d(res, "throughput_samples_per_s");
+	res_line = (size_t)xmlGetLineNo(res);
 	for (xmlNodePtr n = root->children; n; n = n->next)
 		if (n->type == XML_ELEMENT_NODE &&
 		    xmlStrcmp(n->name, BAD_CAST "stage") == 0 &&
@@ -380,8 +395,8 @@ read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 			r->peak_bytes = attr_d(n, "memory_bytes");
 	xmlFreeDoc(doc);
 	if (!(r->throughput > 0) || !(r->step_s > 0))
-		return pl_errf(err, path, 0, "element 'result': no positive "
-		    "step_s and throughput_samples_per_s");
+		return pl_errf(err, path, res_line, "element 'result': no "
+		    "positive step_s and throughput_samples_per_s");
 	return 0;
 }
 

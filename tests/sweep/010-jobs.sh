@@ -30,8 +30,11 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 for f in tiny-llama2-7b.png tiny-llama2-7b-plans.svg; do
 	[ -s "$tmp/j1/plots/$f" ] || { echo "no plot $f"; exit 1; }
 done
-# nothing changed: nothing to do
-sweep_make "$tmp/j1" -q sweep || { echo "a second make sweep would remake something"; exit 1; }
+# nothing changed: nothing is made again
+touch "$tmp/mark0"
+sweep_make "$tmp/j1" sweep > "$tmp/again.log" 2>&1 || { cat "$tmp/again.log"; exit 1; }
+made=$(find "$tmp/j1/results" "$tmp/j1/build" "$tmp/j1/plots" -type f -newer "$tmp/mark0")
+[ -z "$made" ] || { echo "a second make sweep made again: $made"; exit 1; }
 # a third oversubscription value: only the new points (and the pricings
 # whose neighbour changed) are made; an old plan keeps its file, untouched
 sed 's|>1 4</vary>|>1 4 8</vary>|' tests/sweep/tiny.xml > "$tmp/tiny3.xml"
@@ -45,4 +48,14 @@ sweep_make "$tmp/j1" SWEEP_CONFIG="$tmp/tiny3.xml" sweep > "$tmp/j3.log" 2>&1 ||
     { echo "not 4 points planned:"; cat "$tmp/j3.log"; exit 1; }
 [ -z "$(find "$old" -newer "$tmp/mark")" ] || { echo "an old plan was made again"; exit 1; }
 [ "$(tail -n +2 "$tmp/j1/results/tiny.csv" | wc -l)" -eq 12 ] || { echo "not 12 rows"; exit 1; }
+# a vary's levels changed, then changed back: every point is planned
+# again each time (the definition file is rewritten; the old plans were
+# made for the other network)
+sed 's|levels="leaf" attribute|levels="leaf spine" attribute|' "$tmp/tiny3.xml" > "$tmp/both.xml"
+for config in "$tmp/both.xml" "$tmp/tiny3.xml"; do
+	sweep_make "$tmp/j1" SWEEP_CONFIG="$config" sweep > "$tmp/j4.log" 2>&1 ||
+	    { cat "$tmp/j4.log"; exit 1; }
+	[ "$(grep -c '^\[[0-9]*/12\] sweep ' "$tmp/j4.log")" -eq 12 ] ||
+	    { echo "$config: not every point planned again:"; cat "$tmp/j4.log"; exit 1; }
+done
 exit 0

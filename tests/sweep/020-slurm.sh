@@ -39,9 +39,10 @@ munged -f --socket="$s/munge.sock" --key-file="$s/munge.key" \
     --log-file="$s/munged.log" --pid-file="$s/munged.pid" \
     --seed-file="$s/munged.seed" || { echo "munged did not start"; exit 1; }
 
-# ports of our own, from the process id (two runs at once differ);
+# ports of our own, from the process id (two runs at once differ), below
+# Linux's ephemeral range (32768-60999);
 # addresses given, so that nothing depends on name resolution
-port=$((20000 + ($$ % 20000) * 2))
+port=$((12000 + ($$ % 10000) * 2))
 cat > "$s/slurm.conf" <<CONF
 ClusterName=nestplan-test
 SlurmctldHost=localhost(127.0.0.1)

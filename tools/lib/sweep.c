@@ -14,10 +14,14 @@ static const char *const attribute_names[] = {
 	"bandwidth_GBps", "latency_s", "oversubscription", "devices", NULL
 };
 
-/* The sweep table's own columns: a <vary> may not take one's name. */
+/* The sweep table's own columns (tools/sweep.c writes them): a <vary>
+ * may not take one's name, nor start with "elasticity_". */
 static const char *const reserved_names[] = {
-	"sweep", "model", "devices", "network", "plan", "step_s",
-	"throughput_samples_per_s", "relative_throughput", NULL
+	"sweep", "model", "accelerator", "devices", "network", "plan", "t",
+	"p", "d", "e", "c", "sp", "micro_batch_samples", "virtual_stages",
+	"recompute", "distributed_optimizer", "zero_stage", "step_s",
+	"throughput_samples_per_s", "relative_throughput",
+	"peak_memory_bytes", NULL
 };
 
 const char *
@@ -33,16 +37,17 @@ line_of(xmlNodePtr n)
 	return n ? (size_t)xmlGetLineNo(n) : 0;
 }
 
-static void
-text_of(xmlNodePtr parent, const char *name, char *dst, size_t len,
-    size_t *line)
+/* A name, whole: longer ones would cut file names short and let two
+ * sweeps share them. */
+static int
+copy_name(char *dst, size_t len, const char *src, const char *path,
+    size_t line, const char *what, struct pl_err *err)
 {
-	xmlNodePtr n = xmlio_child(parent, name);
-	char *s = n ? xmlio_text(n) : NULL;
-
-	snprintf(dst, len, "%s", s ? s : "");
-	*line = line_of(n);
-	free(s);
+	if (src == NULL || strlen(src) >= len)
+		return pl_errf(err, path, line, "%s: a name of at most %zu "
+		    "characters", what, len - 1);
+	memcpy(dst, src, strlen(src) + 1);
+	return 0;
 }
 
 /* The whitespace-separated tokens of a string, each at most len - 1
@@ -109,10 +114,15 @@ read_vary(struct sweep_vary *v, xmlNodePtr n, const char *path,
 	memset(v, 0, sizeof(*v));
 	v->line = line_of(n);
 	s = xmlio_attr(n, "name");
-	snprintf(v->name, sizeof(v->name), "%s", s ? s : "");
+	if (copy_name(v->name, sizeof(v->name), s, path, v->line, "vary",
+	    err) < 0) {
+		free(s);
+		return -1;
+	}
 	free(s);
 	for (int i = 0; reserved_names[i]; i++)
-		if (strcmp(v->name, reserved_names[i]) == 0)
+		if (strcmp(v->name, reserved_names[i]) == 0 ||
+		    strncmp(v->name, "elasticity_", 11) == 0)
 			return pl_errf(err, path, v->line, "vary '%s': the name "
 			    "of a column of the sweep table", v->name);
 	s = xmlio_attr(n, "attribute");
@@ -150,7 +160,7 @@ read_vary(struct sweep_vary *v, xmlNodePtr n, const char *path,
 		/* the value goes into file and network names as written */
 		if (v->text[i][strspn(v->text[i], "0123456789.eE-")] != '\0')
 			return pl_errf(err, path, v->line, "vary '%s': value "
-			    "'%s': write it with digits, '.', 'e' and '-' only "
+			    "'%s': write it with digits, '.', 'e', 'E' and '-' only "
 			    "(it names files)", v->name, v->text[i]);
 
 		if (v->attribute == SWEEP_DEVICES) {
@@ -230,7 +240,11 @@ add_ref(struct sweep_ref *list, int *n, const char *what, xmlNodePtr node,
 		return pl_errf(err, path, line_of(node), "more than %d %ss",
 		    SWEEP_MAX_VALUES, what);
 	}
-	snprintf(list[*n].name, sizeof(list[*n].name), "%s", name ? name : "");
+	if (copy_name(list[*n].name, sizeof(list[*n].name), name, path,
+	    line_of(node), what, err) < 0) {
+		free(name);
+		return -1;
+	}
 	free(name);
 	list[*n].line = line_of(node);
 	for (int i = 0; i < *n; i++)
@@ -247,15 +261,24 @@ sweep_from_doc(struct sweep_cfg *s, xmlDocPtr doc, const char *path,
 {
 	xmlNodePtr r = xmlDocGetRootElement(doc);
 	char *name;
+	int ret;
 
 	memset(s, 0, sizeof(*s));
 	/* the structure first: then every element below is there */
 	if (xmlio_validate(doc, path, XMLIO_SWEEP, err) < 0)
 		return -1;
 	name = xmlio_attr(r, "name");
-	snprintf(s->name, sizeof(s->name), "%s", name ? name : "");
+	ret = copy_name(s->name, sizeof(s->name), name, path, line_of(r),
+	    "sweep", err);
 	free(name);
-	text_of(r, "network", s->network, sizeof(s->network), &s->network_line);
+	s->network_line = line_of(xmlio_child(r, "network"));
+	name = xmlio_text(xmlio_child(r, "network"));
+	if (ret == 0)
+		ret = copy_name(s->network, sizeof(s->network), name, path,
+		    s->network_line, "element 'network'", err);
+	free(name);
+	if (ret < 0)
+		return -1;
 	s->micro_batch = 1;
 	if (xmlio_child_long(path, r, "global_batch_samples", 1,
 	    &s->global_batch, err) < 0 ||
@@ -370,18 +393,6 @@ sweep_definition(const struct sweep_cfg *s, char *buf, size_t len)
 		if (used < len)
 			used += (size_t)snprintf(buf + used, len - used, "\n");
 	}
-}
-
-unsigned long
-sweep_definition_hash(const struct sweep_cfg *s)
-{
-	char text[4096];
-	unsigned long h = 2166136261UL;	/* FNV-1a, 32 bits */
-
-	sweep_definition(s, text, sizeof(text));
-	for (const char *p = text; *p; p++)
-		h = ((h ^ (unsigned char)*p) * 16777619UL) & 0xffffffffUL;
-	return h;
 }
 
 void

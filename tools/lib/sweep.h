@@ -89,12 +89,11 @@ void sweep_network_name(const struct sweep_cfg *s, const int *idx,
  * What every point's network and plan depend on besides the point's own
  * values: the sweep's name, base network, batch and each vary's name,
  * attribute and levels, as text (a point's model, accelerator and cluster
- * size are in its file names); and its 32-bit FNV-1a hash,
- * which names the file make sweep's targets depend on (a changed value
- * list leaves it alone, so only new points are made).
+ * size are in its file names).  make sweep's targets depend on a file
+ * holding it, rewritten only when it changes: a changed value list
+ * leaves it alone, so only new points are made.
  */
 void sweep_definition(const struct sweep_cfg *s, char *buf, size_t len);
-unsigned long sweep_definition_hash(const struct sweep_cfg *s);
 /* Parse "i.j.k" (one index a vary) into idx; -1 with err (naming file)
  * when it is not a point of the sweep. */
 int sweep_parse_point(const struct sweep_cfg *s, const char *file,
