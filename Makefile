@@ -218,6 +218,9 @@ SWEEP_VARS = SWEEP=$(SWEEP) SWEEP_CONFIG=$(SWEEP_CONFIG) \
 .PHONY: sweep sweep-prereqs
 ifdef SWEEP
 SWEEP_CONFIG ?= configs/sweeps/$(SWEEP).xml
+ifeq ($(wildcard $(SWEEP_CONFIG)),)
+$(error SWEEP=$(SWEEP): no $(SWEEP_CONFIG); the sweeps: $(SWEEPS))
+endif
 # the fragment is named after the config's path: another config (an
 # older file, say) gets its own
 SWEEP_FRAGMENT = $(SWEEP_BUILD)/$(subst /,-,$(abspath $(SWEEP_CONFIG))).mk
