@@ -236,8 +236,10 @@ make_fragment(const struct opts *o, const struct sweep_cfg *s,
 			point_code(s, idx, code, sizeof(code));
 			net_path(net, sizeof(net), "$(SWEEP_BUILD)", s,
 			    s->devices[d], stem);
+			/* bin/sweep order-only: what it writes is
+			 * versioned in the definition (SWEEP_GENERATOR) */
 			fprintf(out.fp, "SWEEP_NETS += %s\n%s: %s "
-			    "configs/networks/%s.xml bin/sweep\n"
+			    "configs/networks/%s.xml | bin/sweep\n"
 			    "\t@mkdir -p $(@D)\n"
 			    "\t@bin/sweep -n %s -N %ld -o $@ $(SWEEP_CONFIG)\n",
 			    net, net, def, s->network, code, s->devices[d]);

@@ -9,6 +9,11 @@
 #include "xmlio.h"
 
 #define SWEEP_MAX_DEVICES (1L << 30)
+/* The version of the networks sweep_apply writes: it is part of the
+ * definition every point depends on (make sweep does not remake the
+ * points when bin/sweep is merely relinked), so raise it whenever a
+ * point's network would come out different. */
+#define SWEEP_GENERATOR 1
 
 static const char *const attribute_names[] = {
 	"bandwidth_GBps", "latency_s", "oversubscription", "devices", NULL
@@ -378,9 +383,10 @@ sweep_point_number(const struct sweep_cfg *s, const int *idx)
 void
 sweep_definition(const struct sweep_cfg *s, char *buf, size_t len)
 {
-	size_t used = (size_t)snprintf(buf, len, "sweep %s\nnetwork %s\n"
-	    "global_batch_samples %ld\nmicro_batch_samples %ld\n", s->name,
-	    s->network, s->global_batch, s->micro_batch);
+	size_t used = (size_t)snprintf(buf, len, "generator %d\nsweep %s\n"
+	    "network %s\nglobal_batch_samples %ld\nmicro_batch_samples %ld\n",
+	    SWEEP_GENERATOR, s->name, s->network, s->global_batch,
+	    s->micro_batch);
 
 	for (int v = 0; v < s->nvary && used < len; v++) {
 		const struct sweep_vary *y = &s->vary[v];
