@@ -17,6 +17,18 @@
 # looked up in dpkg's own record instead: every package is checked, whatever
 # the machine has at the start.  Exit 0 only when every check passes.
 set -u
+
+# apt-get install $missing, without Recommends; a fresh system may have no
+# package lists yet: update once and retry.  Exits 1 naming $line.
+apt_install() {
+	get() {
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		    --no-install-recommends $missing >&2
+	}
+	get || { apt-get update -q >&2 && get; } ||
+	    { echo "deps: '$line' failed" >&2; exit 1; }
+}
+
 if [ "${1:-}" = --check ]; then
 	missing=""
 	for c in munged:munge slurmctld:slurmctld slurmd:slurmd sbatch:slurm-client; do
@@ -30,12 +42,7 @@ if [ "${1:-}" = --check ]; then
 	fi
 	echo "deps: installing, for make check's Slurm test:$missing" >&2
 	# no daemon is started: the test runs its own
-	get() {
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-		    --no-install-recommends $missing >&2
-	}
-	get || { apt-get update -q >&2 && get; } ||
-	    { echo "deps: '$line' failed" >&2; exit 1; }
+	apt_install
 	exit 0
 fi
 CC=${1:-cc}
@@ -93,13 +100,7 @@ if [ "$(id -u)" != 0 ] || ! have_cmd apt-get; then
 fi
 
 echo "deps: installing:$missing" >&2
-install() {
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-	    --no-install-recommends $missing >&2
-}
-# A fresh system may have no package lists yet: update once and retry.
-install || { apt-get update -q >&2 && install; } ||
-    { echo "deps: '$line' failed" >&2; exit 1; }
+apt_install
 
 # The compiler may have arrived only now: check everything once more.
 missing=$(missing_packages)

@@ -5,7 +5,7 @@
 # release tools (BIN=bin): the Makefile runs those.
 set -u
 [ "$BIN" = bin ] || exit 0
-. tests/sweep/lib.sh
+. tests/sweep/lib.inc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 sweep_make "$tmp/j1" -j1 sweep > "$tmp/j1.log" 2>&1 ||

@@ -15,7 +15,7 @@ for c in munged slurmctld slurmd sbatch sinfo scontrol; do
 	}
 done
 [ "$(id -u)" = 0 ] || { echo "skipped: slurmd needs root"; exit 77; }
-. tests/sweep/lib.sh
+. tests/sweep/lib.inc
 top=$(pwd)
 tmp=$(mktemp -d)
 s=$tmp/slurm

@@ -613,15 +613,14 @@ sweep_check_refs(const struct sweep_cfg *s, const char *file, const char *dir,
 	if ((doc = xmlio_load(path, XMLIO_NETWORK, NULL, err)) == NULL)
 		return pl_err_ref(err, file, s->network_line, "network",
 		    s->network);
-	ret = network_from_doc(&net, doc, path, err);
-	xmlFreeDoc(doc);
-	if (ret < 0)
+	if (network_from_doc(&net, doc, path, err) < 0) {
+		xmlFreeDoc(doc);
 		return pl_err_ref(err, file, s->network_line, "network",
 		    s->network);
-	/* a level that does not exist is the sweep's own error */
-	doc = xmlio_load(path, XMLIO_NETWORK, NULL, err);
-	ret = doc ? sweep_apply(s, file, idx, s->devices[0], doc, path, err) :
-	    -1;
+	}
+	/* network_from_doc only reads the document; a level that does
+	 * not exist is the sweep's own error */
+	ret = sweep_apply(s, file, idx, s->devices[0], doc, path, err);
 	xmlFreeDoc(doc);
 	return ret;
 }
