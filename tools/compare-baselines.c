@@ -140,7 +140,8 @@ load_cell(struct cell *c, const struct opts *o)
 	    c->exp.model[mi].device_memory_bytes > 0 ?
 	    c->exp.model[mi].device_memory_bytes : c->accel.memory_bytes,
 	    c->exp.optimizer, c->exp.global_batch,
-	    c->exp.grad_bytes_per_param, BASELINE_DISTOPT, BASELINE_OVERLAP, 1 };
+	    c->exp.grad_bytes_per_param, BASELINE_DISTOPT, BASELINE_OVERLAP, 1,
+	    0 };
 }
 
 /* The artifact's setup for the experiment at micro-batch mbs: its

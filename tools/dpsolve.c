@@ -31,7 +31,7 @@ struct opts {
 	long devices, batch, zmax, width, ep, vmax;
 	double memory_bytes, grad_bytes, grad_copies;
 	int optimizer, rc_min, rc_max, zero, format, flat, seq_times;
-	int distopt_min, distopt_max, overlap;
+	int distopt_min, distopt_max, overlap, scatter_gather;
 };
 
 static void
@@ -39,7 +39,8 @@ usage(FILE *fp, int status)
 {
 	fprintf(fp,
 	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
-	    "[-G megatron|torch] [-M bytes] [-N devices] [-O adam|sgd] [-T stats.csv] "
+	    "[-G megatron|torch] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] "
+	    "[-T stats.csv] "
 	    "[-V on|off] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron] "
 	    "[-g bf16|fp32] [-m label] [-o file] "
 	    "[-r none|full|selective|all] [-v vmax] [-z zmax] "
@@ -229,7 +230,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->overlap = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":A:B:C:D:E:FG:M:N:O:S:T:V:Z:a:c:e:f:g:hm:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FG:M:N:O:P:S:T:V:Z:a:c:e:f:g:hm:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'A': o->model = optarg; break;
@@ -260,6 +261,9 @@ parse_args(int argc, char *argv[], struct opts *o)
 		case 'O':
 			o->optimizer = one_of('O', optarg, "adam", "sgd") ?
 			    OPT_SGD : OPT_ADAM;
+			break;
+		case 'P':	/* Megatron-LM 2021-22's pipeline scatter/gather */
+			o->scatter_gather = one_of('P', optarg, "off", "on");
 			break;
 		case 'S': o->setups = optarg; break;
 		case 'T': o->stats = optarg; break;
@@ -360,7 +364,7 @@ main(int argc, char *argv[])
 			die_err(&err);
 	env = (struct plan_env){ &net, o.devices ? o.devices : net.ndevices,
 	    o.memory_bytes ? o.memory_bytes : accel.memory_bytes, o.optimizer,
-	    o.batch, o.grad_bytes, 0, 0, o.grad_copies };
+	    o.batch, o.grad_bytes, 0, 0, o.grad_copies, o.scatter_gather };
 	for (size_t i = 0; i < vs.n; i++)
 		if (vs.g[i].has_variant && vs.g[i].var_b > o.batch)
 			die("%s: micro-batch %ld is larger than the global batch "

@@ -9,7 +9,9 @@
 # accelerator, network, devices, t, p, d, global_batch_samples,
 # micro_batch_samples, virtual_stages, recompute, overlap_grad_reduce,
 # gradients, ddp (torch: PyTorch's DDP, whose buckets copy the gradients;
-# local: Megatron's), measured_tflops_per_gpu, source) is priced exactly as it was
+# local: Megatron's), p2p_scatter_gather (1: Megatron-LM of 2021-22 sent
+# the pipeline's activations in t pieces, dpsolve -P), measured_tflops_per_gpu,
+# source) is priced exactly as it was
 # run: its variant's per-layer graph (graph-normalize), Megatron's even
 # split over p stages, and dpsolve -E.  The measured step time comes from
 # the published TFLOP/s a GPU and the FLOPs a step that Narayanan et al.
@@ -47,8 +49,8 @@ fi
 BIN=$1
 OUT=$2
 shift 2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+tmp=/tmp/v/work; rm -rf $tmp; mkdir -p $tmp
+trap "" EXIT
 
 field() {	# model.xml element
 	sed -n "s/.*<$2>\([^<]*\)<\/$2>.*/\1/p" "$1" | head -n 1
@@ -59,19 +61,20 @@ field() {	# model.xml element
 solve() {
 	"$BIN/dpsolve" -a "configs/accelerators/$acc.xml" \
 	    -n "configs/networks/$net.xml" -N "$devices" -B "$B" -g "$gflag" \
-	    -G "$ddpflag" "$@"
+	    -G "$ddpflag" -P "$sgflag" "$@"
 }
 
 header="kind,run,published,predicted,unit,error_pct,plan,fits,peak_memory_bytes,own_plan,own_over_published,own_peak_memory_bytes,own_same_recompute_plan,own_same_recompute_over_published,not_modelled"
 echo "$header" > "$tmp/out.csv"
 
 for table in "$@"; do
-	tail -n +2 "$table" | while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp tflops source; do
+	tail -n +2 "$table" | while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg tflops source; do
 		mx=configs/models/$model.xml
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
 		V=$(field "$mx" vocab)
 		gflag=$([ "$grads" = fp32 ] && echo fp32 || echo bf16)
 		ddpflag=$([ "$ddp" = torch ] && echo torch || echo megatron)
+		sgflag=$([ "$sg" = 1 ] && echo on || echo off)
 		rcn=$(case $rc in none) echo 0 ;; full) echo 1 ;; selective) echo 2 ;; esac)
 		# the variant the run used, and Megatron's even split
 		"$BIN/graph-normalize" -c "$mx" -a "configs/accelerators/$acc.xml" \

@@ -63,7 +63,7 @@ hand_example(void)
 	graph_alloc(&g, 2);
 	set_row(&g, 0, 0.01, 0.02, 1e6, 1e7, 0);
 	set_row(&g, 1, 0.02, 0.04, 2e6, 1e7, 1e6);
-	env = (struct plan_env){ &net, 4, 2.7e7, OPT_ADAM, 8, 0, 0, 0, 1 };
+	env = (struct plan_env){ &net, 4, 2.7e7, OPT_ADAM, 8, 0, 0, 0, 1, 0 };
 
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "the example evaluates");
 	/* m = 8 / 2 = 4; the cut joins devices 0-1 (2-3 in replica 1):
@@ -284,9 +284,11 @@ random_instances(void)
 		env = (struct plan_env){ &net, pick(1, net.ndevices),
 		    need * (0.04 + 1.2 * uniform() * uniform()), uniform() < 0.8 ?
 		    OPT_ADAM : OPT_SGD, layers ? pick(2, 12) : pick(2, 64),
-		    uniform() < 0.5 ? 2 : 4, 0, 0, 1 };
-		/* PyTorch DDP's second copy of the gradients half the time */
+		    uniform() < 0.5 ? 2 : 4, 0, 0, 1, 0 };
+		/* PyTorch DDP's second copy of the gradients half the time,
+		 * Megatron's pipeline scatter/gather (t = 2 variants) too */
 		env.grad_copies = uniform() < 0.5 ? 1 : 2;
+		env.p2p_scatter_gather = uniform() < 0.5;
 		if (layers) {	/* memory binds: pipelines pay */
 			env.memory_bytes = need * (0.1 + 0.25 * uniform());
 			env.optimizer = OPT_ADAM;
@@ -374,7 +376,7 @@ network_awareness(void)
 	graph_alloc(&g, 6);
 	for (size_t i = 0; i < 6; i++)
 		set_row(&g, i, 1, 2, 1e6, 0, 1e10);
-	env = (struct plan_env){ &net, 8, 1.7e7, OPT_ADAM, 8, 0, 0, 0, 1 };
+	env = (struct plan_env){ &net, 8, 1.7e7, OPT_ADAM, 8, 0, 0, 0, 1, 0 };
 	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0,
 	    "aware: solved");
 	OK(plan_evaluate(&env, &best, &r, NULL) == 0, "aware: evaluates");
@@ -430,7 +432,7 @@ zero_when_needed(void)
 	set_row(&g, 2, 10, 20, 1e8, 0, 1e3);
 	/* on 1.04e9-byte devices two rows together need more than ZeRO-3
 	 * over 2 (1.2e9), so: 3 stages, the middle one ZeRO-1 over 2 */
-	env = (struct plan_env){ &net, 4, 1.04e9, OPT_ADAM, 8, 0, 0, 0, 1 };
+	env = (struct plan_env){ &net, 4, 1.04e9, OPT_ADAM, 8, 0, 0, 0, 1, 0 };
 	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0 &&
 	    st.zero_used, "ZeRO turned on");
 	OK(best.nstages == 3 && best.stage[1].z == 2 &&
@@ -549,7 +551,7 @@ megatron_modes(void)
 		    i ? 1e6 : 0);
 		set_recompute(&g.l[i], 0.1, 0.4);
 	}
-	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 4, 4, 0, 0, 1 };
+	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 4, 4, 0, 0, 1, 0 };
 
 	/* interleaved, v = 2 over S = 2: each stage 30 + 600 ms of compute;
 	 * stage 0 receives once across the wrap and sends twice, stage 1
@@ -604,9 +606,68 @@ megatron_modes(void)
 	layers_release(&g);
 }
 
+/*
+ * Two rows at t = 2 on two nodes of two devices (level 0: 1e10 B/s,
+ * level 1: 1e9 B/s, no latency), one stage a node.  Row 1 all-reduces
+ * 1e6 bytes, 2 (1/2) 1e6 / 1e10 = 0.1 ms over its node's 2-ring: full
+ * recomputation runs its forward's half again (0.15 ms), selective does
+ * not.  The boundary's 1e6 bytes cross level 1 at 1 ms each way; with
+ * Megatron's scatter/gather each rank sends half (0.5 ms) and the pair
+ * all-gathers them (half an all-reduce, 0.05 ms).
+ */
+static void
+recompute_collectives_and_scatter_gather(void)
+{
+	struct network net;
+	struct layer_graph g;
+	struct plan_env env;
+	struct plan_stage st[2] = { { 0, 0, 1, 0 }, { 1, 1, 1, 0 } };
+	struct plan p = { .g = &g, .d = 1, .nstages = 2, .stage = st };
+	struct plan_result r;
+	struct pl_err err;
+	const double want[RC_N] = { 1e-4, 1.5e-4, 1e-4 };
+
+	memset(&net, 0, sizeof net);
+	net.nlevels = 2;
+	level(&net, 0, 2, 1e10, 0);
+	level(&net, 1, 2, 1e9, 0);
+	network_finish(&net, "net", &err);
+	graph_alloc(&g, 2);
+	g.has_variant = 1;
+	g.var_t = 2;
+	g.var_e = g.var_c = g.var_b = 1;
+	for (size_t i = 0; i < 2; i++) {
+		set_row(&g, i, 0.01, 0.02, 1e6, 1e7, i ? 1e6 : 0);
+		set_recompute(&g.l[i], 0.5, 0.5);
+	}
+	g.l[1].coll_bytes[LCOLL_ALL_REDUCE] = 1e6;
+	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 1, 4, 0, 0, 1, 0 };
+	for (int rc = 0; rc < RC_N; rc++) {
+		p.recompute = rc;
+		OK(plan_evaluate(&env, &p, &r, &err) == 0, "evaluates");
+		EQ_DBL(r.stage[1].collective_s, want[rc], 1e-15,
+		    rc == RC_FULL ? "full recomputation reruns the forward's "
+		    "collectives" : "no collective run again");
+		if (rc == RC_NONE)
+			EQ_DBL(r.stage[0].p2p_out_s, 2e-3, 1e-15,
+			    "whole activations across the nodes");
+		plan_result_release(&r);
+	}
+	p.recompute = RC_NONE;
+	env.p2p_scatter_gather = 1;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "scatter/gather evaluates");
+	EQ_DBL(r.stage[0].p2p_out_s, 2 * (0.5e-3 + 0.05e-3), 1e-15,
+	    "scatter/gather: half a rank, then the pair's all-gather");
+	EQ_DBL(r.stage[1].p2p_in_s, r.stage[0].p2p_out_s, 1e-15,
+	    "the same transfer seen from the receiver");
+	plan_result_release(&r);
+	layers_release(&g);
+}
+
 int
 main(void)
 {
+	recompute_collectives_and_scatter_gather();
 	alpha_floor();
 	beta_floor();
 	hand_example();

@@ -208,7 +208,8 @@ search_cell(struct search *s, struct plan_cell *c)
 					    v->pf_bwd[j] - v->pf_bwd[jj];
 					comp += v->pf_rerun[c->mode.recompute][j] -
 					    v->pf_rerun[c->mode.recompute][jj] +
-					    v->pf_coll[j] - v->pf_coll[jj];
+					    v->pf_coll[c->mode.recompute][j] -
+					    v->pf_coll[c->mode.recompute][jj];
 					cmin = s->zero_on ? (double)(m + k) :
 					    mult_fixed;
 					if (cmin * comp / (double)zcap + p.Y >=
@@ -330,8 +331,8 @@ p2p_floors(const struct network *net, const struct plan_variant *v,
 		l++;
 	for (size_t i = 1; i < v->g->n; i++)
 		least = fmin(least, v->cut[i]);
-	*cut = v->g->n > 1 ? net_time(net_p2p(net, l), least) : 0;
-	*chunk = net_time(net_p2p(net, l), v->chunk_bytes);
+	*cut = v->g->n > 1 ? plan_boundary_s(v, net, l, least) : 0;
+	*chunk = plan_boundary_s(v, net, l, v->chunk_bytes);
 }
 
 /* The beta floor of tensor width t, made on first use (NULL when the
@@ -382,7 +383,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			 * layers' own collectives */
 			x->total = v->pf_fwd[rows] + v->pf_bwd[rows] +
 			    v->pf_rerun[md->recompute][rows] +
-			    v->pf_coll[rows];
+			    v->pf_coll[md->recompute][rows];
 			/* every step pays at least one stage's gradient
 			 * reduction latency over d*c*e devices (halved when
 			 * it is a reduce-scatter: the distributed optimizer,
@@ -411,8 +412,10 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			x->bwd_rerun = v->pf_bwd[rows] +
 			    v->pf_rerun[md->recompute][rows];
 			for (size_t i = 0; i < rows; i++)
-				x->maxrow = fmax(x->maxrow, v->pf_coll[i + 1] -
-				    v->pf_coll[i] + v->g->l[i].forward_s +
+				x->maxrow = fmax(x->maxrow,
+				    v->pf_coll[md->recompute][i + 1] -
+				    v->pf_coll[md->recompute][i] +
+				    v->g->l[i].forward_s +
 				    v->g->l[i].backward_s + mem_row_rerun_s(
 				    &v->g->l[i], md->recompute));
 			x->dmax = s->env->devices / v->w;

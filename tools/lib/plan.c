@@ -168,14 +168,26 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	    group_cost(env, v->w, v->c * v->e, v->t, NET_ALL_GATHER);
 	v->coll[LCOLL_ALL_TO_ALL] = group_cost(env, v->w, v->e, v->t,
 	    NET_ALL_TO_ALL);
-	v->pf_coll = xcalloc(g->n + 1, sizeof *v->pf_coll);
+	/* Full recomputation runs a layer's forward again, its collectives
+	 * included (Megatron's checkpoint reruns the layer's function).
+	 * Megatron's collectives come in conjugate pairs, one in each
+	 * direction with the same bytes (f and g, an all-gather and its
+	 * reduce-scatter, dispatch and combine), so a row's forward runs
+	 * half of its collective time.  Selective recomputation reruns the
+	 * attention core, which has none. */
+	for (int rc = 0; rc < RC_N; rc++)
+		v->pf_coll[rc] = xcalloc(g->n + 1, sizeof *v->pf_coll[rc]);
 	for (size_t i = 0; i < g->n; i++) {
 		double s = 0;
 
 		for (int k = 0; k < LCOLL_N; k++)
 			s += net_time(v->coll[k], g->l[i].coll_bytes[k]);
-		v->pf_coll[i + 1] = v->pf_coll[i] + s;
+		for (int rc = 0; rc < RC_N; rc++)
+			v->pf_coll[rc][i + 1] = v->pf_coll[rc][i] + s +
+			    (rc == RC_FULL && g->l[i].recompute_s > 0 ?
+			    s / 2 : 0);
 	}
+	v->scatter_gather = env->p2p_scatter_gather && v->t > 1 && !v->sp;
 
 	/* Bytes crossing each cut: every edge is relayed by the stages
 	 * between its ends; a row no edge feeds reads the model input. */
@@ -221,11 +233,11 @@ plan_variant_release(struct plan_variant *v)
 	for (int rc = 0; rc < RC_N; rc++) {
 		free(v->pf_kept[rc]);
 		free(v->pf_rerun[rc]);
+		free(v->pf_coll[rc]);
 		for (int j = 0; v->working[rc] && j <= ilog2(v->g->n); j++)
 			free(v->working[rc][j]);
 		free(v->working[rc]);
 	}
-	free(v->pf_coll);
 	free(v->cut);
 	memset(v, 0, sizeof *v);
 }
@@ -495,6 +507,16 @@ wrap_level(struct plan_cell *c)
 	return c->wrap_level;
 }
 
+double
+plan_boundary_s(const struct plan_variant *v, const struct network *net,
+    int level, double bytes)
+{
+	if (!v->scatter_gather)
+		return net_time(net_p2p(net, level), bytes);
+	return net_time(net_p2p(net, level), bytes / (double)v->t) +
+	    net_time(v->coll[LCOLL_ALL_GATHER], bytes);
+}
+
 void
 plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
     long z, int zs, struct stage_cost *o)
@@ -511,7 +533,8 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	long nv = c->mode.v;
 
 	o->compute_s = fwd + bwd + rerun;
-	o->collective_s = v->pf_coll[last + 1] - v->pf_coll[first];
+	o->collective_s = v->pf_coll[c->mode.recompute][last + 1] -
+	    v->pf_coll[c->mode.recompute][first];
 	o->level_in = o->level_out = -1;
 	o->p2p_in_s = o->p2p_out_s = 0;
 	/* activations one way, their gradients the other; interleaved, each
@@ -520,22 +543,22 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	if (nv == 1) {
 		if (first > 0) {
 			o->level_in = cut_level(c, u);
-			o->p2p_in_s = 2 * net_time(net_p2p(net, o->level_in),
+			o->p2p_in_s = 2 * plan_boundary_s(v, net, o->level_in,
 			    v->cut[first]);
 		}
 		if (last + 1 < v->g->n) {
 			o->level_out = cut_level(c, u + z);
-			o->p2p_out_s = 2 * net_time(net_p2p(net, o->level_out),
-			    v->cut[last + 1]);
+			o->p2p_out_s = 2 * plan_boundary_s(v, net,
+			    o->level_out, v->cut[last + 1]);
 		}
 	} else {
 		o->level_in = first > 0 ? cut_level(c, u) : wrap_level(c);
 		o->level_out = last + 1 < v->g->n ? cut_level(c, u + z) :
 		    wrap_level(c);
 		o->p2p_in_s = 2 * (double)(first > 0 ? nv : nv - 1) *
-		    net_time(net_p2p(net, o->level_in), v->chunk_bytes);
+		    plan_boundary_s(v, net, o->level_in, v->chunk_bytes);
 		o->p2p_out_s = 2 * (double)(last + 1 < v->g->n ? nv : nv - 1) *
-		    net_time(net_p2p(net, o->level_out), v->chunk_bytes);
+		    plan_boundary_s(v, net, o->level_out, v->chunk_bytes);
 	}
 	if (!c->have[at])
 		group_costs(c, u, z);

@@ -49,6 +49,12 @@ struct plan_env {
 	int distopt, overlap;
 	double grad_copies;		/* 2: PyTorch DDP's buckets (mem.h);
 					 * 0 reads 1 */
+	/* Megatron-LM of 2021-22 (--scatter-gather-tensors-in-pipeline, its
+	 * default then; Narayanan et al. SC'21, Section 4.1): a tensor-
+	 * parallel activation crosses a stage boundary as t pieces, one a
+	 * rank over its own link, all-gathered over the t ranks on arrival.
+	 * Megatron-Core sends it whole (0, the default). */
+	int p2p_scatter_gather;
 };
 
 /* How Megatron-LM runs a plan, beyond its layout. */
@@ -109,13 +115,17 @@ struct plan_result {
 struct plan_variant {
 	const struct layer_graph *g;
 	long t, e, c, sp, b, w;
-	double *pf_fwd, *pf_bwd, *pf_param, *pf_dense, *pf_coll;
-	double *pf_kept[RC_N], *pf_rerun[RC_N];	/* by recomputation kind */
+	double *pf_fwd, *pf_bwd, *pf_param, *pf_dense;
+	/* by recomputation kind: what rows keep, what they run again, and
+	 * their collectives (full recomputation runs the forward's again) */
+	double *pf_kept[RC_N], *pf_rerun[RC_N], *pf_coll[RC_N];
 	double **working[RC_N];		/* sparse tables: range max of what a
 					 * row recomputes (activations - kept) */
 	double *cut;			/* [i]: bytes entering row i from rows < i */
 	double chunk_bytes;		/* the largest interior cut: what one
 					 * virtual stage sends the next */
+	int scatter_gather;		/* a boundary's activations cross in t
+					 * pieces (plan_env.p2p_scatter_gather) */
 	struct net_cost coll[LCOLL_N];
 };
 
@@ -171,6 +181,12 @@ int plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
  */
 void plan_stage_price(struct plan_cell *c, size_t first, size_t last,
     long u, long z, int zs, long k, struct stage_cost *out);
+
+/* One way across a stage boundary at network level `level`, `bytes` a
+ * device: point to point, or with scatter/gather t pieces and the
+ * all-gather of the t ranks. */
+double plan_boundary_s(const struct plan_variant *v,
+    const struct network *net, int level, double bytes);
 
 /* The same without the memory (fits = 1, mem zero), for a caller that has
  * already checked it (the DP, through dp_stage_zero). */
