@@ -5,27 +5,30 @@
 #   sh tools/validate.sh BINDIR OUT.csv [runs.csv ...]
 #   sh tools/validate.sh --summary OUT.csv
 #
-# Each run of a runs table (data/published/*-runs format: run, model,
+# Each run of a runs table (docs/formats.md, "Published runs": run, model,
 # accelerator, network, devices, t, p, d, global_batch_samples,
 # micro_batch_samples, virtual_stages, recompute, overlap_grad_reduce,
 # gradients, ddp (torch: PyTorch's DDP, whose buckets copy the gradients;
-# local: Megatron's), p2p_scatter_gather (1: Megatron-LM of 2021-22 sent
-# the pipeline's activations in t pieces, dpsolve -P), measured_tflops_per_gpu,
-# source) is priced exactly as it was
+# local: Megatron's), measured_tflops_per_gpu, source; optional:
+# p2p_scatter_gather (1: Megatron-LM of 2021-22 sent the pipeline's
+# activations in t pieces, dpsolve -P), sequence_parallel,
+# distributed_optimizer) is priced exactly as it was
 # run: its variant's per-layer graph (graph-normalize), Megatron's even
 # split over p stages, and dpsolve -E.  The measured step time comes from
 # the published TFLOP/s a GPU and the FLOPs a step that Narayanan et al.
 # count (SC'21, Eq. 3, recomputation included):
 #   F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)),  step = F / (TFLOP/s x GPUs).
 # dpsolve then searches its own plan on the run's cluster and batch (the
-# features Megatron had then: tensor and pipeline parallelism with
-# interleaving, no sequence or context parallelism, no distributed
-# optimizer, recomputation none or full, overlap as the run had it; any
-# micro-batch size of 1, 2, 4, 8 or the run's) and the ratio of its
-# predicted throughput to the published plan's, both priced by the same
-# model, is reported: once with recomputation none or full, once with the
-# run's own recomputation kind (the layout alone).  Memory points: the ZeRO paper's 7.5B example through
-# memmodel, and Korthikanti et al.'s per-layer activation forms.
+# features the run's Megatron-LM had: tensor and pipeline parallelism
+# with interleaving, no context parallelism, sequence parallelism and the
+# distributed optimizer only if the run used them, recomputation none or
+# full, and selective if the run used it, overlap and scatter/gather as
+# the run had them; any micro-batch size of 1, 2, 4, 8 or the run's) and
+# the ratio of its predicted throughput to the published plan's, both
+# priced by the same model, is reported: once with any of those
+# recomputation kinds, once with the run's own (the layout alone).
+# Memory points: the ZeRO paper's 7.5B example through memmodel, and
+# Korthikanti et al.'s per-layer activation forms.
 # Prints one progress line a run and, last,
 #   validate: N runs, median |err| X%, worst Y% (run)
 set -eu
@@ -67,23 +70,66 @@ solve() {
 header="kind,run,published,predicted,unit,error_pct,plan,fits,peak_memory_bytes,own_plan,own_over_published,own_peak_memory_bytes,own_same_recompute_plan,own_same_recompute_over_published,not_modelled"
 echo "$header" > "$tmp/out.csv"
 
+# A runs table's rows in one order, whatever its columns' order, each
+# checked: named columns, known words, positive whole numbers, t p d =
+# devices, configs that exist; the optional columns default to 0
+# (Megatron-Core: no scatter/gather, sequence parallelism or distributed
+# optimizer).  The source, last, may hold commas.
+rows() {	# table
+	[ -r "$1" ] || { echo "validate: $1: cannot read the runs table" >&2; return 1; }
+	awk -F, -v file="$1" '
+	function bad(what) { printf "validate: %s:%d: %s\n", file, NR, what > "/dev/stderr"; failed = 1; exit 1 }
+	function whole(name,   x) { x = $col[name]; if (x !~ /^[1-9][0-9]*$/) bad(name " \"" x "\" is not a positive whole number"); return x }
+	function flag(name,   x) { if (!(name in col)) return 0; x = $col[name]; if (x != "0" && x != "1") bad(name " \"" x "\" is not 0 or 1"); return x }
+	function word(name, words,   x) { x = $col[name]; if (index(" " words " ", " " x " ") == 0 || x == "") bad(name " \"" x "\" is not one of: " words); return x }
+	function config(kind, name) { if (name !~ /^[A-Za-z0-9._-]+$/ || (getline junk < ("configs/" kind "/" name ".xml")) < 0) bad(kind " \"" name "\": no configs/" kind "/" name ".xml"); close("configs/" kind "/" name ".xml"); return name }
+	NR == 1 {
+		sub(/\r$/, "")
+		for (i = 1; i <= NF; i++) col[$i] = i
+		n = split("run model accelerator network devices t p d global_batch_samples micro_batch_samples virtual_stages recompute overlap_grad_reduce gradients ddp measured_tflops_per_gpu source", need, " ")
+		for (i = 1; i <= n; i++) if (!(need[i] in col)) bad("no column \"" need[i] "\"")
+		if (col["source"] != NF) bad("\"source\" must be the last column")
+		next
+	}
+	{
+		sub(/\r$/, "")
+		if ($col["run"] !~ /^[A-Za-z0-9._-]+$/) bad("run \"" $col["run"] "\" is not a name")
+		if (seen[$col["run"]]++) bad("run \"" $col["run"] "\" twice")
+		devices = whole("devices"); t = whole("t"); p = whole("p"); d = whole("d")
+		if (t * p * d != devices) bad("t p d = " t * p * d ", not devices " devices)
+		tf = $col["measured_tflops_per_gpu"]
+		if (tf !~ /^[0-9]+(\.[0-9]+)?$/ || tf + 0 <= 0) bad("measured_tflops_per_gpu \"" tf "\" is not a positive number")
+		src = $col["source"]
+		for (i = col["source"] + 1; i <= NF; i++) src = src "," $i
+		print $col["run"], config("models", $col["model"]),
+		    config("accelerators", $col["accelerator"]), config("networks", $col["network"]),
+		    devices, t, p, d, whole("global_batch_samples"), whole("micro_batch_samples"),
+		    whole("virtual_stages"), word("recompute", "none full selective"),
+		    flag("overlap_grad_reduce"), word("gradients", "fp16 bf16 fp32"),
+		    word("ddp", "torch local"), flag("p2p_scatter_gather"),
+		    flag("sequence_parallel"), flag("distributed_optimizer"), tf, src
+	}' OFS=, "$1"
+}
+
 for table in "$@"; do
-	tail -n +2 "$table" | while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg tflops source; do
+	rows "$table" > "$tmp/rows" || exit 1
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt tflops source; do
 		mx=configs/models/$model.xml
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
 		V=$(field "$mx" vocab)
+		[ $((L % p)) = 0 ] || { echo "validate: $table: run $run: $L layers do not split evenly over p = $p" >&2; exit 1; }
 		gflag=$([ "$grads" = fp32 ] && echo fp32 || echo bf16)
 		ddpflag=$([ "$ddp" = torch ] && echo torch || echo megatron)
 		sgflag=$([ "$sg" = 1 ] && echo on || echo off)
 		rcn=$(case $rc in none) echo 0 ;; full) echo 1 ;; selective) echo 2 ;; esac)
 		# the variant the run used, and Megatron's even split
 		"$BIN/graph-normalize" -c "$mx" -a "configs/accelerators/$acc.xml" \
-		    -V "t=$t,b=$b" -o "$tmp/$run.csv"
+		    -V "t=$t,b=$b,sp=$sp" -o "$tmp/$run.csv"
 		awk -v L="$L" -v p="$p" -v d="$d" -v t="$t" -v b="$b" -v v="$v" \
-		    -v rc="$rcn" -v ovl="$ovl" 'BEGIN {
+		    -v rc="$rcn" -v ovl="$ovl" -v sp="$sp" -v dopt="$dopt" 'BEGIN {
 			k = L / p
 			printf "<plan micro_batch_samples=\"%d\">\n", b
-			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"0\" e=\"1\" c=\"1\" recompute=\"%d\" virtual_stages=\"%d\" overlap_grad_reduce=\"%d\"/>\n", d, t, rc, v, ovl
+			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"1\" c=\"1\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\"/>\n", d, t, sp, rc, v, dopt, ovl
 			for (i = 0; i < p; i++)
 				printf "<stage first_layer=\"%d\" last_layer=\"%d\" zero_stage=\"0\" zero_degree=\"1\"/>\n", i ? i * k : -1, i == p - 1 ? L : (i + 1) * k - 1
 			print "</plan>" }' > "$tmp/$run.plan.xml"
@@ -100,15 +146,22 @@ for table in "$@"; do
 			-a "configs/accelerators/$acc.xml" -o "$tmp/$run.d/pub.csv"
 		   tail -n +2 "$tmp/$run.d/pub.csv" >> "$tmp/$run.d/all.csv" ;;
 		esac
-		awk -F, 'NR == 1 || $5 == 0' "$tmp/$run.d/all.csv" > "$tmp/$run.d/index.csv"
+		# the features the run's Megatron-LM had: sequence parallelism
+		# and the distributed optimizer if it used them, selective
+		# recomputation if it used it (none and full it always had)
+		awk -F, -v sp="$sp" 'NR == 1 || $5 <= sp' "$tmp/$run.d/all.csv" \
+		    > "$tmp/$run.d/index.csv"
 		overlap=$([ "$ovl" = 1 ] && echo on || echo off)
-		solve -D off -r both -V "$overlap" -o "$tmp/$run.own.xml" \
-		    "$tmp/$run.d/index.csv"
+		dsearch=$([ "$dopt" = 1 ] && echo both || echo off)
+		rsearch=$([ "$rc" = selective ] && echo all || echo both)
+		solve -D "$dsearch" -r "$rsearch" -V "$overlap" \
+		    -o "$tmp/$run.own.xml" "$tmp/$run.d/index.csv"
 		# and with the run's own recomputation kind: the layout alone
-		solve -D off -r "$rc" -V "$overlap" -o "$tmp/$run.same.xml" \
+		solve -D "$dsearch" -r "$rc" -V "$overlap" -o "$tmp/$run.same.xml" \
 		    "$tmp/$run.d/index.csv"
 		awk -v run="$run" -v B="$B" -v s="$s" -v L="$L" -v h="$h" -v V="$V" \
-		    -v tf="$tflops" -v n="$devices" -v plan="t$t p$p d$d b$b v$v" \
+		    -v tf="$tflops" -v n="$devices" \
+		    -v plan="t$t p$p d$d b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v same="$tmp/$run.same.xml" '
 		function attr(line, name,   m) {
@@ -119,7 +172,7 @@ for table in "$@"; do
 		function scan(file, what,   line, peak) {
 			peak = 0
 			while ((getline line < file) > 0) {
-				if (line ~ /<parallelism /) what["plan"] = "t" attr(line, "t") " p" attr(line, "p") " d" attr(line, "d") " b" bsz " v" attr(line, "virtual_stages") " rc" attr(line, "recompute")
+				if (line ~ /<parallelism /) what["plan"] = "t" attr(line, "t") " p" attr(line, "p") " d" attr(line, "d") " b" bsz " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "")
 				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")
 				if (line ~ /<stage /) { m = attr(line, "memory_bytes") + 0; if (m > peak) peak = m }
 				if (line ~ /<result /) { what["step"] = attr(line, "step_s"); what["fits"] = attr(line, "fits") }
@@ -135,7 +188,7 @@ for table in "$@"; do
 			    run, measured, a["step"], err, plan, a["fits"], a["peak"], o["plan"], a["step"] / o["step"], o["peak"], r["plan"], a["step"] / r["step"]
 		}' >> "$tmp/out.csv"
 		tail -n 1 "$tmp/out.csv" | awk -F, '{ printf "validate %s: measured %.3g s, predicted %.3g s (%+.1f%%), own plan %.2fx (%.2fx with its recomputation)\n", $2, $3, $4, $6, $11, $14 }' >&2
-	done
+	done < "$tmp/rows"
 done
 
 # The ZeRO paper's 7.5B model (Rajbhandari et al. 2020, Section 1 and

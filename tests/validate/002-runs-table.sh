@@ -1,0 +1,55 @@
+# The runs table is read by its header: the same run with its columns in
+# another order, CRLF line ends and the optional columns left out (their
+# default, 0, where the row says nothing) comes out as the same row of
+# results/validate.csv; sequence parallelism and the distributed optimizer
+# reach the published plan.  A bad table stops with one line naming the
+# file, the line and the field, exit 1, and writes nothing.
+set -u
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+table=data/published/megatron-sc21-table1.csv
+# sc21-1.7b, columns shuffled, p2p_scatter_gather left out (at t = 1 it
+# changes nothing), CRLF
+awk -F, -v OFS=, 'NR <= 2 { print $17, $1, $3, $2, $4, $5, $6, $7, $8, $9,
+    $10, $11, $12, $13, $14, $15, $18 }' "$table" | sed 's/$/\r/' > "$tmp/shuffled.csv"
+sh tools/validate.sh "$BIN" "$tmp/a.csv" "$tmp/shuffled.csv" > /dev/null 2>&1 ||
+    { echo "the shuffled table was refused"; fail=1; }
+awk -F, -v OFS=, 'NR <= 2' "$table" > "$tmp/plain.csv"
+sh tools/validate.sh "$BIN" "$tmp/b.csv" "$tmp/plain.csv" > /dev/null 2>&1 ||
+    { echo "the one-run table was refused"; fail=1; }
+cmp -s "$tmp/a.csv" "$tmp/b.csv" || { echo "column order or CRLF changed the result"; diff "$tmp/a.csv" "$tmp/b.csv"; fail=1; }
+
+# sequence parallelism and the distributed optimizer, as columns
+{ head -n 1 "$table" | sed 's/,measured_tflops/,sequence_parallel,distributed_optimizer,measured_tflops/'
+  sed -n 5p "$table" | awk -F, -v OFS=, '{ $16 = $16 ",1,1"; print }'; } > "$tmp/sp.csv"
+sh tools/validate.sh "$BIN" "$tmp/sp.out" "$tmp/sp.csv" > /dev/null 2>&1 ||
+    { echo "the table with sequence_parallel was refused"; fail=1; }
+grep -q '^measured,sc21-18.4b,.*,t8 p1 d32 b8 v1 sp distopt,yes,' "$tmp/sp.out" ||
+    { echo "sp and the distributed optimizer not in the published plan"; cat "$tmp/sp.out"; fail=1; }
+
+bad() {	# name expected-message: the table in $tmp/bad.csv
+	if sh tools/validate.sh "$BIN" "$tmp/bad.out" "$tmp/bad.csv" > /dev/null 2> "$tmp/err"; then
+		echo "$1: accepted"; fail=1; return
+	fi
+	[ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "$2" "$tmp/err" ||
+	    { echo "$1: wanted one line with '$2', got:"; cat "$tmp/err"; fail=1; }
+	[ ! -e "$tmp/bad.out" ] || { echo "$1: left an output"; fail=1; }
+}
+sed 's/,micro_batch_samples,/,micro_batch,/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "missing column" "bad.csv:1: no column \"micro_batch_samples\""
+sed '2s/,32,1,1,32,/,33,1,1,32,/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "t p d not devices" "bad.csv:2: t p d = 32, not devices 33"
+sed '2s/,sc21-gpt-1.7b,/,gpt-nine,/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "unknown model" "bad.csv:2: models \"gpt-nine\": no configs/models/gpt-nine.xml"
+sed '2s/,full,/,some,/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "unknown recomputation" "bad.csv:2: recompute \"some\" is not one of"
+sed '2s/,512,16,/,512,-16,/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "negative micro-batch" "bad.csv:2: micro_batch_samples \"-16\""
+sed '2s/,137,/,nan,/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "NaN throughput" "bad.csv:2: measured_tflops_per_gpu \"nan\""
+{ cat "$tmp/plain.csv"; sed -n 2p "$tmp/plain.csv"; } > "$tmp/bad.csv"
+bad "a run twice" "bad.csv:3: run \"sc21-1.7b\" twice"
+rm -f "$tmp/bad.csv"
+bad "missing table" "bad.csv: cannot read the runs table"
+exit $fail
