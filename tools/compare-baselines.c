@@ -222,6 +222,8 @@ run_method(struct cell *c, const struct opts *o, struct bl_result *r)
 }
 
 static const char *const status_word[] = { "ok", "oom", "infeasible" };
+static const char *const status_word3[] = { "ok", "oom", "infeasible",
+	NULL };
 
 /* "first..last" layer ids of each stage, "xZzS" for ZeRO copies. */
 static void
@@ -523,9 +525,55 @@ is_nest(const char *method)
 	    strcmp(method, "nest-artifact-input") == 0;
 }
 
+/*
+ * A row as compare-baselines writes it: a known status; positive whole
+ * devices and micro-batch; the plan's numbers, where present (Alpa-E's
+ * published rows have none), positive whole numbers (ZeRO stage and
+ * recomputation non-negative); on an ok row a positive, finite
+ * throughput and step; every other number present non-negative.  Dies
+ * with the file, line and column of the first that is not.
+ */
+static void
+check_row(const struct csvio_table *t, size_t r)
+{
+	static const int plan_cols[] = { C_P, C_D, C_T, C_S, C_E, C_C,
+		C_DEVICES_USED, C_ZERO_DEGREE, C_VIRTUAL_STAGES };
+	struct pl_err err;
+	long n;
+	double x;
+	int st = csvio_enum(t, r, C_STATUS, status_word3, &err), ok = st == 0;
+
+	if (st < 0 ||
+	    csvio_long(t, r, C_DEVICES, CSVIO_POSITIVE, &n, &err) < 0 ||
+	    csvio_long(t, r, C_MBS, CSVIO_POSITIVE, &n, &err) < 0)
+		die_err(&err);
+	for (size_t k = 0; k < sizeof plan_cols / sizeof plan_cols[0]; k++)
+		if (csvio_long(t, r, plan_cols[k], CSVIO_POSITIVE |
+		    CSVIO_OPTIONAL, &n, &err) < 0)
+			die_err(&err);
+	if (csvio_long(t, r, C_ZERO, CSVIO_NONNEG | CSVIO_OPTIONAL, &n,
+	    &err) < 0 ||
+	    csvio_long(t, r, C_RECOMPUTE, CSVIO_NONNEG | CSVIO_OPTIONAL, &n,
+	    &err) < 0 ||
+	    csvio_double(t, r, C_THROUGHPUT, (ok ? CSVIO_POSITIVE :
+	    CSVIO_NONNEG | CSVIO_OPTIONAL), &x, &err) < 0 ||
+	    csvio_double(t, r, C_STEP, (ok ? CSVIO_POSITIVE :
+	    CSVIO_NONNEG | CSVIO_OPTIONAL), &x, &err) < 0 ||
+	    csvio_double(t, r, C_SPEEDUP, CSVIO_NONNEG | CSVIO_OPTIONAL, &x,
+	    &err) < 0 ||
+	    csvio_double(t, r, C_SOLVE, CSVIO_NONNEG | CSVIO_OPTIONAL, &x,
+	    &err) < 0 ||
+	    csvio_double(t, r, C_PEAK_MEMORY, CSVIO_NONNEG | CSVIO_OPTIONAL,
+	    &x, &err) < 0)
+		die_err(&err);
+}
+
 static int
 join(const struct opts *o, char **files, int nfiles)
 {
+	/* a cell and its method: what no two rows share */
+	static const int same_keys[5] = { C_SETUP, C_MODEL, C_DEVICES, C_MBS,
+		C_METHOD };
 	char ***rows = xcalloc((size_t)nfiles, sizeof *rows);
 	struct csvio_table *t = xcalloc((size_t)nfiles, sizeof *t);
 	char (*speed)[32] = xcalloc((size_t)nfiles, sizeof *speed);
@@ -535,14 +583,28 @@ join(const struct opts *o, char **files, int nfiles)
 	for (int i = 0; i < nfiles; i++) {
 		if (csvio_read(&t[i], files[i], &err) < 0)
 			die_err(&err);
-		if (t[i].ncols != NCOLS || t[i].nrows != 1)
-			die("%s: not a compare-baselines row (%zu columns, %zu "
-			    "rows)", files[i], t[i].ncols, t[i].nrows);
+		if (t[i].ncols != NCOLS)
+			die("%s:1: %zu columns, a compare-baselines row has %d",
+			    files[i], t[i].ncols, NCOLS);
+		if (t[i].nrows != 1)
+			die("%s:%zu: a second row: a compare-baselines row file "
+			    "holds one", files[i], t[i].lines[1]);
 		for (size_t k = 0; k < NCOLS; k++)
 			if (strcmp(t[i].header[k], columns[k]) != 0)
 				die("%s:1: column %zu is '%s', not '%s'",
 				    files[i], k + 1, t[i].header[k], columns[k]);
+		check_row(&t[i], 0);
 		rows[i] = t[i].cells;
+		for (int j = 0; j < i; j++) {
+			int k = 0;
+
+			while (k < 5 && strcmp(rows[j][same_keys[k]],
+			    rows[i][same_keys[k]]) == 0)
+				k++;
+			if (k == 5)
+				die("%s:2: the same cell and method as %s",
+				    files[i], files[j]);
+		}
 	}
 	/* nest searches a superset of every other method's plans (all are
 	 * contiguous stages of one variant, z = 1) under the same evaluator:
@@ -676,6 +738,10 @@ regress(const struct opts *o, const char *expected, const char *actual)
 		die_err(&err);
 	check_header(&e);
 	check_header(&a);
+	for (size_t i = 0; i < e.nrows; i++)
+		check_row(&e, i);
+	for (size_t i = 0; i < a.nrows; i++)
+		check_row(&a, i);
 	matched = xcalloc(a.nrows + 1, 1);
 	for (size_t i = 0; i < e.nrows; i++) {
 		char key[768], akey[768];

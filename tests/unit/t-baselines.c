@@ -93,7 +93,7 @@ mist_brute(const struct plan_env *env, const struct layer_graph *g,
 
 				for (k = 0; k < S; k++) {
 					st[k] = (struct plan_stage){ k ? row : 0,
-					    row + (size_t)cnt[k] - 1, 1, 0 };
+					    row + (size_t)cnt[k] - 1, 1, 0, 0 };
 					row += (size_t)cnt[k];
 				}
 				st[S - 1].last = g->n - 1;
@@ -140,7 +140,7 @@ mist_against_enumeration(void)
 			struct layer_graph g;
 			struct variants vs = { 1, &g };
 			struct plan_env env = { &net, 8, memory[k], OPT_ADAM,
-			    64, 0, 0, 0, 1 };
+			    64, 0, 0, 0, 1, 0 };
 			struct bl_result r;
 			struct plan_result pr;
 			double want;
@@ -218,7 +218,8 @@ manual_and_mcmc(void)
 	chain(&g[0], 8, 1, 0);
 	chain(&g[1], 8, 2, 1);
 	for (double mem = 2e8; mem >= 2.5e7; mem *= 0.8) {
-		struct plan_env env = { &net, 4, mem, OPT_ADAM, 16, 0, 0, 0, 1 };
+		struct plan_env env = { &net, 4, mem, OPT_ADAM, 16, 0,
+		    0, 0, 1, 0 };
 		struct bl_result r, r2;
 		struct plan dp;
 		struct plan_result pr;

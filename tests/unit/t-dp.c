@@ -49,7 +49,7 @@ hand_example(void)
 	struct network net;
 	struct layer_graph g;
 	struct plan_env env;
-	struct plan_stage st[2] = { { 0, 0, 1, 0 }, { 1, 1, 1, 0 } };
+	struct plan_stage st[2] = { { 0, 0, 1, 0, 0 }, { 1, 1, 1, 0, 0 } };
 	struct plan p = { .g = &g, .d = 2,
 	    .recompute = 0, .nstages = 2, .stage = st };
 	struct plan_result r;
@@ -532,8 +532,8 @@ megatron_modes(void)
 	struct network net;
 	struct layer_graph g;
 	struct plan_env env;
-	struct plan_stage two[2] = { { 0, 2, 1, 0 }, { 3, 5, 1, 0 } };
-	struct plan_stage one[1] = { { 0, 5, 1, 0 } };
+	struct plan_stage two[2] = { { 0, 2, 1, 0, 0 }, { 3, 5, 1, 0, 0 } };
+	struct plan_stage one[1] = { { 0, 5, 1, 0, 0 } };
 	struct plan p = { .g = &g, .d = 1, .nstages = 2, .stage = two,
 	    .v = 2 };
 	struct plan_result r;
@@ -621,7 +621,7 @@ recompute_collectives_and_scatter_gather(void)
 	struct network net;
 	struct layer_graph g;
 	struct plan_env env;
-	struct plan_stage st[2] = { { 0, 0, 1, 0 }, { 1, 1, 1, 0 } };
+	struct plan_stage st[2] = { { 0, 0, 1, 0, 0 }, { 1, 1, 1, 0, 0 } };
 	struct plan p = { .g = &g, .d = 1, .nstages = 2, .stage = st };
 	struct plan_result r;
 	struct pl_err err;

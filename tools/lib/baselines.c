@@ -313,7 +313,7 @@ mc_cost(const struct plan_env *env, const struct variants *vs,
 	    .recompute = x->rc, .nstages = x->S, .stage = p->stage };
 	for (int s = 0; s < x->S; s++)
 		p->stage[s] = (struct plan_stage){ x->start[s],
-		    x->start[s + 1] - 1, 1, 0 };
+		    x->start[s + 1] - 1, 1, 0, 0 };
 	step = score(env, p, fits);
 	return *fits ? step : 8 * step;	/* lets a chain walk out of OOM */
 }
@@ -550,7 +550,7 @@ alpa_pack(struct plan_cell *c, size_t rows, int S, double T,
 		plan_stage_price(c, i, j, u, 1, 0, S - u, &sc);
 		if (sc.load_s > T)
 			return 0;
-		st[u] = (struct plan_stage){ i, j, 1, 0 };
+		st[u] = (struct plan_stage){ i, j, 1, 0, 0 };
 		i = j + 1;
 	}
 	return 1;

@@ -214,6 +214,7 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 	};
 	double gib = 0, gbps = 0, ghz = 0;
 	xmlNodePtr r, n;
+	unsigned seen = 0;	/* efficiency kinds given */
 	int ret = -1;
 
 	memset(a, 0, sizeof(*a));
@@ -249,6 +250,13 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 		while (kinds[k] && strcmp(kinds[k], kind ? kind : "") != 0)
 			k++;
 		free(kind);
+		if (kinds[k] && (seen & 1u << k)) {
+			pl_errf(err, path, line_of(n), "element 'efficiency': "
+			    "kind '%s' given twice", kinds[k]);
+			goto done;
+		}
+		if (kinds[k])
+			seen |= 1u << k;
 		{
 			char *s = xmlio_text(n), why[256];
 			int bad = parse_double(s, 1e-9, 1, &v, why, sizeof(why));
@@ -480,6 +488,13 @@ network_from_doc(struct network *net, xmlDocPtr doc, const char *path,
 			lv = &net->level[net->nlevels++];
 			lv->line = line_of(n);
 			copy_name(lv->name, sizeof(lv->name), n);
+			/* sweeps name levels: a name means one level */
+			for (int j = 0; lv->name[0] && j < net->nlevels - 1; j++)
+				if (strcmp(net->level[j].name, lv->name) == 0) {
+					pl_errf(err, path, lv->line, "level '%s' "
+					    "named twice", lv->name);
+					goto done;
+				}
 			lv->oversubscription = 1;
 			lv->algo = algo_attr(n);
 			if (xmlio_attr_long(path, n, "fanout", 1, &lv->fanout,
@@ -638,6 +653,32 @@ experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc, const char *path,
 				goto done;
 		}
 	}
+	/* a list names each thing once (a repeat would run its cells
+	 * twice and list their targets twice) */
+	for (int i = 0; i < e->nmbs; i++)
+		for (int j = 0; j < i; j++)
+			if (e->mbs[i] == e->mbs[j]) {
+				pl_errf(err, path, line_of(xmlio_child(r,
+				    "micro_batch_sizes")), "element "
+				    "'micro_batch_sizes': %ld listed twice",
+				    e->mbs[i]);
+				goto done;
+			}
+	for (int i = 0; i < e->nmethods; i++)
+		for (int j = 0; j < i; j++)
+			if (strcmp(e->methods[i], e->methods[j]) == 0) {
+				pl_errf(err, path, line_of(xmlio_child(r,
+				    "methods")), "element 'methods': '%s' "
+				    "listed twice", e->methods[i]);
+				goto done;
+			}
+	for (int i = 0; i < e->nmodels; i++)
+		for (int j = 0; j < i; j++)
+			if (strcmp(e->model[i].name, e->model[j].name) == 0) {
+				pl_errf(err, path, e->model[i].line, "model '%s' "
+				    "listed twice", e->model[i].name);
+				goto done;
+			}
 	for (int i = 0; i < e->nclusters; i++)
 		for (int j = 0; j < i; j++)
 			if (e->cluster[i].devices == e->cluster[j].devices &&

@@ -239,7 +239,7 @@ csvio_double(const struct csvio_table *t, size_t row, int col, int flags,
 	}
 	if (*s == '\0')
 		return cell_error(t, row, col, "empty field", err);
-	if (parse_double(s, min, HUGE_VAL, out, why, sizeof(why)) < 0)
+	if (parse_double(s, min, PL_NUMBER_MAX, out, why, sizeof(why)) < 0)
 		return cell_error(t, row, col, why, err);
 	if ((flags & CSVIO_POSITIVE) && *out == 0) {
 		snprintf(why, sizeof(why), "must be positive: '%s'", s);

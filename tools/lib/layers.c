@@ -213,6 +213,7 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 	ckind = csvio_col_opt(tab, "kind");
 	cfwd = csvio_col_opt(tab, "forward_s");
 	cbwd = csvio_col_opt(tab, "backward_s");
+	g->has_times = cfwd >= 0 && cbwd >= 0;
 	ccopy = csvio_col_opt(tab, "copy_of");
 	cdense = csvio_col_opt(tab, "dense_parameter_bytes");
 	for (int k = 0; k < LCOLL_N; k++)

@@ -61,6 +61,7 @@ struct layer_graph {
 	int scheduled;		/* times from the ilp schedule (bounds kept) */
 	int has_variant;	/* the variant columns are present */
 	int has_recompute;	/* the recomputation columns are present */
+	int has_times;		/* forward_s and backward_s are present */
 	long var_t, var_e, var_c, var_sp, var_b;
 	size_t n;
 	struct layer *l;

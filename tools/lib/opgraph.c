@@ -265,8 +265,83 @@ fail:
 }
 
 /*
+ * After Kahn's algorithm left nodes unresolved (left[v] > 0): an edge that
+ * lies on a cycle, not merely downstream of one.  Nodes that reach no
+ * other unresolved node are pruned backwards (they only hang off a
+ * cycle); from any node left, following an edge to a node left must come
+ * back to a node already seen, and the edge leaving it closes the cycle.
+ * first/order: the edges by source (counting sort).
+ */
+static size_t
+cycle_edge(long nid, size_t n, const long *src, const long *dst,
+    const long *left, const size_t *first, const size_t *order)
+{
+	long *outdeg = xcalloc((size_t)nid, sizeof(long));
+	long *stack = xmalloc((size_t)nid * sizeof(long));
+	size_t *next = xmalloc((size_t)nid * sizeof(size_t));
+	size_t *rfirst = xcalloc((size_t)nid + 1, sizeof(size_t));
+	size_t *rorder = xmalloc((n ? n : 1) * sizeof(size_t));
+	size_t *fill = xmalloc((size_t)nid * sizeof(size_t));
+	unsigned char *alive = xcalloc((size_t)nid, 1);
+	unsigned char *seen = xcalloc((size_t)nid, 1);
+	long top = 0, v = -1;
+	size_t found = 0;
+
+	/* the edges by destination, as `first`/`order` hold them by source */
+	for (size_t i = 0; i < n; i++)
+		rfirst[dst[i] + 1]++;
+	for (long u = 0; u < nid; u++)
+		rfirst[u + 1] += rfirst[u];
+	memcpy(fill, rfirst, (size_t)nid * sizeof(size_t));
+	for (size_t i = 0; i < n; i++)
+		rorder[fill[dst[i]]++] = i;
+	for (long u = 0; u < nid; u++)
+		alive[u] = left[u] > 0;
+	for (size_t i = 0; i < n; i++)
+		if (alive[src[i]] && alive[dst[i]])
+			outdeg[src[i]]++;
+	for (long u = 0; u < nid; u++)
+		if (alive[u] && outdeg[u] == 0)
+			stack[top++] = u;
+	while (top > 0) {	/* prune backwards */
+		long u = stack[--top];
+
+		alive[u] = 0;
+		for (size_t k = rfirst[u]; k < rfirst[u + 1]; k++) {
+			long w = src[rorder[k]];
+
+			if (alive[w] && --outdeg[w] == 0)
+				stack[top++] = w;
+		}
+	}
+	for (long u = 0; u < nid && v < 0; u++)
+		if (alive[u])
+			v = u;
+	while (v >= 0 && !seen[v]) {	/* every node alive has an edge on */
+		seen[v] = 1;
+		for (size_t k = first[v]; k < first[v + 1]; k++)
+			if (alive[dst[order[k]]]) {
+				next[v] = order[k];
+				break;
+			}
+		v = dst[next[v]];
+	}
+	if (v >= 0)
+		found = next[v];
+	free(outdeg);
+	free(stack);
+	free(next);
+	free(rfirst);
+	free(rorder);
+	free(fill);
+	free(alive);
+	free(seen);
+	return found;
+}
+
+/*
  * Kahn's algorithm over edges given as (src, dst) id pairs.  On a cycle,
- * report the line of an edge whose two ends both lie on unresolved nodes.
+ * report the line of an edge on it.
  */
 static int
 check_acyclic(const struct opgraph *g, size_t n, const long *src,
@@ -306,13 +381,12 @@ check_acyclic(const struct opgraph *g, size_t n, const long *src,
 			if (--indeg[dst[order[k]]] == 0)
 				queue[tail++] = dst[order[k]];
 	}
-	if (tail < nid)
-		for (size_t i = 0; i < n; i++)
-			if (indeg[src[i]] > 0 && indeg[dst[i]] > 0) {
-				ret = pl_errf(err, file, lines[i], "edge %ld -> %ld "
-				    "lies on a cycle", src[i], dst[i]);
-				break;
-			}
+	if (tail < nid) {
+		size_t i = cycle_edge(nid, n, src, dst, indeg, first, order);
+
+		ret = pl_errf(err, file, lines[i], "edge %ld -> %ld lies on a "
+		    "cycle", src[i], dst[i]);
+	}
 	free(indeg);
 	free(queue);
 	free(first);

@@ -597,22 +597,27 @@ interleave_check(const struct plan_variant *v, const struct plan *p,
 	long m = plan_microbatches(env->global_batch, v->b, p->d);
 
 	if (p->nstages < 2)
-		return pl_errf(err, NULL, 0, "%ld virtual stages need a "
+		return pl_errf(err, NULL, p->line, "%ld virtual stages need a "
 		    "pipeline of two stages or more", p->v);
 	if (m % p->nstages)
-		return pl_errf(err, NULL, 0, "interleaving: %ld micro-batches "
+		return pl_errf(err, NULL, p->line, "interleaving: %ld micro-batches "
 		    "are not a multiple of the %d stages", m, p->nstages);
 	for (int i = 0; i < p->nstages; i++) {
 		long layers = layers_split_count(v->g, p->stage[i].first,
 		    p->stage[i].last, p->ends_in_split);
 
 		if (p->stage[i].z > 1)
-			return pl_errf(err, NULL, 0, "stage %d: interleaving "
-			    "with ZeRO copies of a stage is not modelled", i);
+			return pl_errf(err, NULL, p->stage[i].line, "stage %d: "
+			    "interleaving with ZeRO copies of a stage is not "
+			    "modelled", i);
 		if (layers == 0 || layers % p->v)
-			return pl_errf(err, NULL, 0, "stage %d: %ld virtual "
-			    "stages do not divide its %ld layers", i, p->v,
-			    layers);
+			return pl_errf(err, NULL, p->stage[i].line, "stage %d: "
+			    "%ld virtual stages do not divide its %ld layers "
+			    "of the split (%s)", i, p->v, layers,
+			    p->ends_in_split ? "the graph's first and last "
+			    "rows counted" : "not counting the graph's first "
+			    "and last rows, the embedding and the loss, as "
+			    "ends_in_pipeline_split would");
 	}
 	return 0;
 }
@@ -630,38 +635,38 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 
 	memset(r, 0, sizeof *r);
 	if (p->nstages < 1)
-		return pl_errf(err, NULL, 0, "a plan needs at least one stage");
+		return pl_errf(err, NULL, p->line, "a plan needs at least one stage");
 	if (p->d < 1)
-		return pl_errf(err, NULL, 0, "d must be at least 1");
+		return pl_errf(err, NULL, p->line, "d must be at least 1");
 	for (int i = 0; i < p->nstages; i++) {
 		const struct plan_stage *s = &p->stage[i];
 
 		if (s->first != next || s->last < s->first || s->last >= g->n)
-			return pl_errf(err, NULL, 0, "stage %d: rows %zu..%zu "
+			return pl_errf(err, NULL, s->line, "stage %d: rows %zu..%zu "
 			    "do not continue the previous stage (next row %zu "
 			    "of %zu)", i, s->first, s->last, next, g->n);
 		if (s->z < 1 || (s->z & (s->z - 1)) || zlog(s->z) > PLAN_ZLOG_MAX)
-			return pl_errf(err, NULL, 0, "stage %d: ZeRO degree %ld "
+			return pl_errf(err, NULL, s->line, "stage %d: zero_degree %ld "
 			    "is not a power of two up to %d", i, s->z,
 			    1 << PLAN_ZLOG_MAX);
 		if ((s->z == 1) != (s->zero_stage == 0) || s->zero_stage > 3)
-			return pl_errf(err, NULL, 0, "stage %d: ZeRO stage %d "
-			    "with degree %ld (stage 1-3 exactly when the degree "
-			    "is above 1)", i, s->zero_stage, s->z);
+			return pl_errf(err, NULL, s->line, "stage %d: zero_stage %d "
+			    "with zero_degree %ld (stage 1-3 exactly when the "
+			    "degree is above 1)", i, s->zero_stage, s->z);
 		K += s->z;
 		next = s->last + 1;
 	}
 	if (next != g->n)
-		return pl_errf(err, NULL, 0, "the stages end at row %zu of %zu",
+		return pl_errf(err, NULL, p->line, "the stages end at row %zu of %zu",
 		    next, g->n);
 	if (p->recompute < 0 || p->recompute >= RC_N)
-		return pl_errf(err, NULL, 0, "recompute %d is not 0 (none), 1 "
+		return pl_errf(err, NULL, p->line, "recompute %d is not 0 (none), 1 "
 		    "(full) or 2 (selective)", p->recompute);
 	if (p->v < 0)
-		return pl_errf(err, NULL, 0, "virtual stages %ld: not positive",
+		return pl_errf(err, NULL, p->line, "virtual stages %ld: not positive",
 		    p->v);
 	if (p->overlap_param && !p->distopt)
-		return pl_errf(err, NULL, 0, "overlapping the parameter gather "
+		return pl_errf(err, NULL, p->line, "overlapping the parameter gather "
 		    "needs the distributed optimizer");
 	if (plan_variant_init(&v, env, g, err) < 0)
 		return -1;
@@ -675,10 +680,10 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 
 		plan_variant_release(&v);
 		if (p->d * b > env->global_batch)
-			return pl_errf(err, NULL, 0, "d = %ld replicas of %ld "
+			return pl_errf(err, NULL, p->line, "d = %ld replicas of %ld "
 			    "samples exceed the global batch of %ld", p->d, b,
 			    env->global_batch);
-		return pl_errf(err, NULL, 0, "the plan needs %ld devices, %ld "
+		return pl_errf(err, NULL, p->line, "the plan needs %ld devices, %ld "
 		    "are available", need, env->devices);
 	}
 	plan_cell_init(&cell, env, &v, p->d, K, &mode);

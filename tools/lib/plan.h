@@ -74,6 +74,7 @@ struct plan_stage {
 	size_t first, last;		/* rows of the variant's graph */
 	long z;				/* copies: the stage has w*z devices */
 	int zero_stage;			/* 0 when z == 1, else 1..3 */
+	size_t line;			/* of its <stage> in a plan file, 0 */
 };
 
 struct plan {
@@ -85,6 +86,7 @@ struct plan {
 	/* the rest of the plan's mode (0: v = 1, all off) */
 	long v;
 	int distopt, overlap_grad, overlap_param, ends_in_split;
+	size_t line;			/* of <parallelism> in a plan file, 0 */
 };
 
 /* The mode of a plan (v = 0 read as 1). */

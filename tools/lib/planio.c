@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libxml/parser.h>
@@ -82,6 +83,14 @@ check_index_row(const struct csvio_table *t, size_t r,
 	return 0;
 }
 
+static int
+same_variant(const struct layer_graph *a, const struct layer_graph *b)
+{
+	return a->var_t == b->var_t && a->var_e == b->var_e &&
+	    a->var_c == b->var_c && a->var_sp == b->var_sp &&
+	    a->var_b == b->var_b;
+}
+
 /* Read the files an index lists, relative to the index's directory. */
 static int
 read_index(struct variants *vs, const struct csvio_table *t, struct pl_err *err)
@@ -89,6 +98,8 @@ read_index(struct variants *vs, const struct csvio_table *t, struct pl_err *err)
 	const char *slash = strrchr(t->file, '/');
 	int col = csvio_col(t, "file", err);
 	size_t dirlen = slash ? (size_t)(slash - t->file) + 1 : 0;
+	size_t first = vs->n;	/* this index's graphs start here */
+	struct stat st;
 
 	if (col < 0)
 		return -1;
@@ -107,11 +118,17 @@ read_index(struct variants *vs, const struct csvio_table *t, struct pl_err *err)
 		}
 		memcpy(path, t->file, dirlen);
 		strcpy(path + dirlen, name);
-		if (access(path, R_OK) != 0) {
+		if (access(path, R_OK) != 0 || stat(path, &st) != 0) {
 			pl_errf(err, t->file, t->lines[r], "column 'file': cannot "
 			    "open '%s': %s", path, strerror(errno));
 			free(path);
 			return -1;
+		}
+		/* a folder or a pipe is no graph (a pipe would block) */
+		if (!S_ISREG(st.st_mode)) {
+			free(path);
+			return pl_errf(err, t->file, t->lines[r], "column 'file': "
+			    "'%s' is not a regular file", name);
 		}
 		rc = layers_read(&g, path, err);
 		free(path);
@@ -121,23 +138,40 @@ read_index(struct variants *vs, const struct csvio_table *t, struct pl_err *err)
 			layers_release(&g);
 			return -1;
 		}
+		for (size_t j = first; j < vs->n; j++)
+			if (g.has_variant && same_variant(&vs->g[j], &g)) {
+				layers_release(&g);
+				return pl_errf(err, t->file, t->lines[r], "column "
+				    "'file': the same t, e, c, sp and "
+				    "micro_batch_samples as line %zu",
+				    t->lines[j - first]);
+			}
 		add_graph(vs, &g);
 	}
 	return 0;
 }
 
 static int
-same_variant(const struct layer_graph *a, const struct layer_graph *b)
-{
-	return a->var_t == b->var_t && a->var_e == b->var_e &&
-	    a->var_c == b->var_c && a->var_sp == b->var_sp &&
-	    a->var_b == b->var_b;
-}
-
-static int
 check_variants(const struct variants *vs, struct pl_err *err)
 {
 	const struct layer_graph *a = &vs->g[0];
+
+	/* a planner prices layers by their times: a graph must have them,
+	 * and not all zero (a step of 0 s, an infinite throughput) */
+	for (size_t i = 0; i < vs->n; i++) {
+		const struct layer_graph *g = &vs->g[i];
+		double total = 0;
+
+		if (!g->has_times)
+			return pl_errf(err, g->file, 1, "no columns forward_s "
+			    "and backward_s: a plan needs the layers' times");
+		for (size_t r = 0; r < g->n; r++)
+			total += g->l[r].forward_s + g->l[r].backward_s;
+		if (total <= 0)
+			return pl_errf(err, g->file, g->l[0].line, "column "
+			    "'forward_s': every layer takes 0 s, nothing to "
+			    "plan");
+	}
 
 	for (size_t i = 1; i < vs->n; i++) {
 		const struct layer_graph *b = &vs->g[i];
@@ -310,9 +344,9 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 {
 	xmlDocPtr doc;
 	xmlNodePtr root, par, n;
-	long t, e, c, sp, b, d, rc;
+	long t, e, c, sp, b, d, rc, np;
 	size_t next = 0;
-	int ns = 0;
+	int ns = 0, has_p;
 
 	memset(p, 0, sizeof *p);
 	if ((doc = xmlio_read(path, err)) == NULL)
@@ -363,10 +397,31 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	p->recompute = (int)rc;
 	if (mode_attrs(path, par, p, err) < 0)
 		goto fail;
-	for (n = root->children; n; n = n->next)
-		if (n->type == XML_ELEMENT_NODE &&
-		    strcmp((const char *)n->name, "stage") == 0)
+	p->line = (size_t)xmlGetLineNo(par);
+	/* what dpsolve writes: one <parallelism>, the stages, a <result> */
+	for (n = root->children; n; n = n->next) {
+		const char *name = (const char *)n->name;
+
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (strcmp(name, "stage") == 0)
 			ns++;
+		else if (strcmp(name, "parallelism") == 0 ? n != par :
+		    strcmp(name, "result") != 0) {
+			pl_errf(err, path, (size_t)xmlGetLineNo(n), "<%s>: %s",
+			    name, n == par || strcmp(name, "parallelism") != 0 ?
+			    "not an element of a plan" : "a second "
+			    "<parallelism>");
+			goto fail;
+		}
+	}
+	if ((has_p = xmlio_attr_long(path, par, "p", 1, &np, err)) < 0)
+		goto fail;
+	if (has_p == 0 && np != ns) {
+		pl_errf(err, path, p->line, "<parallelism> p: %ld, but the plan "
+		    "has %d <stage>", np, ns);
+		goto fail;
+	}
 	if (ns == 0) {
 		pl_errf(err, path, (size_t)xmlGetLineNo(root), "the plan has no "
 		    "<stage>");
@@ -392,6 +447,7 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 		    check_stage(path, n, p, s, next, err) < 0)
 			goto fail;
 		s->zero_stage = (int)zs;
+		s->line = (size_t)xmlGetLineNo(n);
 		next = s->last + 1;
 		p->nstages++;
 	}

@@ -42,6 +42,13 @@ void die_err(const struct pl_err *err) __attribute__((noreturn));
 void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
+ * The largest number a table or config may hold (bytes, seconds, FLOP/s,
+ * bytes a second): anything larger is a typo or an attack, and products
+ * of such numbers with up to 2^30 devices and micro-batches stay finite.
+ */
+#define PL_NUMBER_MAX 1e18
+
+/*
  * Strict number parsing: the whole string must be a number, no trailing
  * junk, no empty string, finite, and within [min, max].  On failure the
  * reason ("invalid number 'x'", "too large: 'x' (max 8)") is written to

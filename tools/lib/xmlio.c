@@ -295,7 +295,8 @@ parse_text(const char *file, xmlNodePtr node, const char *what,
 	if (lout)
 		bad = parse_long(text, lmin, 1L << 40, lout, why, sizeof(why));
 	else
-		bad = parse_double(text, dmin, HUGE_VAL, dout, why, sizeof(why));
+		bad = parse_double(text, dmin, PL_NUMBER_MAX, dout, why,
+		    sizeof(why));
 	free(text);
 	if (bad < 0)
 		return pl_errf(err, file, (size_t)xmlGetLineNo(node), "%s '%s': %s",
