@@ -138,6 +138,18 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc > 1 || o.stages == NULL)
 		usage(stderr, 2);
+	{	/* standard input can be read once */
+		const char *in[3] = { argc ? argv[0] : "-", o.stages, o.edges };
+		int stdin_uses = 0;
+
+		for (int i = 0; i < 3; i++)
+			stdin_uses += in[i] && strcmp(in[i], "-") == 0;
+		if (stdin_uses > 1) {
+			warnx("only one of the layers, -s and -e can be '-' "
+			    "(standard input)");
+			usage(stderr, 2);
+		}
+	}
 	if (o.device_memory_bytes == 0) {
 		struct accel_cfg a;
 

@@ -675,7 +675,6 @@ fail:
 static void
 parse_args(int argc, char *argv[], struct opts *o)
 {
-	char why[128];
 	int ch;
 
 	memset(o, 0, sizeof(*o));
@@ -688,11 +687,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 		case 'B': o->build = optarg; break;
 		case 'C': o->dir = optarg; break;
 		case 'D': case 'J': case 'L': case 'M': o->mode = ch; break;
-		case 'N':
-			if (parse_long(optarg, 1, 1L << 30, &o->devices, why,
-			    sizeof(why)) < 0)
-				die("-N: %s", why);
-			break;
+		case 'N': o->devices = opt_long('N', optarg, 1, 1L << 30); break;
 		case 'P': o->mode = 'P'; o->plan = optarg; break;
 		case 'R': o->results = optarg; break;
 		case 'h': usage(stdout, 0); break;

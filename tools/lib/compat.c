@@ -170,20 +170,24 @@ number_list(const struct csvio_table *t, size_t r, int col, double *out,
 	int n = 0;
 
 	while (*s) {
-		char *end;
+		char tok[64], why[128];
+		size_t len;
 		double v;
 
 		while (*s == ' ')
 			s++;
 		if (*s == '\0')
 			break;
-		v = strtod(s, &end);
-		if (end == s || n == max || !(v > 0))
+		len = strcspn(s, " ");
+		snprintf(tok, sizeof tok, "%.*s", (int)(len < 63 ? len : 63), s);
+		if (len > 63 || n == max ||
+		    parse_double(tok, 0, PL_NUMBER_MAX, &v, why, sizeof why) < 0 ||
+		    !(v > 0))
 			return pl_errf(err, t->file, t->lines[r], "column '%s': "
 			    "'%s' is not a list of up to %d positive numbers",
 			    t->header[col], csvio_cell(t, r, col), max);
 		out[n++] = v;
-		s = end;
+		s += len;
 	}
 	return n;
 }
@@ -197,6 +201,7 @@ compat_read_cluster(struct compat_cluster *c, const char *setups_csv,
 		"bandwidth_per_level_GiBps", "latency_per_level_s", "hbm_GiB",
 		"global_batch_samples", "micro_batch", "layer_time_source"
 	};
+	static const char *const time_sources[] = { "ilp", "seq", NULL };
 	struct csvio_table t;
 	int col[9];
 	int ret = -1;
@@ -236,6 +241,33 @@ compat_read_cluster(struct compat_cluster *c, const char *setups_csv,
 			    "have %d, %d and %d entries", n1, n2, n3);
 			goto done;
 		}
+		{	/* whole fanouts that multiply to the cluster */
+			double prod = 1;
+
+			for (int l = 0; l < n1; l++) {
+				if (cnt[l] != floor(cnt[l]))
+					break;
+				prod *= cnt[l];
+			}
+			if (prod != (double)devices) {
+				pl_errf(err, t.file, t.lines[r], "column "
+				    "'devices_per_level': '%s' are not whole "
+				    "fanouts that multiply to %ld devices",
+				    csvio_cell(&t, r, col[2]), devices);
+				goto done;
+			}
+		}
+		if (csvio_enum(&t, r, col[8], time_sources, err) < 0)
+			goto done;
+		for (size_t q = r + 1; q < t.nrows; q++)
+			if (strcmp(csvio_cell(&t, q, col[0]), setup) == 0 &&
+			    strcmp(csvio_cell(&t, q, col[1]),
+			    csvio_cell(&t, r, col[1])) == 0) {
+				pl_errf(err, t.file, t.lines[q], "setup '%s' "
+				    "with %ld devices again (line %zu)", setup,
+				    devices, t.lines[r]);
+				goto done;
+			}
 		c->devices = devices;
 		c->expert_parallel = 1;
 		c->nlevels = n1;

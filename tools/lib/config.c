@@ -120,6 +120,14 @@ model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
 	    xmlio_child_bool(path, r, "flash_attention", &m->flash_attention,
 	    err) < 0)
 		goto done;
+	/* the deepest transformers have a few hundred layers; a layer
+	 * graph (and a plan search) is linear in them */
+	if (m->layers > MODEL_MAX_LAYERS) {
+		pl_errf(err, path, line_of(xmlio_child(r, "layers")), "element "
+		    "'layers': %ld, more than %d", m->layers,
+		    MODEL_MAX_LAYERS);
+		goto done;
+	}
 	if (m->hidden % m->heads != 0) {
 		pl_errf(err, path, line_of(xmlio_child(r, "heads")), "element "
 		    "'heads': %ld heads do not divide hidden %ld", m->heads,
@@ -648,7 +656,7 @@ experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc, const char *path,
 			e->model[e->nmodels].max_width = 0;
 			if (xmlio_attr_long(path, n, "max_width", 0,
 			    &e->model[e->nmodels].max_width, err) < 0 ||
-			    xmlio_attr_double(path, n, "device_memory_bytes", 0,
+			    xmlio_attr_double(path, n, "device_memory_bytes", 1,
 			    &e->model[e->nmodels++].device_memory_bytes, err) < 0)
 				goto done;
 		}

@@ -20,6 +20,9 @@ enum { ACT_GELU, ACT_SILU, ACT_RELU };
 enum { MLP_DENSE, MLP_GATED };
 enum { POS_LEARNED, POS_ROTARY };
 
+/* The most transformer layers a model may have (config-check, every tool). */
+#define MODEL_MAX_LAYERS 10000
+
 struct model_cfg {
 	char name[128];
 	int architecture;

@@ -48,6 +48,15 @@ on_field(void *s, size_t len, void *data)
 		free_fields(r);
 		return;
 	}
+	/* no table of ours is this wide; the header's duplicate check
+	 * stays cheap */
+	if (r->nfields == CSVIO_MAX_FIELDS) {
+		pl_errf(r->err, r->t->file, r->row_line, "more than %d fields "
+		    "in a row", CSVIO_MAX_FIELDS);
+		r->failed = 1;
+		free_fields(r);
+		return;
+	}
 	if (r->nfields == r->capfields) {
 		r->capfields = r->capfields ? r->capfields * 2 : 16;
 		r->fields = xrealloc(r->fields, r->capfields * sizeof(char *));
@@ -126,10 +135,18 @@ csvio_parse(struct csvio_table *t, const char *name, const char *buf,
 		die("out of memory");
 	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
 		buf += 3;
-	/* Feed one physical line at a time so each record knows its line. */
+	/* Feed one physical line at a time so each record knows its line;
+	 * a line ends at LF, CRLF or a lone CR, as libcsv reads them. */
 	for (line = buf, r.line = 1; line < end && !r.failed; line = nl, r.line++) {
-		nl = memchr(line, '\n', (size_t)(end - line));
-		nl = nl ? nl + 1 : end;
+		nl = line;
+		while (nl < end && *nl != '\n' && *nl != '\r')
+			nl++;
+		if (nl == end)
+			;
+		else if (*nl == '\r' && nl + 1 < end && nl[1] == '\n')
+			nl += 2;
+		else
+			nl++;
 		if (csv_parse(&p, line, (size_t)(nl - line), on_field, on_record,
 		    &r) != (size_t)(nl - line)) {
 			pl_errf(err, t->file, r.line, "malformed CSV: %s",

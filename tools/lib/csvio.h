@@ -25,6 +25,9 @@
 #ifndef NP_CSVIO_H
 #define NP_CSVIO_H
 
+/* The most fields a row may have (the widest table of ours has 25). */
+#define CSVIO_MAX_FIELDS 1024
+
 #include <stdio.h>
 
 #include "util.h"

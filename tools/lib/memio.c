@@ -72,6 +72,52 @@ read_stage(const struct csvio_table *t, size_t r, const struct stage_cols *c,
 	return 0;
 }
 
+struct label {
+	const char *text;
+	size_t row;
+};
+
+static int
+label_order(const void *a, const void *b)
+{
+	const struct label *x = a, *y = b;
+	int c = strcmp(x->text, y->text);
+
+	return c ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+/* The stage label names an output row: not empty, one a stage (sorted,
+ * so that a table of many rows is checked in n log n). */
+static int
+unique_labels(const struct csvio_table *t, int col, struct pl_err *err)
+{
+	struct label *l = xcalloc(t->nrows, sizeof *l);
+	size_t bad = 0, first = 0;
+
+	for (size_t r = 0; r < t->nrows; r++) {
+		l[r].text = csvio_cell(t, r, col);
+		l[r].row = r;
+		if (*l[r].text == '\0') {
+			free(l);
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'stage': empty");
+		}
+	}
+	qsort(l, t->nrows, sizeof *l, label_order);
+	for (size_t i = 1; i < t->nrows; i++)
+		if (strcmp(l[i].text, l[i - 1].text) == 0 &&
+		    (!bad || l[i].row < bad)) {
+			bad = l[i].row;
+			first = l[i - 1].row;
+		}
+	free(l);
+	if (bad)
+		return pl_errf(err, t->file, t->lines[bad], "column 'stage': "
+		    "'%s' names line %zu too", csvio_cell(t, bad, col),
+		    t->lines[first]);
+	return 0;
+}
+
 int
 mem_read_stages(struct mem_stage_table *st, const char *path,
     const struct layer_graph *g, struct pl_err *err)
@@ -99,6 +145,8 @@ mem_read_stages(struct mem_stage_table *st, const char *path,
 	for (size_t r = 0; r < t->nrows; r++)
 		if (read_stage(t, r, &c, g, &st->s[r], err) < 0)
 			goto fail;
+	if (unique_labels(t, c.stage, err) < 0)
+		goto fail;
 	st->n = t->nrows;
 	return 0;
 fail:

@@ -5,6 +5,7 @@
 #include <libxml/tree.h>
 
 #include "config.h"
+#include "layers.h"
 #include "sweep.h"
 #include "xmlio.h"
 
@@ -269,6 +270,23 @@ sweep_from_doc(struct sweep_cfg *s, xmlDocPtr doc, const char *path,
 	int ret;
 
 	memset(s, 0, sizeof(*s));
+	/* the batch's numbers before the structure: the schema's message
+	 * for a bad number inside its interleave names neither */
+	s->micro_batch = 1;
+	if (xmlio_child_long(path, r, "global_batch_samples", 1,
+	    &s->global_batch, err) < 0 ||
+	    xmlio_child_long(path, r, "micro_batch_samples", 1, &s->micro_batch,
+	    err) < 0)
+		return -1;
+	if (s->global_batch > 0 && s->micro_batch > s->global_batch)
+		return pl_errf(err, path, line_of(xmlio_child(r,
+		    "micro_batch_samples")), "element 'micro_batch_samples': "
+		    "%ld, more than the global batch of %ld", s->micro_batch,
+		    s->global_batch);
+	if (s->micro_batch > LAYERS_MAX_WIDTH)
+		return pl_errf(err, path, line_of(xmlio_child(r,
+		    "micro_batch_samples")), "element 'micro_batch_samples': "
+		    "%ld, more than %ld", s->micro_batch, (long)LAYERS_MAX_WIDTH);
 	/* the structure first: then every element below is there */
 	if (xmlio_validate(doc, path, XMLIO_SWEEP, err) < 0)
 		return -1;
@@ -284,12 +302,7 @@ sweep_from_doc(struct sweep_cfg *s, xmlDocPtr doc, const char *path,
 	free(name);
 	if (ret < 0)
 		return -1;
-	s->micro_batch = 1;
-	if (xmlio_child_long(path, r, "global_batch_samples", 1,
-	    &s->global_batch, err) < 0 ||
-	    xmlio_child_long(path, r, "micro_batch_samples", 1, &s->micro_batch,
-	    err) < 0 ||
-	    read_devices(s, xmlio_child(r, "devices"), path, err) < 0)
+	if (read_devices(s, xmlio_child(r, "devices"), path, err) < 0)
 		return -1;
 	for (xmlNodePtr n = r->children; n; n = n->next) {
 		if (n->type != XML_ELEMENT_NODE)
@@ -302,6 +315,16 @@ sweep_from_doc(struct sweep_cfg *s, xmlDocPtr doc, const char *path,
 				    "<vary> elements", SWEEP_MAX_VARY);
 			if (read_vary(v, n, path, err) < 0)
 				return -1;
+			/* a level holds no more devices than a cluster */
+			for (int i = 0; v->attribute == SWEEP_DEVICES &&
+			    i < v->nvalues; i++)
+				for (int k = 0; k < s->ndevices; k++)
+					if (v->value[i] > (double)s->devices[k])
+						return pl_errf(err, path, v->line,
+						    "vary '%s': value '%s': a "
+						    "level of more devices than "
+						    "the cluster of %ld", v->name,
+						    v->text[i], s->devices[k]);
 			for (int w = 0; w < s->nvary; w++) {
 				const struct sweep_vary *u = &s->vary[w];
 

@@ -255,8 +255,9 @@ numfmt(char *buf, double v)
 
 /*
  * The temporary files being written, for the signal handler: a tool
- * stopped by make's ^C (SIGINT, SIGTERM, SIGHUP) removes them before it
- * dies, so an interrupted run leaves neither a result nor a .tmp file.
+ * stopped by make's ^C (SIGINT, SIGTERM, SIGHUP), a CPU or file-size
+ * limit (SIGXCPU, SIGXFSZ) or a closed pipe removes them before it dies,
+ * so an interrupted run leaves neither a result nor a .tmp file.
  */
 #define PENDING_MAX 16
 static char pending[PENDING_MAX][4096];
@@ -278,13 +279,14 @@ pending_add(const char *tmp)
 	static int handlers;
 
 	if (!handlers) {
-		static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+		static const int sigs[] = { SIGINT, SIGTERM, SIGHUP,
+			SIGXCPU, SIGXFSZ, SIGPIPE };
 		struct sigaction sa;
 
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_fatal_signal;
 		sigemptyset(&sa.sa_mask);
-		for (int i = 0; i < 3; i++) {
+		for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
 			struct sigaction old;
 
 			/* a signal ignored by the caller (nohup) stays so */

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -180,18 +181,30 @@ xmlio_read(const char *path, struct pl_err *err)
 	xmlParserCtxtPtr ctx;
 	xmlDocPtr doc;
 
+	char *buf;
+	size_t len;
+
 	xmlSetGenericErrorFunc(NULL, no_generic_error);
+	if (read_file(strcmp(file, "-") == 0 ? NULL : file, &buf, &len,
+	    err) < 0)
+		return NULL;
+	if (len > INT_MAX) {
+		free(buf);
+		pl_errf(err, file, 0, "larger than 2 GB: not a config");
+		return NULL;
+	}
+	/* XML reads a lone CR as a line end (section 2.11); libxml2 counts
+	 * lines at LF only, so make them LFs first, unless the text is
+	 * UTF-16 (a NUL among its first bytes), where a CR is two bytes */
+	if (len < 4 || memchr(buf, '\0', 4) == NULL)
+		for (size_t i = 0; i < len; i++)
+			if (buf[i] == '\r' && (i + 1 == len || buf[i + 1] != '\n'))
+				buf[i] = '\n';
 	ctx = xmlNewParserCtxt();
 	if (ctx == NULL)
 		die("out of memory");
-	if (strcmp(file, "-") == 0)
-		doc = xmlCtxtReadFd(ctx, STDIN_FILENO, "-", NULL, opts);
-	else if (access(file, R_OK) != 0) {
-		xmlFreeParserCtxt(ctx);
-		pl_errf(err, file, 0, "cannot open: %s", strerror(errno));
-		return NULL;
-	} else
-		doc = xmlCtxtReadFile(ctx, file, NULL, opts);
+	doc = xmlCtxtReadMemory(ctx, buf, (int)len, file, NULL, opts);
+	free(buf);
 	if (doc == NULL) {
 		set_xml_err(err, file, xmlCtxtGetLastError(ctx), "cannot parse");
 		xmlFreeParserCtxt(ctx);
