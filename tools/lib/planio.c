@@ -1,4 +1,6 @@
 /* planio.c - dpsolve's inputs and outputs (planio.h). */
+/* realpath() (an index entry that links out of its folder) */
+#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,32 @@ inside_folder(const char *name)
 			return 1;
 		p += n + 1;
 	}
+}
+
+/* The file `path` lies, links resolved, in the folder of `index` (its
+ * first dirlen bytes; none: the current folder) or below it. */
+static int
+resolves_inside(const char *index, size_t dirlen, const char *path)
+{
+	char *dir = xmalloc(dirlen + 2), *base, *real;
+	int inside = 0;
+
+	if (dirlen)
+		snprintf(dir, dirlen + 1, "%s", index);
+	else
+		strcpy(dir, ".");
+	base = realpath(dir, NULL);
+	real = realpath(path, NULL);
+	if (base && real) {
+		size_t n = strlen(base);
+
+		inside = strncmp(real, base, n) == 0 &&
+		    (real[n] == '/' || strcmp(base, "/") == 0);
+	}
+	free(dir);
+	free(base);
+	free(real);
+	return inside;
 }
 
 /*
@@ -129,6 +157,12 @@ read_index(struct variants *vs, const struct csvio_table *t, struct pl_err *err)
 			free(path);
 			return pl_errf(err, t->file, t->lines[r], "column 'file': "
 			    "'%s' is not a regular file", name);
+		}
+		if (!resolves_inside(t->file, dirlen, path)) {
+			free(path);
+			return pl_errf(err, t->file, t->lines[r], "column 'file': "
+			    "'%s' leads outside the index's folder (a link)",
+			    name);
 		}
 		rc = layers_read(&g, path, err);
 		free(path);
