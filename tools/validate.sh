@@ -52,8 +52,8 @@ fi
 BIN=$1
 OUT=$2
 shift 2
-tmp=/tmp/v/work; rm -rf $tmp; mkdir -p $tmp
-trap "" EXIT
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
 
 field() {	# model.xml element
 	sed -n "s/.*<$2>\([^<]*\)<\/$2>.*/\1/p" "$1" | head -n 1
