@@ -586,7 +586,9 @@ join(const struct opts *o, char **files, int nfiles)
 		if (t[i].ncols != NCOLS)
 			die("%s:1: %zu columns, a compare-baselines row has %d",
 			    files[i], t[i].ncols, NCOLS);
-		if (t[i].nrows != 1)
+		if (t[i].nrows == 0)
+			die("%s:1: header only: no row", files[i]);
+		if (t[i].nrows > 1)
 			die("%s:%zu: a second row: a compare-baselines row file "
 			    "holds one", files[i], t[i].lines[1]);
 		for (size_t k = 0; k < NCOLS; k++)
@@ -602,8 +604,8 @@ join(const struct opts *o, char **files, int nfiles)
 			    rows[i][same_keys[k]]) == 0)
 				k++;
 			if (k == 5)
-				die("%s:2: the same cell and method as %s",
-				    files[i], files[j]);
+				die("%s:%zu: the same cell and method as %s",
+				    files[i], t[i].lines[0], files[j]);
 		}
 	}
 	/* nest searches a superset of every other method's plans (all are

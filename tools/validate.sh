@@ -81,22 +81,29 @@ rows() {	# table
 	function bad(what) { printf "validate: %s:%d: %s\n", file, NR, what > "/dev/stderr"; failed = 1; exit 1 }
 	function whole(name,   x) { x = $col[name]; if (x !~ /^[1-9][0-9]*$/) bad(name " \"" x "\" is not a positive whole number"); return x }
 	function flag(name,   x) { if (!(name in col)) return 0; x = $col[name]; if (x != "0" && x != "1") bad(name " \"" x "\" is not 0 or 1"); return x }
-	function word(name, words,   x) { x = $col[name]; if (index(" " words " ", " " x " ") == 0 || x == "") bad(name " \"" x "\" is not one of: " words); return x }
+	function word(name, words,   x, w, k, n) { x = $col[name]; n = split(words, w, " "); for (k = 1; k <= n; k++) if (x == w[k]) return x; bad(name " \"" x "\" is not one of: " words) }
+	function layers_of(name,   f, line, n) { f = "configs/models/" name ".xml"; n = 0
+		while ((getline line < f) > 0) if (match(line, /<layers>[0-9]+<\/layers>/)) { n = substr(line, RSTART + 8, RLENGTH - 17) + 0; break }
+		close(f); return n }
 	function config(kind, name) { if (name !~ /^[A-Za-z0-9._-]+$/ || (getline junk < ("configs/" kind "/" name ".xml")) < 0) bad(kind " \"" name "\": no configs/" kind "/" name ".xml"); close("configs/" kind "/" name ".xml"); return name }
 	NR == 1 {
-		sub(/\r$/, "")
-		for (i = 1; i <= NF; i++) col[$i] = i
+		sub(/\r$/, ""); sub(/^\357\273\277/, "")
+		for (i = 1; i <= NF; i++) { if ($i in col) bad("column \"" $i "\" twice"); col[$i] = i }
 		n = split("run model accelerator network devices t p d global_batch_samples micro_batch_samples virtual_stages recompute overlap_grad_reduce gradients ddp measured_tflops_per_gpu source", need, " ")
 		for (i = 1; i <= n; i++) if (!(need[i] in col)) bad("no column \"" need[i] "\"")
 		if (col["source"] != NF) bad("\"source\" must be the last column")
 		next
 	}
+	/^\r?$/ { next }	# a blank line, as at the end of a file
 	{
 		sub(/\r$/, "")
 		if ($col["run"] !~ /^[A-Za-z0-9._-]+$/) bad("run \"" $col["run"] "\" is not a name")
 		if (seen[$col["run"]]++) bad("run \"" $col["run"] "\" twice")
 		devices = whole("devices"); t = whole("t"); p = whole("p"); d = whole("d")
 		if (t * p * d != devices) bad("t p d = " t * p * d ", not devices " devices)
+		L = layers_of(config("models", $col["model"]))
+		if (L < 1 || L % p) bad("p " p ": the model'"'"'s " L " layers do not split evenly")
+		if (flag("sequence_parallel") == 1 && t == 1) bad("sequence_parallel 1 needs t > 1")
 		tf = $col["measured_tflops_per_gpu"]
 		if (tf !~ /^[0-9]+(\.[0-9]+)?$/ || tf + 0 <= 0) bad("measured_tflops_per_gpu \"" tf "\" is not a positive number")
 		src = $col["source"]

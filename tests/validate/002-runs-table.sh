@@ -1,7 +1,7 @@
 # The runs table is read by its header: the same run with its columns in
-# another order, CRLF line ends and the optional columns left out (their
-# default, 0, where the row says nothing) comes out as the same row of
-# results/validate.csv; sequence parallelism and the distributed optimizer
+# another order, CRLF line ends, a byte-order mark, a blank last line and
+# the optional columns left out (their default, 0, where the row says
+# nothing) comes out as the same row of results/validate.csv; sequence parallelism and the distributed optimizer
 # reach the published plan.  A bad table stops with one line naming the
 # file, the line and the field, exit 1, and writes nothing.
 set -u
@@ -50,6 +50,18 @@ sed '2s/,137,/,nan,/' "$tmp/plain.csv" > "$tmp/bad.csv"
 bad "NaN throughput" "bad.csv:2: measured_tflops_per_gpu \"nan\""
 { cat "$tmp/plain.csv"; sed -n 2p "$tmp/plain.csv"; } > "$tmp/bad.csv"
 bad "a run twice" "bad.csv:3: run \"sc21-1.7b\" twice"
+sed '2s/,full,/,none full,/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "two words for one" "bad.csv:2: recompute \"none full\" is not one of"
+sed '1s/,t,p,/,t,p,t,/; 2s/,1,1,32,512/,1,1,1,32,512/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "a column twice" "bad.csv:1: column \"t\" twice"
+sed '2s/,32,1,1,32,/,160,1,5,32,/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "layers over p" "bad.csv:2: p 5: the model's 24 layers do not split evenly"
 rm -f "$tmp/bad.csv"
 bad "missing table" "bad.csv: cannot read the runs table"
+
+# a byte-order mark and a blank last line, as editors write them: accepted
+{ printf '\357\273\277'; cat "$tmp/plain.csv"; echo; } > "$tmp/bom.csv"
+sh tools/validate.sh "$BIN" "$tmp/c.csv" "$tmp/bom.csv" > /dev/null 2>&1 &&
+    cmp -s "$tmp/c.csv" "$tmp/b.csv" ||
+    { echo "a byte-order mark or a blank line changed the result"; fail=1; }
 exit $fail

@@ -245,8 +245,10 @@ compat_read_cluster(struct compat_cluster *c, const char *setups_csv,
 			double prod = 1;
 
 			for (int l = 0; l < n1; l++) {
-				if (cnt[l] != floor(cnt[l]))
+				if (cnt[l] != floor(cnt[l])) {
+					prod = -1;
 					break;
+				}
 				prod *= cnt[l];
 			}
 			if (prod != (double)devices) {

@@ -326,9 +326,8 @@ layers_read_edges(struct layer_graph *g, const char *path, struct pl_err *err)
 		return -1;
 	if ((cs = csvio_col(&t, "src_layer", err)) < 0 ||
 	    (cd = csvio_col(&t, "dst_layer", err)) < 0 ||
-	    (cb = csvio_col(&t, "bytes", err)) < 0 ||
-	    csvio_need_rows(&t, "edges", err) < 0)
-		goto fail;
+	    (cb = csvio_col(&t, "bytes", err)) < 0)
+		goto fail;	/* no rows: no edges (graph-normalize -e writes so) */
 	g->e = xcalloc(t.nrows, sizeof(struct layer_edge));
 	g->nedges = 0;
 	for (size_t r = 0; r < t.nrows; r++) {

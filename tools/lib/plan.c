@@ -615,9 +615,9 @@ interleave_check(const struct plan_variant *v, const struct plan *p,
 			    "%ld virtual stages do not divide its %ld layers "
 			    "of the split (%s)", i, p->v, layers,
 			    p->ends_in_split ? "the graph's first and last "
-			    "rows counted" : "not counting the graph's first "
-			    "and last rows, the embedding and the loss, as "
-			    "ends_in_pipeline_split would");
+			    "rows counted" : "the graph's first and last rows "
+			    "not counted; ends_in_pipeline_split=\"1\" counts "
+			    "them");
 	}
 	return 0;
 }

@@ -480,6 +480,11 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 		    attr_long(path, n, "zero_degree", 1, &s->z, err) < 0 ||
 		    check_stage(path, n, p, s, next, err) < 0)
 			goto fail;
+		if (zs > 3) {
+			pl_errf(err, path, (size_t)xmlGetLineNo(n), "<stage> "
+			    "zero_stage: %ld is not 0-3", zs);
+			goto fail;
+		}
 		s->zero_stage = (int)zs;
 		s->line = (size_t)xmlGetLineNo(n);
 		next = s->last + 1;

@@ -267,6 +267,7 @@ sweep_from_doc(struct sweep_cfg *s, xmlDocPtr doc, const char *path,
 {
 	xmlNodePtr r = xmlDocGetRootElement(doc);
 	char *name;
+	long largest = 0;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -304,6 +305,9 @@ sweep_from_doc(struct sweep_cfg *s, xmlDocPtr doc, const char *path,
 		return -1;
 	if (read_devices(s, xmlio_child(r, "devices"), path, err) < 0)
 		return -1;
+	for (int k = 0; k < s->ndevices; k++)
+		if (s->devices[k] > largest)
+			largest = s->devices[k];
 	for (xmlNodePtr n = r->children; n; n = n->next) {
 		if (n->type != XML_ELEMENT_NODE)
 			continue;
@@ -315,16 +319,16 @@ sweep_from_doc(struct sweep_cfg *s, xmlDocPtr doc, const char *path,
 				    "<vary> elements", SWEEP_MAX_VARY);
 			if (read_vary(v, n, path, err) < 0)
 				return -1;
-			/* a level holds no more devices than a cluster */
+			/* a level holds no more devices than the largest
+			 * cluster (a smaller one plans on its first devices) */
 			for (int i = 0; v->attribute == SWEEP_DEVICES &&
 			    i < v->nvalues; i++)
-				for (int k = 0; k < s->ndevices; k++)
-					if (v->value[i] > (double)s->devices[k])
-						return pl_errf(err, path, v->line,
-						    "vary '%s': value '%s': a "
-						    "level of more devices than "
-						    "the cluster of %ld", v->name,
-						    v->text[i], s->devices[k]);
+				if (v->value[i] > (double)largest)
+					return pl_errf(err, path, v->line,
+					    "vary '%s': value '%s': a level of "
+					    "more devices than the largest "
+					    "cluster, %ld", v->name, v->text[i],
+					    largest);
 			for (int w = 0; w < s->nvary; w++) {
 				const struct sweep_vary *u = &s->vary[w];
 

@@ -451,14 +451,25 @@ read_file(const char *path, char **buf, size_t *len, struct pl_err *err)
 	if (fp == NULL)
 		return pl_errf(err, path, 0, "cannot open: %s", strerror(errno));
 	for (;;) {
-		if (cap - n < 65536) {
+		if (cap - n < 65536) {	/* doubling, up to just past the cap */
 			cap = cap ? cap * 2 : 65536 * 2;
+			if (cap > (size_t)READ_FILE_MAX + 65536)
+				cap = (size_t)READ_FILE_MAX + 65536;
 			b = xrealloc(b, cap + 1);
 		}
 		r = fread(b + n, 1, cap - n, fp);
 		n += r;
 		if (r == 0)
 			break;
+		if (n > (size_t)READ_FILE_MAX) {
+			pl_errf(err, is_stdin ? "-" : path, 0, "larger than %ld "
+			    "MB: not a table or config of ours",
+			    READ_FILE_MAX >> 20);
+			if (!is_stdin)
+				fclose(fp);
+			free(b);
+			return -1;
+		}
 	}
 	if (ferror(fp)) {
 		pl_errf(err, is_stdin ? "-" : path, 0, "read error: %s",

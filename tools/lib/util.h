@@ -116,7 +116,10 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 
-/* Read a whole file ("-" or NULL: stdin) into a NUL-terminated buffer. */
+/* Read a whole file ("-" or NULL: stdin) into a NUL-terminated buffer,
+ * refusing one of more than READ_FILE_MAX bytes (no table or config of
+ * ours comes near; /dev/zero would never end). */
+#define READ_FILE_MAX (16L << 20)
 int read_file(const char *path, char **buf, size_t *len, struct pl_err *err);
 
 /* Seconds on the monotonic clock, for the timing columns. */
