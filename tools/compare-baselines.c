@@ -221,8 +221,8 @@ run_method(struct cell *c, const struct opts *o, struct bl_result *r)
 		die_err(&err);
 }
 
-static const char *const status_word[] = { "ok", "oom", "infeasible" };
-static const char *const status_word3[] = { "ok", "oom", "infeasible",
+/* indexed by BL_OK..BL_INFEASIBLE; NULL-terminated for csvio_enum */
+static const char *const status_word[] = { "ok", "oom", "infeasible",
 	NULL };
 
 /* "first..last" layer ids of each stage, "xZzS" for ZeRO copies. */
@@ -541,7 +541,7 @@ check_row(const struct csvio_table *t, size_t r)
 	struct pl_err err;
 	long n;
 	double x;
-	int st = csvio_enum(t, r, C_STATUS, status_word3, &err), ok = st == 0;
+	int st = csvio_enum(t, r, C_STATUS, status_word, &err), ok = st == 0;
 
 	if (st < 0 ||
 	    csvio_long(t, r, C_DEVICES, CSVIO_POSITIVE, &n, &err) < 0 ||

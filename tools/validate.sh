@@ -101,14 +101,15 @@ rows() {	# table
 		if (seen[$col["run"]]++) bad("run \"" $col["run"] "\" twice")
 		devices = whole("devices"); t = whole("t"); p = whole("p"); d = whole("d")
 		if (t * p * d != devices) bad("t p d = " t * p * d ", not devices " devices)
-		L = layers_of(config("models", $col["model"]))
+		model = config("models", $col["model"])
+		L = layers_of(model)
 		if (L < 1 || L % p) bad("p " p ": the model'"'"'s " L " layers do not split evenly")
 		if (flag("sequence_parallel") == 1 && t == 1) bad("sequence_parallel 1 needs t > 1")
 		tf = $col["measured_tflops_per_gpu"]
 		if (tf !~ /^[0-9]+(\.[0-9]+)?$/ || tf + 0 <= 0) bad("measured_tflops_per_gpu \"" tf "\" is not a positive number")
 		src = $col["source"]
 		for (i = col["source"] + 1; i <= NF; i++) src = src "," $i
-		print $col["run"], config("models", $col["model"]),
+		print $col["run"], model,
 		    config("accelerators", $col["accelerator"]), config("networks", $col["network"]),
 		    devices, t, p, d, whole("global_batch_samples"), whole("micro_batch_samples"),
 		    whole("virtual_stages"), word("recompute", "none full selective"),

@@ -141,12 +141,8 @@ csvio_parse(struct csvio_table *t, const char *name, const char *buf,
 		nl = line;
 		while (nl < end && *nl != '\n' && *nl != '\r')
 			nl++;
-		if (nl == end)
-			;
-		else if (*nl == '\r' && nl + 1 < end && nl[1] == '\n')
-			nl += 2;
-		else
-			nl++;
+		if (nl < end)	/* past the line end, CRLF as one */
+			nl += *nl == '\r' && nl + 1 < end && nl[1] == '\n' ? 2 : 1;
 		if (csv_parse(&p, line, (size_t)(nl - line), on_field, on_record,
 		    &r) != (size_t)(nl - line)) {
 			pl_errf(err, t->file, r.line, "malformed CSV: %s",

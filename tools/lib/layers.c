@@ -327,7 +327,9 @@ layers_read_edges(struct layer_graph *g, const char *path, struct pl_err *err)
 	if ((cs = csvio_col(&t, "src_layer", err)) < 0 ||
 	    (cd = csvio_col(&t, "dst_layer", err)) < 0 ||
 	    (cb = csvio_col(&t, "bytes", err)) < 0)
-		goto fail;	/* no rows: no edges (graph-normalize -e writes so) */
+		goto fail;
+	/* no rows is no edges (graph-normalize -e writes so for a graph
+	 * without edges between its layers) */
 	g->e = xcalloc(t.nrows, sizeof(struct layer_edge));
 	g->nedges = 0;
 	for (size_t r = 0; r < t.nrows; r++) {

@@ -51,28 +51,35 @@ inside_folder(const char *name)
 	}
 }
 
-/* The file `path` lies, links resolved, in the folder of `index` (its
- * first dirlen bytes; none: the current folder) or below it. */
-static int
-resolves_inside(const char *index, size_t dirlen, const char *path)
+/* The folder of `index` (its first dirlen bytes; none: the current
+ * folder), links resolved; NULL if it cannot be. */
+static char *
+index_folder(const char *index, size_t dirlen)
 {
-	char *dir = xmalloc(dirlen + 2), *base, *real;
-	int inside = 0;
+	char *dir = xmalloc(dirlen + 2), *base;
 
 	if (dirlen)
 		snprintf(dir, dirlen + 1, "%s", index);
 	else
 		strcpy(dir, ".");
 	base = realpath(dir, NULL);
-	real = realpath(path, NULL);
-	if (base && real) {
+	free(dir);
+	return base;
+}
+
+/* The file `path` lies, links resolved, in the folder `base` or below. */
+static int
+resolves_inside(const char *base, const char *path)
+{
+	char *real = base ? realpath(path, NULL) : NULL;
+	int inside = 0;
+
+	if (real) {
 		size_t n = strlen(base);
 
 		inside = strncmp(real, base, n) == 0 &&
 		    (real[n] == '/' || strcmp(base, "/") == 0);
 	}
-	free(dir);
-	free(base);
 	free(real);
 	return inside;
 }
@@ -119,20 +126,15 @@ same_variant(const struct layer_graph *a, const struct layer_graph *b)
 	    a->var_b == b->var_b;
 }
 
-/* Read the files an index lists, relative to the index's directory. */
+/* The files of an index's column `col`, relative to its folder (the
+ * first dirlen bytes of its name; `base`, that folder resolved). */
 static int
-read_index(struct variants *vs, const struct csvio_table *t, struct pl_err *err)
+read_entries(struct variants *vs, const struct csvio_table *t, int col,
+    size_t dirlen, const char *base, struct pl_err *err)
 {
-	const char *slash = strrchr(t->file, '/');
-	int col = csvio_col(t, "file", err);
-	size_t dirlen = slash ? (size_t)(slash - t->file) + 1 : 0;
 	size_t first = vs->n;	/* this index's graphs start here */
 	struct stat st;
 
-	if (col < 0)
-		return -1;
-	if (csvio_need_rows(t, "variants listed", err) < 0)
-		return -1;
 	for (size_t r = 0; r < t->nrows; r++) {
 		const char *name = csvio_cell(t, r, col);
 		char *path = xmalloc(dirlen + strlen(name) + 1);
@@ -158,7 +160,7 @@ read_index(struct variants *vs, const struct csvio_table *t, struct pl_err *err)
 			return pl_errf(err, t->file, t->lines[r], "column 'file': "
 			    "'%s' is not a regular file", name);
 		}
-		if (!resolves_inside(t->file, dirlen, path)) {
+		if (!resolves_inside(base, path)) {
 			free(path);
 			return pl_errf(err, t->file, t->lines[r], "column 'file': "
 			    "'%s' leads outside the index's folder (a link)",
@@ -183,6 +185,25 @@ read_index(struct variants *vs, const struct csvio_table *t, struct pl_err *err)
 		add_graph(vs, &g);
 	}
 	return 0;
+}
+
+/* Read the files an index lists, relative to the index's directory. */
+static int
+read_index(struct variants *vs, const struct csvio_table *t, struct pl_err *err)
+{
+	const char *slash = strrchr(t->file, '/');
+	int col = csvio_col(t, "file", err), rc;
+	size_t dirlen = slash ? (size_t)(slash - t->file) + 1 : 0;
+	char *base;
+
+	if (col < 0)
+		return -1;
+	if (csvio_need_rows(t, "variants listed", err) < 0)
+		return -1;
+	base = index_folder(t->file, dirlen);	/* once, not a row */
+	rc = read_entries(vs, t, col, dirlen, base, err);
+	free(base);
+	return rc;
 }
 
 static int

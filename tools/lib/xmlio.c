@@ -1,8 +1,8 @@
 /* xmlio.c - XML configs through libxml2 with RELAX NG validation. */
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -162,6 +162,9 @@ xmlio_validate(xmlDocPtr doc, const char *file, enum xmlio_kind kind,
 	    "not a valid %s config: %s", xmlio_kind_name(kind), fe.msg);
 }
 
+_Static_assert(READ_FILE_MAX + 65536 <= INT_MAX,
+    "xmlCtxtReadMemory takes an int length");
+
 /* libxml2's generic handler, which XML_PARSE_NOERROR does not reach
  * (encoding conversion errors): silent, the parser's own error is the
  * one reported. */
@@ -180,19 +183,13 @@ xmlio_read(const char *path, struct pl_err *err)
 	const char *file = path && strcmp(path, "-") != 0 ? path : "-";
 	xmlParserCtxtPtr ctx;
 	xmlDocPtr doc;
-
 	char *buf;
-	size_t len;
+	size_t len;	/* at most READ_FILE_MAX, an int (asserted above) */
 
 	xmlSetGenericErrorFunc(NULL, no_generic_error);
 	if (read_file(strcmp(file, "-") == 0 ? NULL : file, &buf, &len,
 	    err) < 0)
 		return NULL;
-	if (len > INT_MAX) {
-		free(buf);
-		pl_errf(err, file, 0, "larger than 2 GB: not a config");
-		return NULL;
-	}
 	/* XML reads a lone CR as a line end (section 2.11); libxml2 counts
 	 * lines at LF only, so make them LFs first, unless the text is
 	 * UTF-16 (a NUL among its first bytes), where a CR is two bytes */
