@@ -9,15 +9,19 @@
 # accelerator, network, devices, t, p, d, global_batch_samples,
 # micro_batch_samples, virtual_stages, recompute, overlap_grad_reduce,
 # gradients, ddp (torch: PyTorch's DDP, whose buckets copy the gradients;
-# local: Megatron's), measured_tflops_per_gpu, source; optional:
-# p2p_scatter_gather (1: Megatron-LM of 2021-22 sent the pipeline's
-# activations in t pieces, dpsolve -P), sequence_parallel,
-# distributed_optimizer) is priced exactly as it was
-# run: its variant's per-layer graph (graph-normalize), Megatron's even
-# split over p stages, and dpsolve -E.  The measured step time comes from
-# the published TFLOP/s a GPU and the FLOPs a step that Narayanan et al.
-# count (SC'21, Eq. 3, recomputation included):
-#   F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)),  step = F / (TFLOP/s x GPUs).
+# local: Megatron's), one measurement (measured_step_s,
+# measured_tokens_per_s_per_gpu or measured_tflops_per_gpu), source;
+# optional: p2p_scatter_gather (1: Megatron-LM of 2021-22 sent the
+# pipeline's activations in t pieces, dpsolve -P), sequence_parallel,
+# distributed_optimizer) is priced exactly as it was run: its variant's
+# per-layer graph (graph-normalize), Megatron's even split over p stages,
+# and dpsolve -E.  A step time is taken as it is; tokens a second a GPU
+# give B s / (rate x GPUs); TFLOP/s a GPU give F / (TFLOP/s x GPUs) with
+# the FLOPs a step that Narayanan et al. count (SC'21, Eq. 3: forward,
+# backward and, under full recomputation, a second forward pass; the
+# same count without it is the model FLOPs of MFU):
+#   full:  F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h))
+#   else:  F = 72 B s l h^2 (1 + s/(6h) + V/(12 l h))
 # dpsolve then searches its own plan on the run's cluster and batch (the
 # features the run's Megatron-LM had: tensor and pipeline parallelism
 # with interleaving, no context parallelism, sequence parallelism and the
@@ -89,8 +93,11 @@ rows() {	# table
 	NR == 1 {
 		sub(/\r$/, ""); sub(/^\357\273\277/, "")
 		for (i = 1; i <= NF; i++) { if ($i in col) bad("column \"" $i "\" twice"); col[$i] = i }
-		n = split("run model accelerator network devices t p d global_batch_samples micro_batch_samples virtual_stages recompute overlap_grad_reduce gradients ddp measured_tflops_per_gpu source", need, " ")
+		n = split("run model accelerator network devices t p d global_batch_samples micro_batch_samples virtual_stages recompute overlap_grad_reduce gradients ddp source", need, " ")
 		for (i = 1; i <= n; i++) if (!(need[i] in col)) bad("no column \"" need[i] "\"")
+		nm = split("measured_step_s measured_tokens_per_s_per_gpu measured_tflops_per_gpu", measures, " ")
+		for (i = 1; i <= nm; i++) if (measures[i] in col) k++
+		if (!k) bad("no measurement column (measured_step_s, measured_tokens_per_s_per_gpu or measured_tflops_per_gpu)")
 		if (col["source"] != NF) bad("\"source\" must be the last column")
 		next
 	}
@@ -105,8 +112,16 @@ rows() {	# table
 		L = layers_of(model)
 		if (L < 1 || L % p) bad("p " p ": the model'"'"'s " L " layers do not split evenly")
 		if (flag("sequence_parallel") == 1 && t == 1) bad("sequence_parallel 1 needs t > 1")
-		tf = $col["measured_tflops_per_gpu"]
-		if (tf !~ /^[0-9]+(\.[0-9]+)?$/ || tf + 0 <= 0) bad("measured_tflops_per_gpu \"" tf "\" is not a positive number")
+		# exactly one measurement a row, in whichever form it was published
+		m = ""
+		for (i = 1; i <= nm; i++) {
+			if (!(measures[i] in col) || $col[measures[i]] == "") continue
+			if (m != "") bad("both " mname " and " measures[i] ": give one measurement")
+			m = $col[measures[i]]; mname = measures[i]
+			if (m !~ /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ || m + 0 <= 0 || m + 0 > 1e18) bad(mname " \"" m "\" is not a positive number")
+		}
+		if (m == "") bad("no measurement: one of " measures[1] ", " measures[2] ", " measures[3])
+		sub(/^measured_/, "", mname); tf = mname "=" m
 		src = $col["source"]
 		for (i = col["source"] + 1; i <= NF; i++) src = src "," $i
 		print $col["run"], model,
@@ -121,7 +136,7 @@ rows() {	# table
 
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
-	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt tflops source; do
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt measure source; do
 		mx=configs/models/$model.xml
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
 		V=$(field "$mx" vocab)
@@ -157,7 +172,8 @@ for table in "$@"; do
 		# the features the run's Megatron-LM had: sequence parallelism
 		# and the distributed optimizer if it used them, selective
 		# recomputation if it used it (none and full it always had)
-		awk -F, -v sp="$sp" 'NR == 1 || $5 <= sp' "$tmp/$run.d/all.csv" \
+		# (and no micro-batch larger than the batch)
+		awk -F, -v sp="$sp" -v B="$B" 'NR == 1 || ($5 <= sp && $6 <= B)' "$tmp/$run.d/all.csv" \
 		    > "$tmp/$run.d/index.csv"
 		overlap=$([ "$ovl" = 1 ] && echo on || echo off)
 		dsearch=$([ "$dopt" = 1 ] && echo both || echo off)
@@ -168,7 +184,7 @@ for table in "$@"; do
 		solve -D "$dsearch" -r "$rc" -V "$overlap" -o "$tmp/$run.same.xml" \
 		    "$tmp/$run.d/index.csv"
 		awk -v run="$run" -v B="$B" -v s="$s" -v L="$L" -v h="$h" -v V="$V" \
-		    -v tf="$tflops" -v n="$devices" \
+		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
 		    -v plan="t$t p$p d$d b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v same="$tmp/$run.same.xml" '
@@ -188,8 +204,21 @@ for table in "$@"; do
 			what["peak"] = peak
 		}
 		BEGIN {
-			F = 96 * B * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h))
-			measured = F / (tf * 1e12 * n)
+			split(tf, meas, "=")
+			if (meas[1] == "step_s")
+				measured = meas[2]
+			else if (meas[1] == "tokens_per_s_per_gpu")
+				measured = B * s / (meas[2] * n)
+			else {
+				# the count of Narayanan et al. (SC21, Eq. 3): the
+				# forward and backward passes, and under full
+				# recomputation a second forward pass
+				if (rc == "full")
+					F = 96 * B * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h))
+				else
+					F = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h))
+				measured = F / (meas[2] * 1e12 * n)
+			}
 			scan(pub, a); scan(own, o); scan(same, r)
 			err = 100 * (a["step"] - measured) / measured
 			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,%.6g,%s,%.4f,fp16 loss scaling and the timing of DDP buckets not modelled (their memory is)\n",

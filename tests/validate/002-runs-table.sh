@@ -64,4 +64,44 @@ bad "missing table" "bad.csv: cannot read the runs table"
 sh tools/validate.sh "$BIN" "$tmp/c.csv" "$tmp/bom.csv" > /dev/null 2>&1 &&
     cmp -s "$tmp/c.csv" "$tmp/b.csv" ||
     { echo "a byte-order mark or a blank line changed the result"; fail=1; }
+
+# the measurement in the three forms a publication gives it.  sc21-1.7b:
+# B 512, s 2048, l 24, h 2304, V 51200, 32 GPUs at 137 TFLOP/s under full
+# recomputation, F = 96 B s l h^2 (1 + s/6h + V/16lh) = 1.5467e16 FLOPs,
+# a step of F / (137e12 x 32) = 3.52802 s; the same step as a time, and
+# as 512 x 2048 / (3.52802 x 32) = 9287.9 tokens a second a GPU
+measure() {	# name column value: sc21-1.7b with only that measurement
+	{ head -n 1 "$tmp/plain.csv" | sed "s/,measured_tflops_per_gpu,/,$2,/"
+	  sed -n 2p "$tmp/plain.csv" | sed "s/,137,/,$3,/"; } > "$tmp/$1.csv"
+	sh tools/validate.sh "$BIN" "$tmp/$1.out" "$tmp/$1.csv" > /dev/null 2> "$tmp/err" ||
+	    { echo "$1: refused"; cat "$tmp/err"; fail=1; return; }
+	awk -F, -v want="$4" -v what="$1" 'NR == 2 { d = $3 - want; if (d < 0) d = -d
+		if (d > 1e-4 * want) { print what ": published step " $3 " s, not " want; exit 1 } }' \
+	    "$tmp/$1.out" || fail=1
+}
+measure tflops measured_tflops_per_gpu 137 3.52802
+measure step measured_step_s 3.52802 3.52802
+measure tokens measured_tokens_per_s_per_gpu 9287.9 3.52802
+# without full recomputation the count has no second forward pass:
+# 72 B s l h^2 (1 + s/6h + V/12lh) = 1.1786e16 FLOPs, 2.68834 s
+sed -i '2s/,full,/,none,/' "$tmp/plain.csv"
+measure no-recompute measured_tflops_per_gpu 137 2.68834
+sed -i '2s/,none,/,full,/' "$tmp/plain.csv"
+
+{ head -n 1 "$tmp/plain.csv" | sed 's/,measured_tflops_per_gpu,/,measured_step_s,measured_tflops_per_gpu,/'
+  sed -n 2p "$tmp/plain.csv" | sed 's/,137,/,3.5,137,/'; } > "$tmp/bad.csv"
+bad "two measurements" "bad.csv:2: both measured_step_s and measured_tflops_per_gpu"
+sed '1s/,measured_tflops_per_gpu,/,measured_mfu,/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "no measurement column" "bad.csv:1: no measurement column"
+{ head -n 1 "$tmp/plain.csv" | sed 's/,measured_tflops_per_gpu,/,measured_step_s,measured_tflops_per_gpu,/'
+  sed -n 2p "$tmp/plain.csv" | sed 's/,137,/,,,/'; } > "$tmp/bad.csv"
+bad "no measurement in the row" "bad.csv:2: no measurement"
+sed '2s/,137,/,-3,/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "negative throughput" "bad.csv:2: measured_tflops_per_gpu \"-3\" is not a positive number"
+
+# a run whose batch is smaller than some micro-batch dpsolve may try
+# (one GPU, 4 samples): its own plan only from the micro-batches that fit
+sed '2s/,32,1,1,32,512,16,/,1,1,1,1,4,4,/' "$tmp/plain.csv" > "$tmp/small.csv"
+sh tools/validate.sh "$BIN" "$tmp/small.out" "$tmp/small.csv" > /dev/null 2> "$tmp/err" ||
+    { echo "a 4-sample batch was refused:"; cat "$tmp/err"; fail=1; }
 exit $fail
