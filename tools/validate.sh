@@ -13,9 +13,12 @@
 # measured_tokens_per_s_per_gpu or measured_tflops_per_gpu), source;
 # optional: p2p_scatter_gather (1: Megatron-LM of 2021-22 sent the
 # pipeline's activations in t pieces, dpsolve -P), sequence_parallel,
-# distributed_optimizer) is priced exactly as it was run: its variant's
-# per-layer graph (graph-normalize), Megatron's even split over p stages,
-# and dpsolve -E.  A step time is taken as it is; tokens a second a GPU
+# distributed_optimizer, c (context parallelism; t p c d = devices),
+# ends_in_pipeline_split (Megatron's --account-for-embedding-in-pipeline-
+# split and --account-for-loss-in-pipeline-split: the two ends count as a
+# layer each)) is priced exactly as it was run: its variant's per-layer
+# graph (graph-normalize), Megatron's even split over p stages, and
+# dpsolve -E.  A step time is taken as it is; tokens a second a GPU
 # give B s / (rate x GPUs); TFLOP/s a GPU give F / (TFLOP/s x GPUs) with
 # the FLOPs a step that Narayanan et al. count (SC'21, Eq. 3: forward,
 # backward and, under full recomputation, a second forward pass; the
@@ -24,8 +27,8 @@
 #   else:  F = 72 B s l h^2 (1 + s/(6h) + V/(12 l h))
 # dpsolve then searches its own plan on the run's cluster and batch (the
 # features the run's Megatron-LM had: tensor and pipeline parallelism
-# with interleaving, no context parallelism, sequence parallelism and the
-# distributed optimizer only if the run used them, recomputation none or
+# with interleaving, sequence and context parallelism (up to the run's
+# degree) and the distributed optimizer only if the run used them, recomputation none or
 # full, and selective if the run used it, overlap and scatter/gather as
 # the run had them; any micro-batch size of 1, 2, 4, 8 or the run's) and
 # the ratio of its predicted throughput to the published plan's, both
@@ -107,10 +110,19 @@ rows() {	# table
 		if ($col["run"] !~ /^[A-Za-z0-9._-]+$/) bad("run \"" $col["run"] "\" is not a name")
 		if (seen[$col["run"]]++) bad("run \"" $col["run"] "\" twice")
 		devices = whole("devices"); t = whole("t"); p = whole("p"); d = whole("d")
-		if (t * p * d != devices) bad("t p d = " t * p * d ", not devices " devices)
+		c = ("c" in col) ? whole("c") : 1
+		if (t * p * c * d != devices) bad("t p " (c > 1 ? "c " : "") "d = " t * p * c * d ", not devices " devices)
 		model = config("models", $col["model"])
 		L = layers_of(model)
-		if (L < 1 || L % p) bad("p " p ": the model'"'"'s " L " layers do not split evenly")
+		# Megatron splits the layers evenly; with
+		# --account-for-{embedding,loss}-in-pipeline-split the embedding
+		# and the loss count as a layer each
+		ends = flag("ends_in_pipeline_split")
+		if (L < 1 || (L + 2 * ends) % p) bad("p " p ": the model'"'"'s " L " layers" (ends ? " and its two ends" : "") " do not split evenly")
+		v = whole("virtual_stages")
+		B = whole("global_batch_samples"); b = whole("micro_batch_samples")
+		if (B % (d * b)) bad("global_batch_samples " B " is not a multiple of d x micro_batch_samples = " d * b)
+		if (((L + 2 * ends) / p) % v) bad("virtual_stages " v ": do not divide the " (L + 2 * ends) / p " layers a stage")
 		if (flag("sequence_parallel") == 1 && t == 1) bad("sequence_parallel 1 needs t > 1")
 		# exactly one measurement a row, in whichever form it was published
 		m = ""
@@ -126,54 +138,62 @@ rows() {	# table
 		for (i = col["source"] + 1; i <= NF; i++) src = src "," $i
 		print $col["run"], model,
 		    config("accelerators", $col["accelerator"]), config("networks", $col["network"]),
-		    devices, t, p, d, whole("global_batch_samples"), whole("micro_batch_samples"),
-		    whole("virtual_stages"), word("recompute", "none full selective"),
+		    devices, t, p, d, B, b,
+		    v, word("recompute", "none full selective"),
 		    flag("overlap_grad_reduce"), word("gradients", "fp16 bf16 fp32"),
 		    word("ddp", "torch local"), flag("p2p_scatter_gather"),
-		    flag("sequence_parallel"), flag("distributed_optimizer"), tf, src
+		    flag("sequence_parallel"), flag("distributed_optimizer"), c, ends, tf, src
 	}' OFS=, "$1"
 }
 
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
-	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt measure source; do
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt c ends measure source; do
 		mx=configs/models/$model.xml
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
 		V=$(field "$mx" vocab)
-		[ $((L % p)) = 0 ] || { echo "validate: $table: run $run: $L layers do not split evenly over p = $p" >&2; exit 1; }
 		gflag=$([ "$grads" = fp32 ] && echo fp32 || echo bf16)
 		ddpflag=$([ "$ddp" = torch ] && echo torch || echo megatron)
 		sgflag=$([ "$sg" = 1 ] && echo on || echo off)
 		rcn=$(case $rc in none) echo 0 ;; full) echo 1 ;; selective) echo 2 ;; esac)
 		# the variant the run used, and Megatron's even split
 		"$BIN/graph-normalize" -c "$mx" -a "configs/accelerators/$acc.xml" \
-		    -V "t=$t,b=$b,sp=$sp" -o "$tmp/$run.csv"
+		    -V "t=$t,b=$b,sp=$sp,c=$c" -o "$tmp/$run.csv"
 		awk -v L="$L" -v p="$p" -v d="$d" -v t="$t" -v b="$b" -v v="$v" \
-		    -v rc="$rcn" -v ovl="$ovl" -v sp="$sp" -v dopt="$dopt" 'BEGIN {
-			k = L / p
+		    -v rc="$rcn" -v ovl="$ovl" -v sp="$sp" -v dopt="$dopt" \
+		    -v c="$c" -v ends="$ends" 'BEGIN {
 			printf "<plan micro_batch_samples=\"%d\">\n", b
-			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"1\" c=\"1\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\"/>\n", d, t, sp, rc, v, dopt, ovl
-			for (i = 0; i < p; i++)
-				printf "<stage first_layer=\"%d\" last_layer=\"%d\" zero_stage=\"0\" zero_degree=\"1\"/>\n", i ? i * k : -1, i == p - 1 ? L : (i + 1) * k - 1
+			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"1\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" ends_in_pipeline_split=\"%d\"/>\n", d, t, sp, c, rc, v, dopt, ovl, ends
+			# the rows of the graph: the embedding -1, the layers, the head L
+			if (ends) {
+				k = (L + 2) / p
+				for (i = 0; i < p; i++)
+					printf "<stage first_layer=\"%d\" last_layer=\"%d\" zero_stage=\"0\" zero_degree=\"1\"/>\n", i * k - 1, (i + 1) * k - 2
+			} else {
+				k = L / p
+				for (i = 0; i < p; i++)
+					printf "<stage first_layer=\"%d\" last_layer=\"%d\" zero_stage=\"0\" zero_degree=\"1\"/>\n", i ? i * k : -1, i == p - 1 ? L : (i + 1) * k - 1
+			}
 			print "</plan>" }' > "$tmp/$run.plan.xml"
 		solve -E "$tmp/$run.plan.xml" -o "$tmp/$run.out.xml" "$tmp/$run.csv" \
 		    2> "$tmp/$run.err" || { cat "$tmp/$run.err" >&2; exit 1; }
 		# dpsolve's own plan on the same cluster and batch
-		"$BIN/graph-normalize" -D "$tmp/$run.d" -V c=1 -c "$mx" \
-		    -a "configs/accelerators/$acc.xml" -o "$tmp/$run.d/all.csv"
+		# (context parallelism only if the run used it, up to its degree)
+		"$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$c" -c "$mx" \
+		    -a "configs/accelerators/$acc.xml" -o "$tmp/$run.all.csv"
 		# the run's own micro-batch too, so that the search space holds
 		# the published plan
 		case $b in
 		1|2|4|8) ;;
-		*) "$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=1,b=$b" -c "$mx" \
-			-a "configs/accelerators/$acc.xml" -o "$tmp/$run.d/pub.csv"
-		   tail -n +2 "$tmp/$run.d/pub.csv" >> "$tmp/$run.d/all.csv" ;;
+		*) "$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$c,b=$b" -c "$mx" \
+			-a "configs/accelerators/$acc.xml" -o "$tmp/$run.pub.csv"
+		   tail -n +2 "$tmp/$run.pub.csv" >> "$tmp/$run.all.csv" ;;
 		esac
 		# the features the run's Megatron-LM had: sequence parallelism
 		# and the distributed optimizer if it used them, selective
 		# recomputation if it used it (none and full it always had)
 		# (and no micro-batch larger than the batch)
-		awk -F, -v sp="$sp" -v B="$B" 'NR == 1 || ($5 <= sp && $6 <= B)' "$tmp/$run.d/all.csv" \
+		awk -F, -v sp="$sp" -v B="$B" 'NR == 1 || ($5 <= sp && $6 <= B)' "$tmp/$run.all.csv" \
 		    > "$tmp/$run.d/index.csv"
 		overlap=$([ "$ovl" = 1 ] && echo on || echo off)
 		dsearch=$([ "$dopt" = 1 ] && echo both || echo off)
@@ -185,7 +205,7 @@ for table in "$@"; do
 		    "$tmp/$run.d/index.csv"
 		awk -v run="$run" -v B="$B" -v s="$s" -v L="$L" -v h="$h" -v V="$V" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
-		    -v plan="t$t p$p d$d b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')" \
+		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$ends" = 1 ] && echo ' ends')" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v same="$tmp/$run.same.xml" '
 		function attr(line, name,   m) {
@@ -196,7 +216,7 @@ for table in "$@"; do
 		function scan(file, what,   line, peak) {
 			peak = 0
 			while ((getline line < file) > 0) {
-				if (line ~ /<parallelism /) what["plan"] = "t" attr(line, "t") " p" attr(line, "p") " d" attr(line, "d") " b" bsz " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "")
+				if (line ~ /<parallelism /) what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (attr(line, "c") > 1 ? " c" attr(line, "c") : "") " d" attr(line, "d") " b" bsz " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "")
 				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")
 				if (line ~ /<stage /) { m = attr(line, "memory_bytes") + 0; if (m > peak) peak = m }
 				if (line ~ /<result /) { what["step"] = attr(line, "step_s"); what["fits"] = attr(line, "fits") }

@@ -104,4 +104,28 @@ bad "negative throughput" "bad.csv:2: measured_tflops_per_gpu \"-3\" is not a po
 sed '2s/,32,1,1,32,512,16,/,1,1,1,1,4,4,/' "$tmp/plain.csv" > "$tmp/small.csv"
 sh tools/validate.sh "$BIN" "$tmp/small.out" "$tmp/small.csv" > /dev/null 2> "$tmp/err" ||
     { echo "a 4-sample batch was refused:"; cat "$tmp/err"; fail=1; }
+
+# context parallelism and the ends counted in the split (sc21-1.7b, 24
+# layers): c 2 over 32 GPUs is t1 p1 c2 d16; with the ends counted,
+# p 26 gives each of the graph's 26 rows (embedding, 24 layers, head) a
+# stage of its own, which dpsolve -E accepts only if no row is missed or
+# repeated
+{ head -n 1 "$tmp/plain.csv" | sed 's/,d,/,c,d,ends_in_pipeline_split,/'
+  sed -n 2p "$tmp/plain.csv" | sed 's/,32,1,1,32,/,32,1,1,2,16,0,/'
+  sed -n 2p "$tmp/plain.csv" | sed 's/^sc21-1.7b,/ends-26,/; s/,32,1,1,32,512,16,/,26,1,26,1,1,1,26,1,/'
+} > "$tmp/cp.csv"
+sh tools/validate.sh "$BIN" "$tmp/cp.out" "$tmp/cp.csv" > /dev/null 2> "$tmp/err" ||
+    { echo "the table with c and ends_in_pipeline_split was refused:"; cat "$tmp/err"; fail=1; }
+grep -q '^measured,sc21-1.7b,.*,t1 p1 c2 d16 b16 v1,yes,' "$tmp/cp.out" ||
+    { echo "c 2 not in the published plan"; cat "$tmp/cp.out"; fail=1; }
+grep -q '^measured,ends-26,.*,t1 p26 d1 b1 v1 ends,yes,' "$tmp/cp.out" ||
+    { echo "the 26-stage split with its ends"; cat "$tmp/cp.out"; fail=1; }
+sed '3d' "$tmp/cp.csv" | sed '2s/,1,1,2,16,0,/,1,1,2,32,0,/' > "$tmp/bad.csv"
+bad "t p c d not devices" "bad.csv:2: t p c d = 64, not devices 32"
+sed '3d' "$tmp/cp.csv" | sed '2s/,32,1,1,2,16,0,/,32,1,4,1,8,1,/' > "$tmp/bad.csv"
+bad "ends over p" "bad.csv:2: p 4: the model's 24 layers and its two ends do not split evenly"
+sed '2d' "$tmp/cp.csv" | sed '2s/,26,1,26,1,1,1,26,1,1,/,26,1,26,1,1,1,26,1,2,/' > "$tmp/bad.csv"
+bad "virtual stages over a stage" "bad.csv:2: virtual_stages 2: do not divide the 1 layers a stage"
+sed '2s/,512,16,/,500,16,/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "batch over d b" "bad.csv:2: global_batch_samples 500 is not a multiple of d x micro_batch_samples = 512"
 exit $fail
