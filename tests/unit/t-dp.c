@@ -63,7 +63,7 @@ hand_example(void)
 	graph_alloc(&g, 2);
 	set_row(&g, 0, 0.01, 0.02, 1e6, 1e7, 0);
 	set_row(&g, 1, 0.02, 0.04, 2e6, 1e7, 1e6);
-	env = (struct plan_env){ &net, 4, 2.7e7, OPT_ADAM, 8, 0, 0, 0, 1, 0 };
+	env = (struct plan_env){ &net, 4, 2.7e7, OPT_ADAM, 8, 0, 0, 0, 1, 0, 0 };
 
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "the example evaluates");
 	/* m = 8 / 2 = 4; the cut joins devices 0-1 (2-3 in replica 1):
@@ -284,11 +284,14 @@ random_instances(void)
 		env = (struct plan_env){ &net, pick(1, net.ndevices),
 		    need * (0.04 + 1.2 * uniform() * uniform()), uniform() < 0.8 ?
 		    OPT_ADAM : OPT_SGD, layers ? pick(2, 12) : pick(2, 64),
-		    uniform() < 0.5 ? 2 : 4, 0, 0, 1, 0 };
+		    uniform() < 0.5 ? 2 : 4, 0, 0, 1, 0, 0 };
 		/* PyTorch DDP's second copy of the gradients half the time,
-		 * Megatron's pipeline scatter/gather (t = 2 variants) too */
+		 * Megatron's pipeline scatter/gather (t = 2 variants) too, and
+		 * the optimizer step at an HBM-like 0.5-10.5e11 B/s */
 		env.grad_copies = uniform() < 0.5 ? 1 : 2;
 		env.p2p_scatter_gather = uniform() < 0.5;
+		env.optimizer_Bps = uniform() < 0.5 ? 0 : 1e11 * (0.5 + 10 *
+		    uniform());
 		if (layers) {	/* memory binds: pipelines pay */
 			env.memory_bytes = need * (0.1 + 0.25 * uniform());
 			env.optimizer = OPT_ADAM;
@@ -376,7 +379,7 @@ network_awareness(void)
 	graph_alloc(&g, 6);
 	for (size_t i = 0; i < 6; i++)
 		set_row(&g, i, 1, 2, 1e6, 0, 1e10);
-	env = (struct plan_env){ &net, 8, 1.7e7, OPT_ADAM, 8, 0, 0, 0, 1, 0 };
+	env = (struct plan_env){ &net, 8, 1.7e7, OPT_ADAM, 8, 0, 0, 0, 1, 0, 0 };
 	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0,
 	    "aware: solved");
 	OK(plan_evaluate(&env, &best, &r, NULL) == 0, "aware: evaluates");
@@ -432,7 +435,7 @@ zero_when_needed(void)
 	set_row(&g, 2, 10, 20, 1e8, 0, 1e3);
 	/* on 1.04e9-byte devices two rows together need more than ZeRO-3
 	 * over 2 (1.2e9), so: 3 stages, the middle one ZeRO-1 over 2 */
-	env = (struct plan_env){ &net, 4, 1.04e9, OPT_ADAM, 8, 0, 0, 0, 1, 0 };
+	env = (struct plan_env){ &net, 4, 1.04e9, OPT_ADAM, 8, 0, 0, 0, 1, 0, 0 };
 	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0 &&
 	    st.zero_used, "ZeRO turned on");
 	OK(best.nstages == 3 && best.stage[1].z == 2 &&
@@ -551,7 +554,7 @@ megatron_modes(void)
 		    i ? 1e6 : 0);
 		set_recompute(&g.l[i], 0.1, 0.4);
 	}
-	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 4, 4, 0, 0, 1, 0 };
+	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 4, 4, 0, 0, 1, 0, 0 };
 
 	/* interleaved, v = 2 over S = 2: each stage 30 + 600 ms of compute;
 	 * stage 0 receives once across the wrap and sends twice, stage 1
@@ -598,6 +601,34 @@ megatron_modes(void)
 	    fabs(r.stage[0].sync_total_s - 0.009) < 1e-12,
 	    "overlapped: nothing exposed of the 9 ms");
 	plan_result_release(&r);
+
+	/* the optimizer step at 1e9 B/s: 3e6 parameters (6e6 bytes), fp32
+	 * gradients, Adam's 2 x 4 + 30 = 38 bytes a parameter over the
+	 * distributed optimizer's d = 2 shards: 57 ms, exposed after the
+	 * overlapped reduction; without the distributed optimizer all of
+	 * them, 114 ms; SGD 4 + 4 bytes a parameter, 24 ms */
+	env.optimizer_Bps = 1e9;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "with the optimizer step");
+	EQ_DBL(r.stage[0].optimizer_s, 0.057, 1e-12,
+	    "Adam over the distributed optimizer's two shards: 57 ms");
+	EQ_DBL(r.max_sync_s, 0.057, 1e-12, "nothing overlaps the optimizer "
+	    "step");
+	EQ_DBL(r.stage[0].sync_total_s, 0.009 + 0.057, 1e-12,
+	    "the whole sync: 9 ms of communication and the step");
+	plan_result_release(&r);
+	p.distopt = p.overlap_param = 0;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "plain data parallel");
+	EQ_DBL(r.stage[0].optimizer_s, 0.114, 1e-12,
+	    "every device updates every parameter: 114 ms");
+	plan_result_release(&r);
+	env.optimizer = OPT_SGD;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "SGD");
+	EQ_DBL(r.stage[0].optimizer_s, 0.024, 1e-12, "SGD: 8 bytes a "
+	    "parameter, 24 ms");
+	plan_result_release(&r);
+	env.optimizer = OPT_ADAM;
+	env.optimizer_Bps = 0;
+	p.distopt = p.overlap_param = 1;
 	p.recompute = RC_FULL;
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "full recompute, p = 1");
 	EQ_DBL(r.stage[0].compute_s, 0.06 + 1.2 + 0.4 + 0.02, 1e-12,
@@ -641,7 +672,7 @@ recompute_collectives_and_scatter_gather(void)
 		set_recompute(&g.l[i], 0.5, 0.5);
 	}
 	g.l[1].coll_bytes[LCOLL_ALL_REDUCE] = 1e6;
-	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 1, 4, 0, 0, 1, 0 };
+	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 1, 4, 0, 0, 1, 0, 0 };
 	for (int rc = 0; rc < RC_N; rc++) {
 		p.recompute = rc;
 		OK(plan_evaluate(&env, &p, &r, &err) == 0, "evaluates");

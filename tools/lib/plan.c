@@ -497,6 +497,44 @@ plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
 	return mem->total <= c->env->memory_bytes;
 }
 
+/*
+ * The optimizer step of a stage's shard, between its gradient reduction
+ * and the next step's first forward pass, which nothing overlaps: memory-
+ * bound, the bytes it moves a parameter at the accelerator's achievable
+ * HBM bandwidth.  Mixed-precision Adam as Megatron-LM runs it (gradient
+ * clipping, then apex's fused multi-tensor Adam, then the copy to the
+ * model's half-precision weights): the gradient norm reads the gradient
+ * (g bytes); the update reads the gradient, the fp32 master weight and
+ * both moments and writes those three back (g + 24); the copy reads the
+ * master and writes 2 bytes (6): 2g + 30 bytes a parameter, 38 with fp32
+ * gradients.  SGD reads the gradient and the weight and writes the
+ * weight (g + 4).  Each device updates its shard: over the z copies with
+ * ZeRO, over the data-parallel group with the distributed optimizer
+ * (the optimizer states' shards of plan_mem_stage).
+ */
+static double
+optimizer_step_s(const struct plan_cell *c, size_t first, size_t last,
+    long z, int zs)
+{
+	const struct plan_variant *v = c->v;
+	double gb = c->env->grad_bytes_per_param > 0 ?
+	    c->env->grad_bytes_per_param : 2;
+	double per_param = c->env->optimizer == OPT_ADAM ? 2 * gb + 30 :
+	    gb + 4;
+	/* weights are 2 bytes a parameter in the graph */
+	double dense = (v->pf_dense[last + 1] - v->pf_dense[first]) / 2;
+	double expert = (v->pf_param[last + 1] - v->pf_param[first]) / 2 -
+	    dense;
+	struct mem_stage s = plan_mem_stage(c, first, last, z, zs, 1);
+	double zdiv = zs >= 1 ? (double)z : 1;
+
+	if (c->env->optimizer_Bps <= 0)
+		return 0;
+	return per_param * (dense / fmax(zdiv, s.optimizer_shards_dense) +
+	    expert / fmax(zdiv, s.optimizer_shards_expert)) /
+	    c->env->optimizer_Bps;
+}
+
 /* The boundary from the last stage back to the first, which interleaved
  * 1F1B crosses v - 1 times a micro-batch: the replica's whole span. */
 static int
@@ -571,10 +609,11 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	 * backward pass, the parameter gather during the first one's forward
 	 * pass of the next step; only what they do not cover is exposed. */
 	stage_sync(c, first, last, u, z, zs, &grad_s, &param_s);
-	o->sync_total_s = grad_s + param_s;
+	o->optimizer_s = optimizer_step_s(c, first, last, z, zs);
+	o->sync_total_s = grad_s + param_s + o->optimizer_s;
 	o->sync_s = (c->mode.overlap_grad ? fmax(0, grad_s - bwd - rerun) :
 	    grad_s) + (c->mode.overlap_param ? fmax(0, param_s - fwd) :
-	    param_s);
+	    param_s) + o->optimizer_s;
 	o->first_device = u * v->w;
 	o->devices = z * v->w;
 	o->fits = 1;

@@ -19,7 +19,7 @@
  *   step   = (m + (S - 1) / v) * max_i load_i / z_i + max_i sync_i,
  *   m      = ceil(B / (b d)),  throughput = B / step,
  * sync_i being the part of stage i's gradient reduction (and parameter
- * gather) that no computation hides.
+ * gather) that no computation hides, and its optimizer step.
  *
  * The dynamic program (dp.h) prices stages with plan_stage_cost() on the
  * same plan_cell, so the time it reports is the evaluator's, bit for bit.
@@ -55,6 +55,9 @@ struct plan_env {
 	 * rank over its own link, all-gathered over the t ranks on arrival.
 	 * Megatron-Core sends it whole (0, the default). */
 	int p2p_scatter_gather;
+	/* the optimizer step's memory traffic: the accelerator's HBM
+	 * bandwidth times its memory efficiency, bytes/s; 0: not priced */
+	double optimizer_Bps;
 };
 
 /* How Megatron-LM runs a plan, beyond its layout. */
@@ -98,7 +101,9 @@ struct stage_cost {
 	double sync_s;			/* the exposed part of sync_total_s */
 	double sync_total_s;		/* gradient reduction over d*z copies
 					 * (and the distributed optimizer's
-					 * parameter gather) */
+					 * parameter gather), and the
+					 * optimizer step */
+	double optimizer_s;		/* the optimizer step (in both) */
 	int level_in, level_out;	/* network level of each boundary, -1 */
 	struct mem_breakdown mem;
 	int fits;

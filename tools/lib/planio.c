@@ -620,6 +620,7 @@ planio_write_xml(FILE *fp, const struct plan_meta *m, const struct plan *p,
 		prop_num(n, "stage_s", c->load_s);
 		prop_num(n, "sync_s", c->sync_s);
 		prop_num(n, "sync_total_s", c->sync_total_s);
+		prop_num(n, "optimizer_s", c->optimizer_s);
 		prop_num(n, "weights_bytes", c->mem.weights);
 		prop_num(n, "gradients_bytes", c->mem.gradients);
 		prop_num(n, "optimizer_bytes", c->mem.optimizer);
