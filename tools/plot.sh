@@ -310,26 +310,40 @@ table4)
 	;;
 validate)	# predicted against measured step time, one point a run
 	# a label under its point, and under the labels of earlier runs
-	# within 20% of it (the small runs' step times nearly coincide)
+	# within 20% of it (the small runs' step times nearly coincide); one
+	# colour a source (the run's name up to its first '-': sc21, k22)
 	awk -F, 'NR > 1 && $1 == "measured" { ly = $4 * 0.9
 		for (i = 1; i <= n; i++)
 			if ($3 < 1.2 * x[i] && $3 > x[i] / 1.2 && y[i] * 0.9 < ly)
 				ly = y[i] * 0.9
-		x[++n] = $3; y[n] = ly; print $3, $4, $2, ly }' \
+		src = $2; sub(/-.*/, "", src)
+		x[++n] = $3; y[n] = ly; print $3, $4, $2, ly, src }' \
 	    "$res/validate.csv" > "$tmp/validate.dat"
+	# both axes over every point and label, with a margin
+	range=$(awk 'NR == 1 { lo = hi = $1 }
+		{ for (i = 1; i <= 4; i++) if (i != 3) { if ($i < lo) lo = $i; if ($i > hi) hi = $i } }
+		END { printf "%g:%g", lo / 1.4, hi * 1.4 }' "$tmp/validate.dat")
 	{
-		echo "set title 'make validate: the model against published runs (Megatron-LM SC21 Table 1, Selene)'"
+		echo "set title 'make validate: the model against published runs, one point a run'"
 		echo "set logscale xy"
 		echo "set xlabel 'measured step time (s)'"
 		echo "set ylabel 'predicted step time (s)'"
 		echo "set key top left"
 		echo "set grid"
-		echo "set xrange [1:200]"
-		echo "set yrange [1:200]"
+		echo "set xrange [$range]"
+		echo "set yrange [$range]"
 		echo "plot x * 1.15 with filledcurves y1 = 0 fs solid 0.15 lc rgb '#0072B2' notitle, \\"
 		echo "  x / 1.15 with filledcurves y1 = 0 fs solid 1.0 lc rgb 'white' notitle, \\"
 		echo "  x with lines lc rgb '#000000' title 'y = x (band: +/-15%)', \\"
-		echo "  '$tmp/validate.dat' using 1:2 with points pt 7 ps 1.2 lc rgb '#D55E00' title 'one run', \\"
+		k=0
+		for src in $(awk '{ print $5 }' "$tmp/validate.dat" | sort -u); do
+			colour=$(echo "#D55E00 #009E73 #CC79A7 #E69F00 #56B4E9" |
+			    cut -d' ' -f$((k % 5 + 1)))
+			pt=$((7 + 2 * (k % 3)))
+			awk -v s="$src" '$5 == s' "$tmp/validate.dat" > "$tmp/validate-$k.dat"
+			echo "  '$tmp/validate-$k.dat' using 1:2 with points pt $pt ps 1.2 lc rgb '$colour' title '$src', \\"
+			k=$((k + 1))
+		done
 		echo "  '$tmp/validate.dat' using 1:4:3 with labels offset 1,0 left font 'Sans,8' notitle"
 	} > "$tmp/validate.body"
 	render validate "1000,800" "$tmp/validate.body"

@@ -20,6 +20,8 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	pub["mixtral-8x7b"] = 46.7e9; pub["gpt3-35b"] = 35e9
 	pub["mixtral-scaled"] = 790e6; pub["llama3-405b"] = 405e9
 	pub["mixtral-8x22b"] = 141e9
+	# Korthikanti et al. 2022, Table 3: the sizes its models are named by
+	pub["korthikanti-gpt-22b"] = 22e9; pub["korthikanti-gpt-175b"] = 175e9
 	# the models of Megatron-LM SC21 Table 1: its own count (Section 5.1),
 	# 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)), which its table rounds
 	if (m ~ /^sc21-gpt-/) {

@@ -1,6 +1,7 @@
 # make validate as a regression guard: the model against the published
 # runs of data/published/ (Megatron-LM SC'21 Table 1 on Selene, measured
-# TFLOP/s turned into step times) and the ZeRO paper's memory points.
+# TFLOP/s turned into step times; Korthikanti et al. 2022 Table 5, their
+# iteration times) and the ZeRO paper's memory points.
 # Holds the issue's targets: median |error| of the step time <= 10%,
 # every run within 20%, every published plan fitting in memory, every
 # memory point within 5%; and dpsolve's own plan at least as fast as the
