@@ -3,6 +3,7 @@
 # training runs (make validate; README, "How far to trust the numbers").
 #
 #   sh tools/validate.sh BINDIR OUT.csv [runs.csv ...]
+#   (VALIDATE_PLANS=DIR keeps each published plan as priced, DIR/RUN.xml)
 #   sh tools/validate.sh --summary OUT.csv
 #
 # Each run of a runs table (docs/formats.md, "Published runs": run, model,
@@ -30,7 +31,8 @@
 # with interleaving, sequence and context parallelism (up to the run's
 # degree) and the distributed optimizer only if the run used them, recomputation none or
 # full, and selective if the run used it, overlap and scatter/gather as
-# the run had them; any micro-batch size of 1, 2, 4, 8 or the run's) and
+# the run had them; any micro-batch size of 1, 2, 4, 8 or the run's, no
+# larger than the batch) and
 # the ratio of its predicted throughput to the published plan's, both
 # priced by the same model, is reported: once with any of those
 # recomputation kinds, once with the run's own (the layout alone).
@@ -122,6 +124,9 @@ rows() {	# table
 		v = whole("virtual_stages")
 		B = whole("global_batch_samples"); b = whole("micro_batch_samples")
 		if (B % (d * b)) bad("global_batch_samples " B " is not a multiple of d x micro_batch_samples = " d * b)
+		# what the interleaved schedule of Megatron needs (as dpsolve -E)
+		if (v > 1 && p < 2) bad("virtual_stages " v ": interleaving needs p > 1")
+		if (v > 1 && (B / (d * b)) % p) bad("virtual_stages " v ": the " B / (d * b) " micro-batches are not a multiple of p " p)
 		if (((L + 2 * ends) / p) % v) bad("virtual_stages " v ": do not divide the " (L + 2 * ends) / p " layers a stage")
 		if (flag("sequence_parallel") == 1 && t == 1) bad("sequence_parallel 1 needs t > 1")
 		# exactly one measurement a row, in whichever form it was published
@@ -177,6 +182,10 @@ for table in "$@"; do
 			print "</plan>" }' > "$tmp/$run.plan.xml"
 		solve -E "$tmp/$run.plan.xml" -o "$tmp/$run.out.xml" "$tmp/$run.csv" \
 		    2> "$tmp/$run.err" || { cat "$tmp/$run.err" >&2; exit 1; }
+		# the plan as priced, stage by stage, kept where asked
+		if [ -n "${VALIDATE_PLANS:-}" ]; then
+			mkdir -p "$VALIDATE_PLANS" && cp "$tmp/$run.out.xml" "$VALIDATE_PLANS/$run.xml"
+		fi
 		# dpsolve's own plan on the same cluster and batch
 		# (context parallelism only if the run used it, up to its degree)
 		"$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$c" -c "$mx" \
@@ -216,7 +225,7 @@ for table in "$@"; do
 		function scan(file, what,   line, peak) {
 			peak = 0
 			while ((getline line < file) > 0) {
-				if (line ~ /<parallelism /) what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (attr(line, "c") > 1 ? " c" attr(line, "c") : "") " d" attr(line, "d") " b" bsz " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "")
+				if (line ~ /<parallelism /) what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (attr(line, "c") > 1 ? " c" attr(line, "c") : "") " d" attr(line, "d") " b" bsz " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "")
 				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")
 				if (line ~ /<stage /) { m = attr(line, "memory_bytes") + 0; if (m > peak) peak = m }
 				if (line ~ /<result /) { what["step"] = attr(line, "step_s"); what["fits"] = attr(line, "fits") }

@@ -126,6 +126,26 @@ sed '3d' "$tmp/cp.csv" | sed '2s/,32,1,1,2,16,0,/,32,1,4,1,8,1,/' > "$tmp/bad.cs
 bad "ends over p" "bad.csv:2: p 4: the model's 24 layers and its two ends do not split evenly"
 sed '2d' "$tmp/cp.csv" | sed '2s/,26,1,26,1,1,1,26,1,1,/,26,1,26,1,1,1,26,1,2,/' > "$tmp/bad.csv"
 bad "virtual stages over a stage" "bad.csv:2: virtual_stages 2: do not divide the 1 layers a stage"
+sed '2s/,32,1,1,32,512,16,1,/,32,1,1,32,512,16,2,/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "interleaving one stage" "bad.csv:2: virtual_stages 2: interleaving needs p > 1"
+sed '2s/,32,1,1,32,512,16,1,/,32,1,2,16,768,16,2,/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "interleaving, micro-batches over p" "bad.csv:2: virtual_stages 2: the 3 micro-batches are not a multiple of p 2"
 sed '2s/,512,16,/,500,16,/' "$tmp/plain.csv" > "$tmp/bad.csv"
 bad "batch over d b" "bad.csv:2: global_batch_samples 500 is not a multiple of d x micro_batch_samples = 512"
+
+# the even split as priced (VALIDATE_PLANS; the embedding is row -1, the
+# head row 24): with the ends counted, 24 layers and the two ends over
+# p 2 are 13 rows a stage, -1..11 and 12..24; without, p 4 gives each
+# stage 6 layers, the first the embedding and the last the head too
+{ head -n 1 "$tmp/cp.csv"
+  sed -n 2p "$tmp/cp.csv" | sed 's/^sc21-1.7b,/split-ends,/; s/,32,1,1,2,16,0,/,32,1,2,1,16,1,/'
+  sed -n 2p "$tmp/cp.csv" | sed 's/^sc21-1.7b,/split-even,/; s/,32,1,1,2,16,0,/,32,1,4,1,8,0,/'
+} > "$tmp/split.csv"
+VALIDATE_PLANS=$tmp/plans sh tools/validate.sh "$BIN" "$tmp/split.out" "$tmp/split.csv" > /dev/null 2> "$tmp/err" ||
+    { echo "the split table was refused:"; cat "$tmp/err"; fail=1; }
+stages() { sed -n 's/.*<stage [^>]*first_layer="\([-0-9]*\)" last_layer="\([0-9]*\)".*/\1..\2/p' "$1" | tr '\n' ' '; }
+[ "$(stages "$tmp/plans/split-ends.xml")" = "-1..11 12..24 " ] ||
+    { echo "ends counted, p 2: stages $(stages "$tmp/plans/split-ends.xml"), want -1..11 12..24"; fail=1; }
+[ "$(stages "$tmp/plans/split-even.xml")" = "-1..5 6..11 12..17 18..24 " ] ||
+    { echo "even split, p 4: stages $(stages "$tmp/plans/split-even.xml"), want -1..5 6..11 12..17 18..24"; fail=1; }
 exit $fail
