@@ -85,6 +85,12 @@ seed() {	# name work-folder
 	return 0
 }
 
+# The harnesses write each input to a scratch file (the readers take a
+# path); on a memory file system that costs a third less time an input.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	TMPDIR=/dev/shm
+	export TMPDIR
+fi
 campaign=$top/campaign.csv
 [ -f "$campaign" ] || echo "harness,seconds,executions,crashes" > "$campaign"
 status=0
