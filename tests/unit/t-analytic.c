@@ -338,9 +338,13 @@ test_collectives(void)
 
 	build(&m, 1, 0, 1, 2, 1, &g);
 	s = layer_sums(&g, 0);
-	EQ_INT(s.fwd[LCOLL_ALL_GATHER], 1, "c = 2: keys and values gathered");
-	EQ_DBL(s.fwd_bytes[LCOLL_ALL_GATHER], 2.0 * 4096 * 2 * 4096, 1e-12,
-	    "c = 2: the whole sequence's k and v");
+	EQ_INT(s.fwd[LCOLL_CONTEXT_ALL_GATHER], 1, "c = 2: keys and values "
+	    "gathered over the context group");
+	EQ_INT(s.bwd[LCOLL_CONTEXT_REDUCE_SCATTER], 1, "c = 2: their "
+	    "gradients reduce-scattered back");
+	EQ_INT(s.fwd[LCOLL_ALL_GATHER], 0, "c = 2: no tensor-group gather");
+	EQ_DBL(s.fwd_bytes[LCOLL_CONTEXT_ALL_GATHER], 2.0 * 4096 * 2 * 4096,
+	    1e-12, "c = 2: the whole sequence's k and v");
 	analytic_release(&g);
 
 	m = model("mixtral-8x7b");

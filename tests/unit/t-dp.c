@@ -696,6 +696,55 @@ recompute_collectives_and_scatter_gather(void)
 }
 
 /*
+ * Context parallelism's keys and values cross the context group, not the
+ * tensor group: two nodes of two devices (level 0: 1e10 B/s, level 1:
+ * 1e9 B/s, no latency), t = 2 and c = 2 on all four, tensor ranks in a
+ * node and the two context ranks a node apart.  Row 1 gathers 1e6 bytes
+ * forward and reduce-scatters 1e6 backward over its 2 context ranks,
+ * (1/2) 1e6 / 1e9 = 0.5 ms each: 1 ms (over the tensor group it would be
+ * 0.1 ms), and full recomputation gathers again: 1.5 ms.
+ */
+static void
+context_parallel_group(void)
+{
+	struct network net;
+	struct layer_graph g;
+	struct plan_env env;
+	struct plan_stage st[1] = { { 0, 1, 1, 0, 0 } };
+	struct plan p = { .g = &g, .d = 1, .nstages = 1, .stage = st };
+	struct plan_result r;
+	struct pl_err err;
+
+	memset(&net, 0, sizeof net);
+	net.nlevels = 2;
+	level(&net, 0, 2, 1e10, 0);
+	level(&net, 1, 2, 1e9, 0);
+	network_finish(&net, "net", &err);
+	graph_alloc(&g, 2);
+	g.has_variant = 1;
+	g.var_t = g.var_c = 2;
+	g.var_e = g.var_b = 1;
+	for (size_t i = 0; i < 2; i++) {
+		set_row(&g, i, 0.01, 0.02, 1e6, 1e7, i ? 1e6 : 0);
+		set_recompute(&g.l[i], 0.5, 0.5);
+	}
+	g.l[1].coll_bytes[LCOLL_CONTEXT_ALL_GATHER] = 1e6;
+	g.l[1].coll_bytes[LCOLL_CONTEXT_REDUCE_SCATTER] = 1e6;
+	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 1, 4, 0, 0, 1, 0,
+	    0 };
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "t = 2, c = 2 evaluates");
+	EQ_DBL(r.stage[0].collective_s, 1e-3, 1e-15,
+	    "keys and values across the nodes, both ways: 1 ms");
+	plan_result_release(&r);
+	p.recompute = RC_FULL;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "full recomputation");
+	EQ_DBL(r.stage[0].collective_s, 1.5e-3, 1e-15,
+	    "full recomputation gathers them again: 1.5 ms");
+	plan_result_release(&r);
+	layers_release(&g);
+}
+
+/*
  * The optimizer step's shards by hand, on one level of 1e9 B/s, fp32
  * gradients (Adam: 2 x 4 + 30 = 38 bytes a parameter): two rows of 2e6
  * parameter bytes (1e6 parameters) each, half of each dense, at e = 2
@@ -749,6 +798,7 @@ main(void)
 {
 	recompute_collectives_and_scatter_gather();
 	optimizer_shards();
+	context_parallel_group();
 	alpha_floor();
 	beta_floor();
 	hand_example();

@@ -254,7 +254,8 @@ attention(struct builder *B)
 	/* context parallel: every device needs the whole sequence's keys
 	 * and values (their gradients are reduce-scattered back) */
 	if (d->ce > 1)
-		collective(B, "kv_gather", LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER,
+		collective(B, "kv_gather", LCOLL_CONTEXT_ALL_GATHER,
+		    LCOLL_CONTEXT_REDUCE_SCATTER,
 		    2 * d->b * d->s_full * 2 * kv / t);
 	if (d->flash) {
 		flash_attention(B);
@@ -742,7 +743,8 @@ analytic_write_ops(FILE *fp, const struct aop_graph *g)
 		"matmul", "attention", "vector", "norm", "embedding", "collective"
 	};
 	static const char *const colls[] = {
-		"all_reduce", "all_gather", "reduce_scatter", "all_to_all"
+		"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+		"context_all_gather", "context_reduce_scatter"
 	};
 	char b[12][NUMFMT_LEN];
 	int bad = csvio_write_row(fp, header, 15);

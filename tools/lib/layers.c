@@ -8,7 +8,8 @@
 
 static const char *const coll_cols[LCOLL_N] = {
 	"all_reduce_bytes", "all_gather_bytes", "reduce_scatter_bytes",
-	"all_to_all_bytes"
+	"all_to_all_bytes", "context_all_gather_bytes",
+	"context_reduce_scatter_bytes"
 };
 
 static const char *const recompute_cols[] = {

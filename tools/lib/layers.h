@@ -18,8 +18,15 @@
 
 #include "util.h"
 
+/* Collectives by kind and group: the first three run over the tensor-
+ * parallel group (an all-gather over the c*e devices sharing a sequence
+ * when t = 1, as graphs before the context kinds had it), all-to-all over
+ * the expert group, and the context kinds (context parallelism's keys and
+ * values, gathered forward and their gradients reduce-scattered
+ * backward) over the c*e devices sharing a sequence. */
 enum { LCOLL_ALL_REDUCE, LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER,
-	LCOLL_ALL_TO_ALL, LCOLL_N };
+	LCOLL_ALL_TO_ALL, LCOLL_CONTEXT_ALL_GATHER, LCOLL_CONTEXT_REDUCE_SCATTER,
+	LCOLL_N };
 
 struct layer {
 	long id;

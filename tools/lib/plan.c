@@ -156,9 +156,10 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 		recompute_tables(v, rc);
 
 	/* Megatron's t-group runs the all-reduces and reduce-scatters (and
-	 * the all-gathers of sequence parallelism); without t, all-gathers
-	 * are context parallel's, over the c*e devices sharing a sequence;
-	 * all-to-all is the expert group's. */
+	 * the all-gathers of sequence parallelism); all-to-all is the expert
+	 * group's; context parallelism's keys and values cross the c*e
+	 * devices sharing a sequence (t apart).  An all-gather of a graph
+	 * without the context kinds at t = 1 is context parallel's. */
 	v->coll[LCOLL_ALL_REDUCE] = group_cost(env, v->w, v->t, 1,
 	    NET_ALL_REDUCE);
 	v->coll[LCOLL_REDUCE_SCATTER] = group_cost(env, v->w, v->t, 1,
@@ -168,6 +169,10 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	    group_cost(env, v->w, v->c * v->e, v->t, NET_ALL_GATHER);
 	v->coll[LCOLL_ALL_TO_ALL] = group_cost(env, v->w, v->e, v->t,
 	    NET_ALL_TO_ALL);
+	v->coll[LCOLL_CONTEXT_ALL_GATHER] = group_cost(env, v->w,
+	    v->c * v->e, v->t, NET_ALL_GATHER);
+	v->coll[LCOLL_CONTEXT_REDUCE_SCATTER] = group_cost(env, v->w,
+	    v->c * v->e, v->t, NET_REDUCE_SCATTER);
 	/* Full recomputation runs a layer's forward again, its collectives
 	 * included (Megatron's checkpoint reruns the layer's function).
 	 * Megatron's collectives come in conjugate pairs, one in each
