@@ -347,6 +347,21 @@ test_collectives(void)
 	    1e-12, "c = 2: the whole sequence's k and v");
 	analytic_release(&g);
 
+	/* t = 4 with sequence parallelism and c = 2: the tensor group's
+	 * gathers are sequence parallelism's two, the keys and values are
+	 * the context group's (at t > 1 they were priced as the former) */
+	build(&m, 4, 1, 1, 2, 1, &g);
+	s = layer_sums(&g, 0);
+	EQ_INT(s.fwd[LCOLL_ALL_GATHER], 2, "t = 4, sp, c = 2: sequence "
+	    "parallelism's two all-gathers on the tensor group");
+	EQ_INT(s.fwd[LCOLL_CONTEXT_ALL_GATHER], 1, "t = 4, sp, c = 2: the "
+	    "keys and values on the context group");
+	EQ_INT(s.bwd[LCOLL_CONTEXT_REDUCE_SCATTER], 1, "t = 4, sp, c = 2: "
+	    "their gradients too");
+	EQ_DBL(s.fwd_bytes[LCOLL_CONTEXT_ALL_GATHER], 2.0 * 4096 * 2 * 4096 / 4,
+	    1e-12, "t = 4, c = 2: a quarter of the heads' k and v");
+	analytic_release(&g);
+
 	m = model("mixtral-8x7b");
 	build(&m, 1, 0, 2, 1, 1, &g);
 	s = layer_sums(&g, 0);

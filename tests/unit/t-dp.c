@@ -741,6 +741,14 @@ context_parallel_group(void)
 	EQ_DBL(r.stage[0].collective_s, 1.5e-3, 1e-15,
 	    "full recomputation gathers them again: 1.5 ms");
 	plan_result_release(&r);
+	/* e = 2 instead of c: the expert ranks share the sequence too */
+	g.var_c = 1;
+	g.var_e = 2;
+	p.recompute = RC_NONE;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "t = 2, e = 2 evaluates");
+	EQ_DBL(r.stage[0].collective_s, 1e-3, 1e-15,
+	    "over the c e = 2 ranks, a node apart: 1 ms");
+	plan_result_release(&r);
 	layers_release(&g);
 }
 
