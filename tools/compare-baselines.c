@@ -141,7 +141,7 @@ load_cell(struct cell *c, const struct opts *o)
 	    c->exp.model[mi].device_memory_bytes : c->accel.memory_bytes,
 	    c->exp.optimizer, c->exp.global_batch,
 	    c->exp.grad_bytes_per_param, BASELINE_DISTOPT, BASELINE_OVERLAP, 1,
-	    0, c->accel.memory_bandwidth_Bps * c->accel.efficiency[EFF_MEMORY] };
+	    0, accel_memory_Bps(&c->accel) };
 }
 
 /* The artifact's setup for the experiment at micro-batch mbs: its

@@ -365,7 +365,7 @@ main(int argc, char *argv[])
 	env = (struct plan_env){ &net, o.devices ? o.devices : net.ndevices,
 	    o.memory_bytes ? o.memory_bytes : accel.memory_bytes, o.optimizer,
 	    o.batch, o.grad_bytes, 0, 0, o.grad_copies, o.scatter_gather,
-	    accel.memory_bandwidth_Bps * accel.efficiency[EFF_MEMORY] };
+	    accel_memory_Bps(&accel) };
 	for (size_t i = 0; i < vs.n; i++)
 		if (vs.g[i].has_variant && vs.g[i].var_b > o.batch)
 			die("%s: micro-batch %ld is larger than the global batch "

@@ -29,11 +29,11 @@
 # dpsolve then searches its own plan on the run's cluster and batch (the
 # features the run's Megatron-LM had: tensor and pipeline parallelism
 # with interleaving, sequence and context parallelism (up to the run's
-# degree) and the distributed optimizer only if the run used them, recomputation none or
-# full, and selective if the run used it, overlap and scatter/gather as
-# the run had them; any micro-batch size of 1, 2, 4, 8 or the run's, no
-# larger than the batch) and
-# the ratio of its predicted throughput to the published plan's, both
+# degree) and the distributed optimizer only if the run used them,
+# recomputation none or full, and selective if the run used it, overlap
+# and scatter/gather as the run had them; any micro-batch size of 1, 2,
+# 4, 8 or the run's, no larger than the batch) and the ratio of its
+# predicted throughput to the published plan's, both
 # priced by the same model, is reported: once with any of those
 # recomputation kinds, once with the run's own (the layout alone).
 # Memory points: the ZeRO paper's 7.5B example through memmodel, and

@@ -524,6 +524,18 @@ beta_floor(void)
 	    "random groups");
 }
 
+/* One level of four devices, 1e9 B/s, no latency. */
+static void
+four_devices(struct network *net)
+{
+	struct pl_err err;
+
+	memset(net, 0, sizeof *net);
+	net->nlevels = 1;
+	level(net, 0, 4, 1e9, 0);
+	network_finish(net, "net", &err);
+}
+
 /*
  * Megatron's run modes by hand, on one level of 1e9 B/s and no latency:
  * an embedding and a head (10 + 20 ms) around four layers (100 + 200 ms,
@@ -542,10 +554,7 @@ megatron_modes(void)
 	struct plan_result r;
 	struct pl_err err;
 
-	memset(&net, 0, sizeof net);
-	net.nlevels = 1;
-	level(&net, 0, 4, 1e9, 0);
-	network_finish(&net, "net", &err);
+	four_devices(&net);
 	graph_alloc(&g, 6);
 	for (size_t i = 0; i < 6; i++) {
 		int end = i == 0 || i == 5;
@@ -637,6 +646,29 @@ megatron_modes(void)
 	layers_release(&g);
 }
 
+/* Two nodes of two devices (level 0: 1e10 B/s, level 1: 1e9 B/s, no
+ * latency) and two rows of a t = 2 variant: 10 + 20 ms, 1e6 parameter
+ * bytes, 1e7 of activations, 1e6 bytes into row 1, recomputable. */
+static void
+two_nodes_two_rows(struct network *net, struct layer_graph *g)
+{
+	struct pl_err err;
+
+	memset(net, 0, sizeof *net);
+	net->nlevels = 2;
+	level(net, 0, 2, 1e10, 0);
+	level(net, 1, 2, 1e9, 0);
+	network_finish(net, "net", &err);
+	graph_alloc(g, 2);
+	g->has_variant = 1;
+	g->var_t = 2;
+	g->var_e = g->var_c = g->var_b = 1;
+	for (size_t i = 0; i < 2; i++) {
+		set_row(g, i, 0.01, 0.02, 1e6, 1e7, i ? 1e6 : 0);
+		set_recompute(&g->l[i], 0.5, 0.5);
+	}
+}
+
 /*
  * Two rows at t = 2 on two nodes of two devices (level 0: 1e10 B/s,
  * level 1: 1e9 B/s, no latency), one stage a node.  Row 1 all-reduces
@@ -658,19 +690,7 @@ recompute_collectives_and_scatter_gather(void)
 	struct pl_err err;
 	const double want[RC_N] = { 1e-4, 1.5e-4, 1e-4 };
 
-	memset(&net, 0, sizeof net);
-	net.nlevels = 2;
-	level(&net, 0, 2, 1e10, 0);
-	level(&net, 1, 2, 1e9, 0);
-	network_finish(&net, "net", &err);
-	graph_alloc(&g, 2);
-	g.has_variant = 1;
-	g.var_t = 2;
-	g.var_e = g.var_c = g.var_b = 1;
-	for (size_t i = 0; i < 2; i++) {
-		set_row(&g, i, 0.01, 0.02, 1e6, 1e7, i ? 1e6 : 0);
-		set_recompute(&g.l[i], 0.5, 0.5);
-	}
+	two_nodes_two_rows(&net, &g);
 	g.l[1].coll_bytes[LCOLL_ALL_REDUCE] = 1e6;
 	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 1, 4, 0, 0, 1, 0, 0 };
 	for (int rc = 0; rc < RC_N; rc++) {
@@ -715,19 +735,8 @@ context_parallel_group(void)
 	struct plan_result r;
 	struct pl_err err;
 
-	memset(&net, 0, sizeof net);
-	net.nlevels = 2;
-	level(&net, 0, 2, 1e10, 0);
-	level(&net, 1, 2, 1e9, 0);
-	network_finish(&net, "net", &err);
-	graph_alloc(&g, 2);
-	g.has_variant = 1;
-	g.var_t = g.var_c = 2;
-	g.var_e = g.var_b = 1;
-	for (size_t i = 0; i < 2; i++) {
-		set_row(&g, i, 0.01, 0.02, 1e6, 1e7, i ? 1e6 : 0);
-		set_recompute(&g.l[i], 0.5, 0.5);
-	}
+	two_nodes_two_rows(&net, &g);
+	g.var_c = 2;
 	g.l[1].coll_bytes[LCOLL_CONTEXT_ALL_GATHER] = 1e6;
 	g.l[1].coll_bytes[LCOLL_CONTEXT_REDUCE_SCATTER] = 1e6;
 	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 1, 4, 0, 0, 1, 0,
@@ -772,10 +781,7 @@ optimizer_shards(void)
 	struct plan_result r;
 	struct pl_err err;
 
-	memset(&net, 0, sizeof net);
-	net.nlevels = 1;
-	level(&net, 0, 4, 1e9, 0);
-	network_finish(&net, "net", &err);
+	four_devices(&net);
 	graph_alloc(&g, 2);
 	g.has_variant = 1;
 	g.var_e = 2;

@@ -517,8 +517,7 @@ op_time(const struct accel_cfg *a, const struct aop *o, int backward)
 static double
 roofline(const struct accel_cfg *a, int kind, double flops, double bytes)
 {
-	double peak, mem = bytes / (a->memory_bandwidth_Bps *
-	    a->efficiency[EFF_MEMORY]);
+	double peak, mem = bytes / accel_memory_Bps(a);
 
 	switch (kind) {
 	case AOP_COLLECTIVE:

@@ -170,6 +170,12 @@ model_load(struct model_cfg *m, const char *path, struct pl_err *err)
 }
 
 double
+accel_memory_Bps(const struct accel_cfg *a)
+{
+	return a->memory_bandwidth_Bps * a->efficiency[EFF_MEMORY];
+}
+
+double
 model_parameters(const struct model_cfg *m)
 {
 	double h = (double)m->hidden, f = (double)m->ffn_hidden;

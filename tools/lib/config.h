@@ -107,4 +107,8 @@ int experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc,
 /* Parameter count of a model config (closed form, docs/models.md). */
 double model_parameters(const struct model_cfg *m);
 
+/* The HBM bandwidth a memory-bound kernel achieves: the peak times the
+ * `memory` efficiency, bytes/s. */
+double accel_memory_Bps(const struct accel_cfg *a);
+
 #endif

@@ -61,21 +61,28 @@ mem_stage_breakdown(const struct layer_graph *g, const struct mem_stage *s,
 	mem_breakdown_of(&t, s, optimizer, out);
 }
 
+double
+mem_sharded_params(const struct mem_stage *s, double params,
+    double dense_params)
+{
+	double zdiv = s->zero_stage >= 1 ? (double)s->zero_degree : 1;
+
+	return dense_params / fmax(zdiv, s->optimizer_shards_dense) +
+	    (params - dense_params) / fmax(zdiv, s->optimizer_shards_expert);
+}
+
 void
 mem_breakdown_of(const struct mem_totals *t, const struct mem_stage *s,
     int optimizer, struct mem_breakdown *out)
 {
 	double z = (double)s->zero_degree;
 	double grad = s->grad_bytes_per_param > 0 ? s->grad_bytes_per_param : 2;
-	double zdiv = s->zero_stage >= 1 ? z : 1;
-	double shards_dense = fmax(zdiv, s->optimizer_shards_dense);
-	double shards_expert = fmax(zdiv, s->optimizer_shards_expert);
 
 	out->weights = t->params;
 	out->gradients = t->params * grad / 2 *
 	    (s->grad_copies > 1 ? s->grad_copies : 1);
-	out->optimizer = optimizer == OPT_ADAM ? 6 * (t->dense_params /
-	    shards_dense + (t->params - t->dense_params) / shards_expert) : 0;
+	out->optimizer = optimizer == OPT_ADAM ?
+	    6 * mem_sharded_params(s, t->params, t->dense_params) : 0;
 	if (s->zero_stage >= 2)
 		out->gradients /= z;
 	if (s->zero_stage >= 3)

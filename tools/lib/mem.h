@@ -102,6 +102,12 @@ void mem_stage_breakdown(const struct layer_graph *g,
 void mem_breakdown_of(const struct mem_totals *t, const struct mem_stage *s,
     int optimizer, struct mem_breakdown *out);
 
+/* Of a stage's parameter bytes (dense_params of them not an expert's),
+ * those whose optimizer states one device holds and updates: ZeRO's z
+ * copies or the distributed optimizer's data-parallel group divide them. */
+double mem_sharded_params(const struct mem_stage *s, double params,
+    double dense_params);
+
 /* What one row keeps, and the forward time it runs again, under rc. */
 double mem_row_kept(const struct layer *L, int rc);
 double mem_row_rerun_s(const struct layer *L, int rc);

@@ -164,15 +164,15 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	    NET_ALL_REDUCE);
 	v->coll[LCOLL_REDUCE_SCATTER] = group_cost(env, v->w, v->t, 1,
 	    NET_REDUCE_SCATTER);
-	v->coll[LCOLL_ALL_GATHER] = v->t > 1 ?
-	    group_cost(env, v->w, v->t, 1, NET_ALL_GATHER) :
-	    group_cost(env, v->w, v->c * v->e, v->t, NET_ALL_GATHER);
 	v->coll[LCOLL_ALL_TO_ALL] = group_cost(env, v->w, v->e, v->t,
 	    NET_ALL_TO_ALL);
 	v->coll[LCOLL_CONTEXT_ALL_GATHER] = group_cost(env, v->w,
 	    v->c * v->e, v->t, NET_ALL_GATHER);
 	v->coll[LCOLL_CONTEXT_REDUCE_SCATTER] = group_cost(env, v->w,
 	    v->c * v->e, v->t, NET_REDUCE_SCATTER);
+	v->coll[LCOLL_ALL_GATHER] = v->t > 1 ?
+	    group_cost(env, v->w, v->t, 1, NET_ALL_GATHER) :
+	    v->coll[LCOLL_CONTEXT_ALL_GATHER];
 	/* Full recomputation runs a layer's forward again, its collectives
 	 * included (Megatron's checkpoint reruns the layer's function).
 	 * Megatron's collectives come in conjugate pairs, one in each
@@ -526,18 +526,15 @@ optimizer_step_s(const struct plan_cell *c, size_t first, size_t last,
 	    c->env->grad_bytes_per_param : 2;
 	double per_param = c->env->optimizer == OPT_ADAM ? 2 * gb + 30 :
 	    gb + 4;
-	/* weights are 2 bytes a parameter in the graph */
-	double dense = (v->pf_dense[last + 1] - v->pf_dense[first]) / 2;
-	double expert = (v->pf_param[last + 1] - v->pf_param[first]) / 2 -
-	    dense;
-	struct mem_stage s = plan_mem_stage(c, first, last, z, zs, 1);
-	double zdiv = zs >= 1 ? (double)z : 1;
+	struct mem_stage s;
 
 	if (c->env->optimizer_Bps <= 0)
 		return 0;
-	return per_param * (dense / fmax(zdiv, s.optimizer_shards_dense) +
-	    expert / fmax(zdiv, s.optimizer_shards_expert)) /
-	    c->env->optimizer_Bps;
+	s = plan_mem_stage(c, first, last, z, zs, 1);
+	/* weights are 2 bytes a parameter in the graph */
+	return per_param / 2 * mem_sharded_params(&s,
+	    v->pf_param[last + 1] - v->pf_param[first],
+	    v->pf_dense[last + 1] - v->pf_dense[first]) / c->env->optimizer_Bps;
 }
 
 /* The boundary from the last stage back to the first, which interleaved
