@@ -139,8 +139,9 @@ mist_against_enumeration(void)
 		for (size_t k = 0; k < sizeof memory / sizeof memory[0]; k++) {
 			struct layer_graph g;
 			struct variants vs = { 1, &g };
-			struct plan_env env = { &net, 8, memory[k], OPT_ADAM,
-			    64, 0, 0, 0, 1, 0 };
+			struct plan_env env = { .net = &net, .devices = 8,
+			    .memory_bytes = memory[k], .optimizer = OPT_ADAM,
+			    .global_batch = 64, .grad_copies = 1 };
 			struct bl_result r;
 			struct plan_result pr;
 			double want;
@@ -218,8 +219,9 @@ manual_and_mcmc(void)
 	chain(&g[0], 8, 1, 0);
 	chain(&g[1], 8, 2, 1);
 	for (double mem = 2e8; mem >= 2.5e7; mem *= 0.8) {
-		struct plan_env env = { &net, 4, mem, OPT_ADAM, 16, 0,
-		    0, 0, 1, 0 };
+		struct plan_env env = { .net = &net, .devices = 4,
+		    .memory_bytes = mem, .optimizer = OPT_ADAM,
+		    .global_batch = 16, .grad_copies = 1 };
 		struct bl_result r, r2;
 		struct plan dp;
 		struct plan_result pr;
