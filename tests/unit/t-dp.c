@@ -193,9 +193,11 @@ set_recompute(struct layer *l, double x, double y)
 /* One random chain and its t = 2 variant (half the work, collectives),
  * which may have another micro-batch size;
  * `layers`: rows 1..n-2 alike, as a transformer's layers between an
- * embedding and a head. */
+ * embedding and a head; `experts`: the t = 1 variant has e = 2, three
+ * quarters of every row's parameters experts' (their data-parallel group
+ * is t e apart, the dense one t: the search bounds each apart). */
 static size_t
-random_graphs(struct layer_graph *g, size_t n, int layers)
+random_graphs(struct layer_graph *g, size_t n, int layers, int experts)
 {
 	size_t ng = pick(1, 2);
 	long b = pick(1, 2);
@@ -205,6 +207,8 @@ random_graphs(struct layer_graph *g, size_t n, int layers)
 		g[k].has_variant = 1;
 		g[k].var_t = k ? 2 : 1;
 		g[k].var_e = g[k].var_c = 1;
+		if (experts && k == 0)
+			g[k].var_e = 2;
 		/* the t = 2 variant at another micro-batch size, half the
 		 * time: the search chooses b with the rest */
 		g[k].var_b = k && uniform() < 0.5 ? 3 - b : b;
@@ -230,6 +234,8 @@ random_graphs(struct layer_graph *g, size_t n, int layers)
 		set_row(&g[0], i, f, f * (1.5 + uniform()), p, a, in);
 		if (uniform() < 0.3)
 			g[0].l[i].dense_parameter_bytes = p / 2;
+		if (experts)
+			g[0].l[i].dense_parameter_bytes = p / 4;
 		set_recompute(&g[0].l[i], uniform(), uniform());
 		if (ng > 1) {
 			set_row(&g[1], i, f * 0.55, f * 1.1, p / 2, a * 0.6,
@@ -247,8 +253,9 @@ random_instances(void)
 	int agree = 0, exact = 0, flat_ok = 0, infeasible = 0, zero = 0;
 	int total = 400, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
 
-	/* 300 chains of any rows, then 100 transformer-like ones (alike
-	 * layers, small batches, fast links: where interleaving pays) */
+	/* 300 chains of any rows (every fifth with an expert variant),
+	 * then 100 transformer-like ones (alike layers, small batches, fast
+	 * links: where interleaving pays) */
 	for (int it = 0; it < total; it++) {
 		int layers = it >= 300;
 		struct network net, flat;
@@ -276,7 +283,7 @@ random_instances(void)
 			    uniform());
 		net.level[1].oversubscription = uniform() < 0.3 ? 2 : 1;
 		network_finish(&net, "net", NULL);
-		ng = random_graphs(g, n, layers);
+		ng = random_graphs(g, n, layers, !layers && it % 5 == 4);
 		for (size_t i = 0; i < n; i++)
 			need += 16 * g[0].l[i].parameter_bytes +
 			    g[0].l[i].activation_bytes;

@@ -57,8 +57,9 @@ struct search {
 	long states;
 	double *alpha_floor;	/* [n]: least all-reduce latency over n */
 	/* [n]: least all-reduce time a byte over n devices t apart, one
-	 * array a tensor width t of the variants */
-	struct { long t; double *floor; } beta[8];
+	 * array a stride t of the variants' data-parallel groups (their
+	 * tensor width, and t e for the experts') */
+	struct { long t; double *floor; } beta[16];
 	int nbeta;
 	struct plan_shape_cache shapes;
 	struct plan_mode *modes;	/* the run modes searched */
@@ -304,9 +305,12 @@ struct stream {
 	double total, maxrow, sync_floor_frac, param_floor_frac;
 	/* the bytes the whole chain's gradient reduction and parameter
 	 * gather move (at all-reduce cost: halved for a reduce-scatter or
-	 * gather), a device of one replica; 0 with ZeRO */
+	 * gather), a device of one replica, dense and expert parameters
+	 * apart (their groups differ); 0 with ZeRO */
 	double grad_bytes, param_bytes;
-	const double *beta_floor;	/* the variant's t */
+	double expert_grad_bytes, expert_param_bytes;
+	const double *beta_floor;	/* stride t: the dense group's */
+	const double *beta_expert;	/* stride t e: the experts' group's */
 	double fwd, bwd_rerun;		/* the whole chain's, a micro-batch */
 	double p2p_cut, p2p_chunk;	/* least send of a cut, of a chunk */
 	long dmax, layers;
@@ -400,12 +404,21 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 				double gb = s->env->grad_bytes_per_param > 0 ?
 				    s->env->grad_bytes_per_param : 2;
 
+				double expert = v->pf_param[rows] -
+				    v->pf_dense[rows];
+
 				x->grad_bytes = v->pf_dense[rows] * gb / 2 *
 				    (md->distopt ? 0.5 : 1);
 				x->param_bytes = md->distopt ?
 				    v->pf_dense[rows] / 2 : 0;
+				x->expert_grad_bytes = expert * gb / 2 *
+				    (md->distopt ? 0.5 : 1);
+				x->expert_param_bytes = md->distopt ?
+				    expert / 2 : 0;
 			}
 			x->beta_floor = beta_floor_of(s, v->t);
+			x->beta_expert = v->pf_param[rows] > v->pf_dense[rows] ?
+			    beta_floor_of(s, v->t * v->e) : NULL;
 			x->p2p_cut = p2p_cut;
 			x->p2p_chunk = p2p_chunk;
 			x->fwd = v->pf_fwd[rows];
@@ -463,17 +476,22 @@ sync_floor(const struct stream *x, const struct plan_mode *md, double alpha)
 /*
  * The exposed sync of the slowest stage is at least the mean of the K
  * stages' (ZeRO-free cells): their reductions move the whole chain's
- * dense gradients between them, at beta (the least cost a byte over the
- * group) or more, and with overlap hide at most the whole chain's
- * backward (the gather: forward) pass of a micro-batch.  The mean of the
- * parts left exposed is at least the part the means leave.
+ * gradients between them, each kind at its group's beta (the least cost
+ * a byte over d c e devices t apart, the dense; over d c devices t e
+ * apart, the experts') or more, and with overlap hide at most the whole
+ * chain's backward (the gather: forward) pass of a micro-batch.  The
+ * mean of the parts left exposed is at least the part the means leave.
+ * Without the experts' floor their bytes are left out: a lower bound
+ * still.
  */
 static double
 sync_mean_floor(const struct stream *x, const struct plan_mode *md,
-    double beta, double K)
+    double beta, double beta_expert, double K)
 {
-	double grad = beta * x->grad_bytes;
-	double param = beta * x->param_bytes;
+	double grad = beta * x->grad_bytes + beta_expert *
+	    x->expert_grad_bytes;
+	double param = beta * x->param_bytes + beta_expert *
+	    x->expert_param_bytes;
 
 	if (md->overlap_grad)
 		grad -= x->bwd_rerun;
@@ -538,7 +556,8 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			    fmax(mean, x->maxrow), 0);
 		}
 		out->lb_sync = x->beta_floor ? fmax(it->lbs, sync_mean_floor(x,
-		    md, x->beta_floor[it->d * v->c * v->e], (double)it->K)) :
+		    md, x->beta_floor[it->d * v->c * v->e], x->beta_expert ?
+		    x->beta_expert[it->d * v->c] : 0, (double)it->K)) :
 		    it->lbs;
 		out->lb += out->lb_sync;
 		out->variant = x->variant;
