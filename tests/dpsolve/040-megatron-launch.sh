@@ -1,7 +1,8 @@
 # dpsolve -f megatron: every flag it prints is one of Megatron-LM's own
 # (tests/megatron/flags-core_v0.15.0.txt, copied from its arguments.py at a
 # named commit), for a dense decoder with interleaving, a GQA decoder, a
-# mixture of experts and an encoder; the model's and the plan's numbers
+# mixture of experts (context parallel: its exchange as priced) and an
+# encoder; the model's and the plan's numbers
 # are the ones written; plans Megatron cannot run (an uneven split, a
 # global batch that is no multiple of b d) are printed commented out with
 # the reason.
@@ -66,6 +67,13 @@ launch mixtral mixtral-8x7b h100-80gb spineleaf-h100-128 -g bf16 ||
 has mixtral "--num-experts 8"
 has mixtral "--moe-router-topk 2"
 has mixtral "--grad-reduce-in-bf16"
+# context parallelism launched as priced: keys and values all-gathered
+# before the attention, not Megatron's default ring (which overlaps)
+for f in "$tmp"/*.sh; do
+	grep -q -- '--context-parallel-size' "$f" || continue
+	grep -q -- '--cp-comm-type all_gather' "$f" ||
+	    say "$(basename "$f"): context parallel without --cp-comm-type all_gather"
+done
 
 launch bert bertlarge h100-80gb spineleaf-h100-128 || say "bert: dpsolve failed"
 grep -q 'pretrain_bert.py' "$tmp/bert.sh" || say "bert: not pretrain_bert.py"

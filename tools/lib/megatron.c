@@ -206,8 +206,15 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	flag(fp, &l, "--pipeline-model-parallel-size %d", S);
 	if (sp)
 		flag(fp, &l, "--sequence-parallel");
-	if (cp > 1)
+	/* the exchange dpsolve prices: keys and values all-gathered before
+	 * the attention, their gradients reduce-scattered, not overlapped
+	 * (Megatron-Core's TransformerConfig.cp_comm_type "all_gather", as
+	 * Llama 3 ran it); Megatron's default ring ("p2p") overlaps its
+	 * exchange with the attention and would run faster than priced */
+	if (cp > 1) {
 		flag(fp, &l, "--context-parallel-size %ld", cp);
+		flag(fp, &l, "--cp-comm-type all_gather");
+	}
 	if (e > 1) {
 		flag(fp, &l, "--expert-model-parallel-size %ld", e);
 		flag(fp, &l, "--expert-tensor-parallel-size %ld", t);
