@@ -333,20 +333,6 @@ write_row(FILE *fp, const struct cell *c, const struct opts *o,
 	row_write(fp, &w);
 }
 
-static void
-write_plan_csv(const char *path, const struct plan *p,
-    const struct plan_result *pr)
-{
-	struct outfile f;
-	struct pl_err err;
-
-	if (outfile_open(&f, path, &err) < 0)
-		die_err(&err);
-	if (p != NULL)
-		planio_write_csv(f.fp, p, pr);
-	if (outfile_commit(&f, &err) < 0)
-		die_err(&err);
-}
 
 /* "[12/125] fig5 llama3-70b 512 nest ok 0.4 s" on stderr, with -i. */
 static void
@@ -369,10 +355,16 @@ run_cell(const struct opts *o)
 	struct cell c;
 	struct bl_result r;
 	struct plan_result pr = { 0 };
-	struct outfile f;
+	struct outfile f, plan_f;
+	struct outfile *both[2] = { &plan_f, &f };
 	struct pl_err err;
 	double t0, solve_s;
 
+	/* the outputs first: a path that cannot be written stops the run
+	 * before the search */
+	if ((o->plan_out && outfile_open(&plan_f, o->plan_out, &err) < 0) ||
+	    outfile_open(&f, o->out, &err) < 0)
+		die_err(&err);
 	memset(&c, 0, sizeof c);
 	load_cell(&c, o);
 	if (!method_known(&c.exp, o->method))
@@ -389,14 +381,14 @@ run_cell(const struct opts *o)
 		if (!pr.fits)
 			r.status = BL_OOM;
 	}
-	/* the plan first: the row is make's target, and a run stopped
-	 * between the two must not leave a row without its plan */
-	if (o->plan_out)
-		write_plan_csv(o->plan_out, r.has_plan ? &r.plan : NULL, &pr);
-	if (outfile_open(&f, o->out, &err) < 0)
-		die_err(&err);
+	/* both in place or neither; the plan renamed first: the row is
+	 * make's target, and a run stopped between the two renames must
+	 * not leave a row without its plan */
+	if (o->plan_out && r.has_plan)
+		planio_write_csv(plan_f.fp, &r.plan, &pr);
 	write_row(f.fp, &c, o, &r, &pr, solve_s);
-	if (outfile_commit(&f, &err) < 0)
+	if (outfile_commit_all(o->plan_out ? both : both + 1,
+	    o->plan_out ? 2 : 1, &err) < 0)
 		die_err(&err);
 	progress(o, &c.exp, "", status_word[r.status], solve_s);
 	plan_result_release(&pr);

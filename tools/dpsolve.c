@@ -59,21 +59,55 @@ peak_rss_bytes(void)
 	return ru.ru_maxrss * 1024L;
 }
 
+/*
+ * The outputs (-o, -c, -T), opened before any work, so that a path that
+ * cannot be written stops the run at once, and put in place together at
+ * the end: a run that fails leaves none of them.
+ */
+struct outputs {
+	struct outfile out, csv, stats;
+	struct outfile *all[3];
+	size_t n;
+};
+
 static void
-write_stats(const char *path, double solve_s, const struct dp_stats *st)
+outputs_open(struct outputs *w, const struct opts *o)
 {
-	struct outfile f;
 	struct pl_err err;
 
-	if (path == NULL)
-		return;
-	if (outfile_open(&f, path, &err) < 0)
+	memset(w, 0, sizeof *w);
+	if (outfile_open(&w->out, o->out, &err) < 0)
 		die_err(&err);
-	fprintf(f.fp, "solve_s,peak_rss_bytes,cells,cells_searched,states,"
+	w->all[w->n++] = &w->out;
+	if (o->csv) {
+		if (outfile_open(&w->csv, o->csv, &err) < 0)
+			die_err(&err);
+		w->all[w->n++] = &w->csv;
+	}
+	if (o->stats) {
+		if (outfile_open(&w->stats, o->stats, &err) < 0)
+			die_err(&err);
+		w->all[w->n++] = &w->stats;
+	}
+}
+
+static void
+outputs_commit(struct outputs *w)
+{
+	struct pl_err err;
+
+	if (outfile_commit_all(w->all, w->n, &err) < 0)
+		die_err(&err);
+}
+
+static void
+write_stats(FILE *fp, double solve_s, const struct dp_stats *st)
+{
+	if (fp == NULL)
+		return;
+	fprintf(fp, "solve_s,peak_rss_bytes,cells,cells_searched,states,"
 	    "zero_used\n%.6f,%ld,%ld,%ld,%ld,%d\n", solve_s, peak_rss_bytes(),
 	    st->cells, st->cells_searched, st->states, st->zero_used);
-	if (outfile_commit(&f, &err) < 0)
-		die_err(&err);
 }
 
 /* -C nest: the artifact's plan space on one of its graphs. */
@@ -83,10 +117,11 @@ run_compat(const struct opts *o, const char *dir)
 	struct compat_graph g;
 	struct compat_cluster c;
 	struct compat_plan best;
-	struct outfile f;
+	struct outputs w;
 	struct pl_err err;
 	double t;
 
+	outputs_open(&w, o);
 	if (compat_read_cluster(&c, o->setups, o->setup, o->devices, &err) < 0 ||
 	    compat_read_graph(&g, dir, c.ilp && !o->seq_times, &err) < 0)
 		die_err(&err);
@@ -109,12 +144,9 @@ run_compat(const struct opts *o, const char *dir)
 		die("%s: no plan fits in %.0f bytes a device on %ld devices", dir,
 		    c.memory_bytes, c.devices);
 	}
-	if (outfile_open(&f, o->out, &err) < 0)
-		die_err(&err);
-	planio_write_compat(f.fp, &c, &best, t, o->setup);
+	planio_write_compat(w.out.fp, &c, &best, t, o->setup);
 	compat_release_graph(&g);
-	if (outfile_commit(&f, &err) < 0)
-		die_err(&err);
+	outputs_commit(&w);
 	return 0;
 }
 
@@ -125,27 +157,21 @@ struct launch_info {
 };
 
 static void
-write_one(const char *path, int format, const struct plan_meta *m,
+write_one(FILE *fp, int format, const struct plan_meta *m,
     const struct launch_info *li, const struct plan *p,
     const struct plan_result *r)
 {
-	struct outfile f;
-	struct pl_err err;
-
-	if (outfile_open(&f, path, &err) < 0)
-		die_err(&err);
 	if (format == PLANIO_XML)
-		planio_write_xml(f.fp, m, p, r);
+		planio_write_xml(fp, m, p, r);
 	else if (format == PLANIO_CSV)
-		planio_write_csv(f.fp, p, r);
+		planio_write_csv(fp, p, r);
 	else
-		megatron_write(f.fp, m, li->model, li->node_devices, p, r);
-	if (outfile_commit(&f, &err) < 0)
-		die_err(&err);
+		megatron_write(fp, m, li->model, li->node_devices, p, r);
 }
 
 static void
-write_outputs(const struct opts *o, const struct plan_env *env,
+write_outputs(const struct opts *o, struct outputs *w,
+    const struct plan_env *env,
     const struct accel_cfg *a, const struct network *net,
     const struct launch_info *li, const struct plan *p,
     const struct plan_result *r)
@@ -159,9 +185,9 @@ write_outputs(const struct opts *o, const struct plan_env *env,
 	if (!r->fits)
 		warnx("%s: the plan does not fit in %.0f bytes a device",
 		    o->evaluate ? o->evaluate : "plan", env->memory_bytes);
-	write_one(o->out, o->format, &m, li, p, r);
+	write_one(w->out.fp, o->format, &m, li, p, r);
 	if (o->csv)
-		write_one(o->csv, PLANIO_CSV, &m, li, p, r);
+		write_one(w->csv.fp, PLANIO_CSV, &m, li, p, r);
 }
 
 static int
@@ -327,6 +353,7 @@ main(int argc, char *argv[])
 	struct plan plan;
 	struct plan_result res;
 	struct dp_stats st;
+	struct outputs w;
 	struct pl_err err;
 	double step, t0;
 	int rc;
@@ -347,6 +374,7 @@ main(int argc, char *argv[])
 		    "one graph");
 		usage(stderr, 2);
 	}
+	outputs_open(&w, &o);
 	if (accel_load(&accel, o.accel, &err) < 0 ||
 	    network_load(&net, o.network, &err) < 0 ||
 	    (o.model && model_load(&model, o.model, &err) < 0))
@@ -405,8 +433,9 @@ main(int argc, char *argv[])
 		if (plan_evaluate(&env, &plan, &res, &err) < 0)
 			die_err(&err);
 	}
-	write_stats(o.stats, monotonic_s() - t0, &st);
-	write_outputs(&o, &env, &accel, &net, &li, &plan, &res);
+	write_stats(w.stats.fp, monotonic_s() - t0, &st);
+	write_outputs(&o, &w, &env, &accel, &net, &li, &plan, &res);
+	outputs_commit(&w);
 	plan_result_release(&res);
 	free(plan.stage);
 	planio_release_variants(&vs);

@@ -40,71 +40,115 @@ usage(FILE *fp, int status)
 	exit(status);
 }
 
-/* Write the per-layer graph, its edges and the operator CSV, all or none. */
-static int
-write_all(const struct opts *o, const struct layer_graph *lg,
-    const struct aop_graph *ag, struct pl_err *err)
-{
-	struct outfile out, eout, oout;
+/*
+ * A single graph's outputs: the per-layer graph (-o), its edges (-e), the
+ * operator CSV (-O) and the ILP model (-w, which GLPK writes by name: it
+ * is given the temporary file), opened before any work, so that a path
+ * that cannot be written stops the run before the ILP, and put in place
+ * together: all or none.
+ */
+struct outputs {
+	struct outfile out, edges, ops, lp;
+	struct outfile *all[4];
+	size_t n;
+};
 
-	if (outfile_open(&out, o->out, err) < 0)
+static int
+outputs_add(struct outputs *w, struct outfile *f, const char *path,
+    struct pl_err *err)
+{
+	if (outfile_open(f, path, err) < 0)
 		return -1;
-	if (o->edges && outfile_open(&eout, o->edges, err) < 0) {
-		outfile_abort(&out);
-		return -1;
-	}
-	if (o->ops && outfile_open(&oout, o->ops, err) < 0) {
-		outfile_abort(&out);
-		if (o->edges)
-			outfile_abort(&eout);
-		return -1;
-	}
-	layers_write(out.fp, o->edges ? eout.fp : NULL, lg);
-	if (o->ops)
-		analytic_write_ops(oout.fp, ag);
-	if (o->ops && outfile_commit(&oout, err) < 0) {
-		outfile_abort(&out);
-		if (o->edges)
-			outfile_abort(&eout);
-		return -1;
-	}
-	if (o->edges && outfile_commit(&eout, err) < 0) {
-		outfile_abort(&out);
-		return -1;
-	}
-	return outfile_commit(&out, err);
+	w->all[w->n++] = f;
+	return 0;
 }
 
 static int
-run_profiled(const struct opts *o, const char *dir, struct pl_err *err)
+outputs_open(struct outputs *w, struct opts *o, int with_lp,
+    struct pl_err *err)
+{
+	memset(w, 0, sizeof *w);
+	if (outputs_add(w, &w->out, o->out, err) < 0 ||
+	    (o->edges && outputs_add(w, &w->edges, o->edges, err) < 0) ||
+	    (o->ops && outputs_add(w, &w->ops, o->ops, err) < 0) ||
+	    (with_lp && o->sched.lp_file && outputs_add(w, &w->lp,
+	    o->sched.lp_file, err) < 0)) {
+		for (size_t i = 0; i < w->n; i++)
+			outfile_abort(w->all[i]);
+		return -1;
+	}
+	if (w->lp.tmp)
+		o->sched.lp_file = w->lp.tmp;
+	return 0;
+}
+
+static void
+outputs_abort(struct outputs *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		outfile_abort(w->all[i]);
+}
+
+/* Write the per-layer graph, its edges and the operator CSV; commit all. */
+static int
+write_all(const struct opts *o, struct outputs *w,
+    const struct layer_graph *lg, const struct aop_graph *ag,
+    struct pl_err *err)
+{
+	struct stat st;
+
+	layers_write(w->out.fp, o->edges ? w->edges.fp : NULL, lg);
+	if (o->ops)
+		analytic_write_ops(w->ops.fp, ag);
+	/* no block needed the ILP: no model to write, and no empty file */
+	if (w->lp.tmp && stat(w->lp.tmp, &st) == 0 && st.st_size == 0) {
+		outfile_abort(&w->lp);
+		w->n--;
+	}
+	return outfile_commit_all(w->all, w->n, err);
+}
+
+static int
+run_profiled(struct opts *o, const char *dir, struct pl_err *err)
 {
 	struct opgraph g;
 	struct layer_graph lg;
+	struct outputs w;
 	int ret = -1;
 
-	if (opgraph_read_artifact(&g, dir, err) < 0)
+	if (outputs_open(&w, o, 1, err) < 0)
 		return -1;
+	if (opgraph_read_artifact(&g, dir, err) < 0) {
+		outputs_abort(&w);
+		return -1;
+	}
 	if (opgraph_to_layers(&g, o->nlayers, o->timing, &o->sched, &lg,
 	    err) == 0) {
-		ret = write_all(o, &lg, NULL, err);
+		ret = write_all(o, &w, &lg, NULL, err);
 		layers_release(&lg);
-	}
+	} else
+		outputs_abort(&w);
 	opgraph_release(&g);
 	return ret;
 }
 
 static int
-run_analytic(const struct opts *o, const struct model_cfg *m,
+run_analytic(struct opts *o, const struct model_cfg *m,
     const struct accel_cfg *a, struct pl_err *err)
 {
 	struct aop_graph ag;
 	struct layer_graph lg;
+	struct outputs w;
 	int ret;
 
-	if (analytic_build(m, a, &o->v, &ag, err) < 0)
+	if (outputs_open(&w, o, 0, err) < 0)
 		return -1;
+	if (analytic_build(m, a, &o->v, &ag, err) < 0) {
+		outputs_abort(&w);
+		return -1;
+	}
 	analytic_layers(&ag, &lg);
-	ret = write_all(o, &lg, &ag, err);
+	ret = write_all(o, &w, &lg, &ag, err);
 	layers_release(&lg);
 	analytic_release(&ag);
 	return ret;
@@ -230,36 +274,40 @@ run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 	return outfile_commit(&out, err);
 }
 
-/* -V t=8,sp=1,e=1,c=1,b=1 (any subset, any order). */
+/* -V t=8,sp=1,e=1,c=1,b=1 (any subset, any order, each once). */
 static void
 parse_variant(const char *arg, struct variant *v)
 {
-	char *copy = xstrdup(arg), *save = NULL;
+	static const char *const keys[] = { "t", "e", "c", "b", "sp" };
+	long *dst[] = { &v->t, &v->e, &v->c, &v->b, NULL };
+	char *copy = xstrdup(arg), *tok = copy, *next;
+	unsigned seen = 0;
 
-	for (char *tok = strtok_r(copy, ",", &save); tok;
-	    tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		long *dst = NULL, sp;
+	do {
+		char *eq;
+		int k = 0;
 
-		if (eq == NULL)
+		/* fields one by one: an empty one (",,") is an error */
+		if ((next = strchr(tok, ',')) != NULL)
+			*next++ = '\0';
+		if ((eq = strchr(tok, '=')) == NULL)
 			goto bad;
 		*eq++ = '\0';
-		if (strcmp(tok, "t") == 0)
-			dst = &v->t;
-		else if (strcmp(tok, "e") == 0)
-			dst = &v->e;
-		else if (strcmp(tok, "c") == 0)
-			dst = &v->c;
-		else if (strcmp(tok, "b") == 0)
-			dst = &v->b;
-		else if (strcmp(tok, "sp") == 0) {
-			sp = opt_long('V', eq, 0, 1);
-			v->sp = (int)sp;
-			continue;
-		} else
+		while (k < 5 && strcmp(tok, keys[k]) != 0)
+			k++;
+		if (k == 5)
 			goto bad;
-		*dst = opt_long('V', eq, 1, 1L << 20);
-	}
+		if (seen & 1u << k) {
+			warnx("-V: '%s' given twice in '%s'", keys[k], arg);
+			free(copy);
+			usage(stderr, 2);
+		}
+		seen |= 1u << k;
+		if (dst[k])
+			*dst[k] = opt_long('V', eq, 1, 1L << 20);
+		else
+			v->sp = (int)opt_long('V', eq, 0, 1);
+	} while ((tok = next) != NULL);
 	free(copy);
 	return;
 bad:

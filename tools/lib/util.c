@@ -273,6 +273,18 @@ on_fatal_signal(int sig)
 	raise(sig);
 }
 
+/* A tool that stops with exit() (die(), a bad input found after the
+ * outputs were opened) removes them too. */
+static void
+remove_pending(void)
+{
+	for (int i = 0; i < PENDING_MAX; i++)
+		if (pending_used[i]) {
+			unlink(pending[i]);
+			pending_used[i] = 0;
+		}
+}
+
 static void
 pending_add(const char *tmp)
 {
@@ -294,6 +306,7 @@ pending_add(const char *tmp)
 			    old.sa_handler != SIG_IGN)
 				sigaction(sigs[i], &sa, NULL);
 		}
+		atexit(remove_pending);
 		handlers = 1;
 	}
 	for (int i = 0; i < PENDING_MAX; i++)
@@ -322,14 +335,22 @@ outfile_open(struct outfile *o, const char *path, struct pl_err *err)
 	struct stat st;
 
 	memset(o, 0, sizeof(*o));
+	/* standard output is kept in memory until the commit, so a run
+	 * that fails half-way prints nothing of its result */
 	if (path == NULL || strcmp(path, "-") == 0) {
-		o->fp = stdout;
+		o->fp = open_memstream(&o->mem, &o->memlen);
+		if (o->fp == NULL)
+			return pl_errf(err, NULL, 0, "cannot buffer standard "
+			    "output: %s", strerror(errno));
 		return 0;
 	}
 	/* Only a regular file (or a new one) is replaced by rename.  A
 	 * symbolic link, a device or a pipe (-o /dev/null, -o /dev/stderr)
 	 * is written in place: renaming over it would replace it. */
 	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return pl_errf(err, NULL, 0, "cannot write '%s': a "
+			    "directory", path);
 		o->fp = fopen(path, "w");
 		if (o->fp == NULL)
 			return pl_errf(err, NULL, 0, "cannot open '%s': %s", path,
@@ -354,13 +375,15 @@ outfile_open(struct outfile *o, const char *path, struct pl_err *err)
 	return 0;
 }
 
-int
-outfile_commit(struct outfile *o, struct pl_err *err)
+/* Close and check one output, its result not yet in place: 0, or -1 with
+ * its temporary file removed. */
+static int
+outfile_close(struct outfile *o, struct pl_err *err)
 {
 	const char *name = o->path ? o->path : "standard output";
 	int bad;
 
-	/* stdout is closed too, so a late write error is still seen */
+	errno = 0;
 	bad = fflush(o->fp) != 0 || ferror(o->fp);
 	bad |= fclose(o->fp) != 0;
 	o->fp = NULL;
@@ -369,35 +392,86 @@ outfile_commit(struct outfile *o, struct pl_err *err)
 		    strerror(errno ? errno : EIO));
 		if (o->tmp)
 			unlink(o->tmp);
-		goto done;
 	}
+	return bad ? -1 : 0;
+}
+
+/* Put a closed output in place: rename its file, or print what was kept
+ * for standard output (which is closed too, so a late write error is
+ * still seen). */
+static int
+outfile_publish(struct outfile *o, struct pl_err *err)
+{
+	int bad = 0;
+
 	if (o->tmp && rename(o->tmp, o->path) != 0) {
 		pl_errf(err, NULL, 0, "cannot rename '%s' to '%s': %s", o->tmp,
 		    o->path, strerror(errno));
 		unlink(o->tmp);
 		bad = 1;
 	}
-done:
+	if (o->mem) {
+		errno = 0;
+		if (fwrite(o->mem, 1, o->memlen, stdout) != o->memlen ||
+		    fflush(stdout) != 0 || ferror(stdout) ||
+		    fclose(stdout) != 0) {
+			pl_errf(err, NULL, 0, "write error on 'standard output': "
+			    "%s", strerror(errno ? errno : EIO));
+			bad = 1;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+static void
+outfile_release(struct outfile *o)
+{
 	if (o->tmp)
 		pending_remove(o->tmp);
 	free(o->path);
 	free(o->tmp);
-	o->path = o->tmp = NULL;
+	free(o->mem);
+	memset(o, 0, sizeof(*o));
+}
+
+int
+outfile_commit_all(struct outfile *const *o, size_t n, struct pl_err *err)
+{
+	int bad = 0;
+
+	/* every output closed and checked before any is put in place */
+	for (size_t i = 0; i < n; i++)
+		if (!bad)
+			bad = outfile_close(o[i], err) < 0;
+		else
+			outfile_abort(o[i]);
+	if (bad) {
+		for (size_t i = 0; i < n; i++)
+			if (o[i]->tmp)
+				unlink(o[i]->tmp);
+	} else
+		for (size_t i = 0; i < n; i++)
+			if (outfile_publish(o[i], err) < 0)
+				bad = 1;
+	for (size_t i = 0; i < n; i++)
+		outfile_release(o[i]);
 	return bad ? -1 : 0;
+}
+
+int
+outfile_commit(struct outfile *o, struct pl_err *err)
+{
+	return outfile_commit_all(&o, 1, err);
 }
 
 void
 outfile_abort(struct outfile *o)
 {
-	if (o->fp && o->fp != stdout)
+	if (o->fp)
 		fclose(o->fp);
-	if (o->tmp) {
+	if (o->tmp)
 		unlink(o->tmp);
-		pending_remove(o->tmp);
-	}
-	free(o->path);
-	free(o->tmp);
-	memset(o, 0, sizeof(*o));
+	outfile_release(o);
 }
 
 void *

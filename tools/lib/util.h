@@ -93,20 +93,26 @@ int opt_one_of(int flag, const char *arg, const char *first,
 const char *numfmt(char *buf, double v);
 
 /*
- * Atomic output.  outfile_open(path) opens "path.tmp.PID" (or stdout when
- * path is NULL or "-"; the file itself when it is a symbolic link, a device
- * or a pipe, which a rename would replace);
- * outfile_commit() checks every write, closes and renames into place;
- * outfile_abort() removes the temporary file.  So a failed run leaves no
- * partial output behind.
+ * Atomic output.  outfile_open(path) opens "path.tmp.PID" (standard output,
+ * path NULL or "-", is kept in memory until the commit; a symbolic link, a
+ * device or a pipe is written in place, as a rename would replace it; a
+ * directory is refused); outfile_commit() checks every write, closes and
+ * renames into place; outfile_commit_all() does so for a tool's several
+ * outputs, none put in place unless all were written; outfile_abort()
+ * removes the temporary file, as exit() and a fatal signal do for any not
+ * committed.  So a failed run leaves no partial output behind, and a tool
+ * that opens its outputs first learns of a bad path before its work.
  */
 struct outfile {
 	FILE *fp;
 	char *path;		/* NULL for stdout */
 	char *tmp;		/* NULL when written in place */
+	char *mem;		/* stdout's text until the commit */
+	size_t memlen;
 };
 int outfile_open(struct outfile *o, const char *path, struct pl_err *err);
 int outfile_commit(struct outfile *o, struct pl_err *err);
+int outfile_commit_all(struct outfile *const *o, size_t n, struct pl_err *err);
 void outfile_abort(struct outfile *o);
 
 /* Memory helpers that exit on exhaustion (tool and library alike: an
