@@ -9,6 +9,9 @@
 
 #define GiB 1073741824.0
 #define GB 1e9
+/* The least rate a config may give, bytes or FLOPs a second: a kilobyte a
+ * second is below any link or device, so less is a unit mistake. */
+#define RATE_MIN 1e3
 
 static size_t
 line_of(xmlNodePtr n)
@@ -60,8 +63,8 @@ need_long(const char *file, xmlNodePtr parent, const char *name, long *dst,
 
 /* A required child holding a number > 0. */
 static int
-need_positive(const char *file, xmlNodePtr parent, const char *name,
-    double *dst, struct pl_err *err)
+need_at_least(const char *file, xmlNodePtr parent, const char *name,
+    double min, double *dst, struct pl_err *err)
 {
 	int r = xmlio_child_double(file, parent, name, 0, dst, err);
 
@@ -71,6 +74,10 @@ need_positive(const char *file, xmlNodePtr parent, const char *name,
 	if (r == 0 && !(*dst > 0))
 		return pl_errf(err, file, line_of(xmlio_child(parent, name)),
 		    "element '%s': must be positive", name);
+	if (r == 0 && *dst < min)
+		return pl_errf(err, file, line_of(xmlio_child(parent, name)),
+		    "element '%s': %g is below %g (a unit mistake?)", name,
+		    *dst, min);
 	return r;
 }
 
@@ -237,12 +244,15 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 	a->tensor_cores = a->vector_cores = 1;
 	for (int k = 0; k < EFF_NKINDS; k++)
 		a->efficiency[k] = 1;
-	if (need_positive(path, r, "memory_GiB", &gib, err) < 0 ||
-	    need_positive(path, r, "peak_matmul_flops_per_s",
+	/* rates far below any device's are unit mistakes, and would make
+	 * the times they divide overflow to inf */
+	if (need_at_least(path, r, "memory_GiB", 1.0 / GiB, &gib, err) < 0 ||
+	    need_at_least(path, r, "peak_matmul_flops_per_s", RATE_MIN,
 	    &a->peak_matmul_flops_per_s, err) < 0 ||
-	    need_positive(path, r, "peak_vector_flops_per_s",
+	    need_at_least(path, r, "peak_vector_flops_per_s", RATE_MIN,
 	    &a->peak_vector_flops_per_s, err) < 0 ||
-	    need_positive(path, r, "memory_bandwidth_GBps", &gbps, err) < 0 ||
+	    need_at_least(path, r, "memory_bandwidth_GBps", RATE_MIN / GB,
+	    &gbps, err) < 0 ||
 	    xmlio_child_long(path, r, "tensor_cores", 1, &a->tensor_cores,
 	    err) < 0 ||
 	    xmlio_child_long(path, r, "vector_cores", 1, &a->vector_cores,
@@ -328,6 +338,10 @@ bandwidth_attr(const char *path, xmlNodePtr n, const char *gb, const char *gib,
 	if (!(*out > 0))
 		return pl_errf(err, path, line_of(n), "attribute '%s': "
 		    "bandwidth must be positive", gb);
+	if (*out < RATE_MIN)
+		return pl_errf(err, path, line_of(n), "attribute '%s': "
+		    "%g GB/s is below %g (a unit mistake?)", gb, *out / GB,
+		    RATE_MIN / GB);
 	return 0;
 }
 
@@ -422,9 +436,9 @@ torus_levels(struct network *net, const char *path, xmlNodePtr t,
 {
 	long full[3], blk[NET_MAX_LEVELS][3], prevvol = 1, prevdiam = 0;
 	double link, hop = 0;
-	int nb = 0;
+	int nb = 0, nd;
 
-	if (parse_dims(path, t, full, err) < 0 ||
+	if ((nd = parse_dims(path, t, full, err)) < 0 ||
 	    bandwidth_attr(path, t, "link_bandwidth_GBps",
 	    "link_bandwidth_GiBps", &link, err) < 0 ||
 	    xmlio_attr_double(path, t, "hop_latency_s", 0, &hop, err) < 0)
@@ -434,8 +448,16 @@ torus_levels(struct network *net, const char *path, xmlNodePtr t,
 			continue;
 		if (nb == NET_MAX_LEVELS - 1)
 			return pl_errf(err, path, line_of(n), "too many blocks");
-		if (parse_dims(path, n, blk[nb], err) < 0)
+		int bd = parse_dims(path, n, blk[nb], err);
+
+		if (bd < 0)
 			return -1;
+		/* a block of fewer dimensions would be read as 1 in the
+		 * rest: say each one, as the torus does */
+		if (bd != nd)
+			return pl_errf(err, path, line_of(n), "element '%s': "
+			    "attribute 'dims': %d dimensions in a torus of %d",
+			    (const char *)n->name, bd, nd);
 		for (int i = 0; i < 3; i++) {
 			long outer = nb ? blk[nb - 1][i] : 1;
 
@@ -447,6 +469,13 @@ torus_levels(struct network *net, const char *path, xmlNodePtr t,
 		}
 		copy_name(net->level[nb].name, sizeof(net->level[nb].name), n);
 		net->level[nb].line = line_of(n);
+		/* sweeps name levels: a name means one level ("torus" is
+		 * the whole one's) */
+		for (int j = 0; j <= nb; j++)
+			if (strcmp(j < nb ? net->level[j].name : "torus",
+			    net->level[nb].name) == 0)
+				return pl_errf(err, path, line_of(n), "block "
+				    "'%s' named twice", net->level[nb].name);
 		nb++;
 	}
 	memcpy(blk[nb], full, sizeof(full));
@@ -667,6 +696,16 @@ experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc, const char *path,
 				goto done;
 		}
 	}
+	/* a micro-batch is part of the batch: a larger one has no plan */
+	for (int i = 0; i < e->nmbs; i++)
+		if (e->mbs[i] > e->global_batch) {
+			pl_errf(err, path, line_of(xmlio_child(r,
+			    "micro_batch_sizes")), "element "
+			    "'micro_batch_sizes': %ld is larger than "
+			    "global_batch_samples %ld", e->mbs[i],
+			    e->global_batch);
+			goto done;
+		}
 	/* a list names each thing once (a repeat would run its cells
 	 * twice and list their targets twice) */
 	for (int i = 0; i < e->nmbs; i++)
