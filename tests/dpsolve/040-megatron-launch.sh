@@ -101,8 +101,8 @@ if [ "$stages" -ge 4 ]; then
 	    L="$(sed -n 's/.*<stage index="1" [^>]*last_layer="\([0-9]*\)".*/\1/p' "$tmp/plan.xml" | awk '{ print $1 - 1 }')" \
 	    "$tmp/plan.xml" |
 	awk '/<stage index="2"/ { sub(/first_layer="[0-9]*"/, "first_layer=\"" F "\"") } 1' \
-	    F="$(sed -n 's/.*<stage index="2" [^>]*first_layer="\([0-9]*\)".*/\1/p' "$tmp/plan.xml" | awk '{ print $1 - 1 }')" \
-	    > "$tmp/uneven.xml"
+	    F="$(sed -n 's/.*<stage index="2" [^>]*first_layer="\([0-9]*\)".*/\1/p' "$tmp/plan.xml" | awk '{ print $1 - 1 }')" |
+	    sed 's/ layers="[0-9]*"//' > "$tmp/uneven.xml"	# as priced: now stale
 	"$BIN/dpsolve" -A configs/models/llama2-7b.xml -a configs/accelerators/h100-80gb.xml \
 	    -n configs/networks/spineleaf-h100-128.xml -B 64 -N 16 -M 4e10 -E "$tmp/uneven.xml" \
 	    -f megatron -o "$tmp/uneven.sh" "$tmp/l2/index.csv" 2>/dev/null ||

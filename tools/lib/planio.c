@@ -320,6 +320,71 @@ row_of(const char *file, xmlNodePtr n, const char *name,
 	return 0;
 }
 
+/*
+ * What dpsolve writes and nothing else: each element's attributes from
+ * its list (the priced ones of an output plan are read back as written,
+ * not used), no child element or text inside, no namespace.  A plan
+ * edited into something else is refused, not half read.
+ */
+static const char *const plan_attrs[] = { "model", "network",
+	"accelerator", "mode", "global_batch_samples", "micro_batch_samples",
+	"device_memory_bytes", NULL };
+static const char *const parallelism_attrs[] = { "p", "d", "t", "sp", "e",
+	"c", "recompute", "zero_stage", "zero_degree", "virtual_stages",
+	"distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
+	"ends_in_pipeline_split", NULL };
+static const char *const stage_attrs[] = { "index", "first_layer",
+	"last_layer", "layers", "devices", "first_device", "zero_stage",
+	"zero_degree", "compute_s", "collective_s", "p2p_in_s", "p2p_in_level",
+	"p2p_out_s", "p2p_out_level", "zero_s", "stage_s", "sync_s",
+	"sync_total_s", "optimizer_s", "weights_bytes", "gradients_bytes",
+	"optimizer_bytes", "activations_bytes", "stash_bytes", "memory_bytes",
+	"fits", NULL };
+static const char *const result_attrs[] = { "step_s",
+	"throughput_samples_per_s", "microbatches", "devices_used",
+	"bottleneck_stage", "bottleneck_s", "sync_stage", "sync_s", "fits",
+	NULL };
+
+static int
+plan_element_check(const char *file, xmlNodePtr n,
+    const char *const *known, struct pl_err *err)
+{
+	size_t line = (size_t)xmlGetLineNo(n);
+
+	if (n->ns != NULL)
+		return pl_errf(err, file, line, "<%s>: a namespace; plans have "
+		    "none", (const char *)n->name);
+	for (xmlAttrPtr a = n->properties; a; a = a->next) {
+		int k = 0;
+
+		while (known[k] && strcmp(known[k], (const char *)a->name))
+			k++;
+		if (known[k] == NULL || a->ns != NULL)
+			return pl_errf(err, file, line, "<%s>: unknown "
+			    "attribute '%s'", (const char *)n->name,
+			    (const char *)a->name);
+	}
+	if (n == xmlDocGetRootElement(n->doc))
+		return 0;
+	for (xmlNodePtr c = n->children; c; c = c->next) {
+		const xmlChar *t = c->content;
+
+		if (c->type == XML_ELEMENT_NODE)
+			return pl_errf(err, file, (size_t)xmlGetLineNo(c),
+			    "<%s> inside <%s>: not an element of a plan",
+			    (const char *)c->name, (const char *)n->name);
+		if (c->type != XML_TEXT_NODE && c->type != XML_COMMENT_NODE)
+			continue;
+		while (c->type == XML_TEXT_NODE && t && *t && strchr(" \t\r\n",
+		    *t))
+			t++;
+		if (c->type == XML_TEXT_NODE && t && *t)
+			return pl_errf(err, file, line, "<%s>: text inside",
+			    (const char *)n->name);
+	}
+	return 0;
+}
+
 /* The optional run-mode attributes of <parallelism> (absent: v = 1, the
  * rest off, as Megatron-LM's defaults). */
 static int
@@ -401,7 +466,7 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	xmlNodePtr root, par, n;
 	long t, e, c, sp, b, d, rc, np;
 	size_t next = 0;
-	int ns = 0, has_p;
+	int ns = 0, nres = 0, has_p;
 
 	memset(p, 0, sizeof *p);
 	if ((doc = xmlio_read(path, err)) == NULL)
@@ -413,6 +478,16 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 		    (const char *)root->name : "");
 		xmlFreeDoc(doc);
 		return -1;
+	}
+	if (plan_element_check(path, root, plan_attrs, err) < 0)
+		goto fail;
+	{
+		double x;
+
+		if (xmlio_attr_double(path, root, "global_batch_samples", 1, &x,
+		    err) < 0 || xmlio_attr_double(path, root,
+		    "device_memory_bytes", 1, &x, err) < 0)
+			goto fail;
 	}
 	par = xmlio_child(root, "parallelism");
 	if (par == NULL) {
@@ -453,22 +528,41 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	if (mode_attrs(path, par, p, err) < 0)
 		goto fail;
 	p->line = (size_t)xmlGetLineNo(par);
-	/* what dpsolve writes: one <parallelism>, the stages, a <result> */
+	/* what dpsolve writes: one <parallelism>, the stages, at most one
+	 * <result> */
 	for (n = root->children; n; n = n->next) {
 		const char *name = (const char *)n->name;
+		int is_stage, is_result;
 
-		if (n->type != XML_ELEMENT_NODE)
+		if (n->type != XML_ELEMENT_NODE) {
+			if (n->type == XML_TEXT_NODE && n->content &&
+			    n->content[strspn((const char *)n->content,
+			    " \t\r\n")]) {
+				pl_errf(err, path, (size_t)xmlGetLineNo(root),
+				    "<plan>: text inside");
+				goto fail;
+			}
 			continue;
-		if (strcmp(name, "stage") == 0)
+		}
+		is_stage = strcmp(name, "stage") == 0;
+		is_result = strcmp(name, "result") == 0;
+		if (is_stage)
 			ns++;
-		else if (strcmp(name, "parallelism") == 0 ? n != par :
-		    strcmp(name, "result") != 0) {
+		else if (is_result && nres++ > 0) {
+			pl_errf(err, path, (size_t)xmlGetLineNo(n), "<result>: "
+			    "a second <result>");
+			goto fail;
+		} else if (strcmp(name, "parallelism") == 0 ? n != par :
+		    !is_result) {
 			pl_errf(err, path, (size_t)xmlGetLineNo(n), "<%s>: %s",
 			    name, n == par || strcmp(name, "parallelism") != 0 ?
 			    "not an element of a plan" : "a second "
 			    "<parallelism>");
 			goto fail;
 		}
+		if (plan_element_check(path, n, is_stage ? stage_attrs :
+		    is_result ? result_attrs : parallelism_attrs, err) < 0)
+			goto fail;
 	}
 	if ((has_p = xmlio_attr_long(path, par, "p", 1, &np, err)) < 0)
 		goto fail;
@@ -505,6 +599,31 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 			pl_errf(err, path, (size_t)xmlGetLineNo(n), "<stage> "
 			    "zero_stage: %ld is not 0-3", zs);
 			goto fail;
+		}
+		/* what an output plan says of a stage must be this stage */
+		{
+			long idx, nl;
+			int has;
+
+			if ((has = xmlio_attr_long(path, n, "index", 0, &idx,
+			    err)) < 0)
+				goto fail;
+			if (has == 0 && idx != p->nstages) {
+				pl_errf(err, path, (size_t)xmlGetLineNo(n),
+				    "<stage> index: %ld, but it is stage %d",
+				    idx, p->nstages);
+				goto fail;
+			}
+			if ((has = xmlio_attr_long(path, n, "layers", 1, &nl,
+			    err)) < 0)
+				goto fail;
+			if (has == 0 && (size_t)nl != s->last - s->first + 1) {
+				pl_errf(err, path, (size_t)xmlGetLineNo(n),
+				    "<stage> layers: %ld, but first_layer to "
+				    "last_layer hold %zu", nl,
+				    s->last - s->first + 1);
+				goto fail;
+			}
 		}
 		s->zero_stage = (int)zs;
 		s->line = (size_t)xmlGetLineNo(n);
