@@ -5,6 +5,7 @@
  * joined table with every best plan's sensitivity (-J).  Make and dpsolve
  * do the work in between: see the Makefile's "make sweep".
  */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -330,76 +331,144 @@ struct plan_row {
 	double step_s, throughput, peak_bytes;
 };
 
-static long
-attr_l(xmlNodePtr n, const char *name)
+/* A whole-number attribute of a plan, required, in [min, max]. */
+static int
+plan_long(const char *path, xmlNodePtr n, const char *name, long min,
+    long max, long *out, struct pl_err *err)
 {
-	char *s = n ? xmlio_attr(n, name) : NULL;
-	long v = s ? strtol(s, NULL, 10) : 0;
+	int r = xmlio_attr_long(path, n, name, min, out, err);
 
-	free(s);
-	return v;
+	if (r > 0)
+		return pl_errf(err, path, (size_t)xmlGetLineNo(n), "element "
+		    "'%s': missing attribute '%s'", (const char *)n->name,
+		    name);
+	if (r == 0 && *out > max)
+		return pl_errf(err, path, (size_t)xmlGetLineNo(n), "element "
+		    "'%s': attribute '%s': %ld is above %ld",
+		    (const char *)n->name, name, *out, max);
+	return r;
 }
 
-static double
-attr_d(xmlNodePtr n, const char *name)
+/* A positive number attribute of a plan, required (finite: the strict
+ * parser refuses nan, inf and hex). */
+static int
+plan_positive(const char *path, xmlNodePtr n, const char *name,
+    double *out, struct pl_err *err)
 {
-	char *s = n ? xmlio_attr(n, name) : NULL;
-	double v = s ? strtod(s, NULL) : 0;
+	int r = xmlio_attr_double(path, n, name, 0, out, err);
 
-	free(s);
-	return v;
+	if (r > 0)
+		return pl_errf(err, path, (size_t)xmlGetLineNo(n), "element "
+		    "'%s': missing attribute '%s'", (const char *)n->name,
+		    name);
+	if (r == 0 && !(*out > 0))
+		return pl_errf(err, path, (size_t)xmlGetLineNo(n), "element "
+		    "'%s': attribute '%s' must be positive",
+		    (const char *)n->name, name);
+	return r;
 }
 
-/* dpsolve -o's plan (or -E's): the parallelism, step and peak memory. */
+/* dpsolve -o's plan (or -E's): the parallelism, step and peak memory,
+ * each checked as dpsolve writes it. */
 static int
 read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 {
 	xmlDocPtr doc = xmlio_read(path, err);
-	xmlNodePtr root, par, res;
-	size_t res_line;
+	xmlNodePtr root, par = NULL, res = NULL;
+	long recompute, distopt, batch = 0;
+	int npar = 0, nres = 0, ret = -1;
 	char *s;
 
 	if (doc == NULL)
 		return -1;
 	memset(r, 0, sizeof(*r));
 	root = xmlDocGetRootElement(doc);
-	par = root ? xmlio_child(root, "parallelism") : NULL;
-	res = root ? xmlio_child(root, "result") : NULL;
-	if (par == NULL || res == NULL || xmlStrcmp(root->name,
-	    BAD_CAST "plan") != 0) {
-		xmlFreeDoc(doc);
-		return pl_errf(err, path, root ? (size_t)xmlGetLineNo(root) : 1,
+	if (root == NULL || xmlStrcmp(root->name, BAD_CAST "plan") != 0) {
+		pl_errf(err, path, root ? (size_t)xmlGetLineNo(root) : 1,
 		    "not a plan written by dpsolve (<plan> with <parallelism> "
 		    "and <result>)");
+		goto done;
+	}
+	for (xmlNodePtr n = root->children; n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (xmlStrcmp(n->name, BAD_CAST "parallelism") == 0) {
+			par = n;
+			npar++;
+		} else if (xmlStrcmp(n->name, BAD_CAST "result") == 0) {
+			res = n;
+			nres++;
+		} else if (xmlStrcmp(n->name, BAD_CAST "stage") != 0) {
+			pl_errf(err, path, (size_t)xmlGetLineNo(n), "element "
+			    "'%s': not an element of a plan", (const char *)
+			    n->name);
+			goto done;
+		}
+		if (npar > 1 || nres > 1) {
+			pl_errf(err, path, (size_t)xmlGetLineNo(n), "element "
+			    "'%s' given twice", (const char *)n->name);
+			goto done;
+		}
+	}
+	if (par == NULL || res == NULL) {
+		pl_errf(err, path, (size_t)xmlGetLineNo(root), "not a plan "
+		    "written by dpsolve (<plan> with <parallelism> and "
+		    "<result>)");
+		goto done;
 	}
 	s = xmlio_attr(root, "model");
 	snprintf(r->model, sizeof(r->model), "%s", s ? s : "");
 	free(s);
-	r->b = attr_l(root, "micro_batch_samples");
-	r->t = attr_l(par, "t");
-	r->p = attr_l(par, "p");
-	r->d = attr_l(par, "d");
-	r->e = attr_l(par, "e");
-	r->c = attr_l(par, "c");
-	r->sp = attr_l(par, "sp");
-	r->v = attr_l(par, "virtual_stages");
-	r->zero_stage = attr_l(par, "zero_stage");
-	r->zero_degree = attr_l(par, "zero_degree");
-	r->recompute = (int)attr_l(par, "recompute");
-	r->distopt = (int)attr_l(par, "distributed_optimizer");
-	r->step_s = attr_d(res, "step_s");
-	r->throughput = attr_d(res, "throughput_samples_per_s");
-	res_line = (size_t)xmlGetLineNo(res);
-	for (xmlNodePtr n = root->children; n; n = n->next)
-		if (n->type == XML_ELEMENT_NODE &&
-		    xmlStrcmp(n->name, BAD_CAST "stage") == 0 &&
-		    attr_d(n, "memory_bytes") > r->peak_bytes)
-			r->peak_bytes = attr_d(n, "memory_bytes");
+	if (plan_long(path, root, "micro_batch_samples", 1, LONG_MAX, &r->b,
+	    err) < 0 ||
+	    xmlio_attr_long(path, root, "global_batch_samples", 1, &batch,
+	    err) < 0 ||
+	    plan_long(path, par, "t", 1, LONG_MAX, &r->t, err) < 0 ||
+	    plan_long(path, par, "p", 1, LONG_MAX, &r->p, err) < 0 ||
+	    plan_long(path, par, "d", 1, LONG_MAX, &r->d, err) < 0 ||
+	    plan_long(path, par, "e", 1, LONG_MAX, &r->e, err) < 0 ||
+	    plan_long(path, par, "c", 1, LONG_MAX, &r->c, err) < 0 ||
+	    plan_long(path, par, "sp", 0, 1, &r->sp, err) < 0 ||
+	    plan_long(path, par, "virtual_stages", 1, LONG_MAX, &r->v,
+	    err) < 0 ||
+	    plan_long(path, par, "zero_stage", 0, 3, &r->zero_stage,
+	    err) < 0 ||
+	    plan_long(path, par, "zero_degree", 1, LONG_MAX, &r->zero_degree,
+	    err) < 0 ||
+	    plan_long(path, par, "recompute", 0, 2, &recompute, err) < 0 ||
+	    plan_long(path, par, "distributed_optimizer", 0, 1, &distopt,
+	    err) < 0 ||
+	    plan_positive(path, res, "step_s", &r->step_s, err) < 0 ||
+	    plan_positive(path, res, "throughput_samples_per_s",
+	    &r->throughput, err) < 0)
+		goto done;
+	r->recompute = (int)recompute;
+	r->distopt = (int)distopt;
+	/* dpsolve writes both from one step: a plan whose two disagree was
+	 * edited */
+	if (batch > 0 && fabs(r->throughput * r->step_s / (double)batch - 1) >
+	    1e-6) {
+		pl_errf(err, path, (size_t)xmlGetLineNo(res), "element "
+		    "'result': throughput_samples_per_s is not "
+		    "global_batch_samples / step_s");
+		goto done;
+	}
+	for (xmlNodePtr n = root->children; n; n = n->next) {
+		double mem;
+
+		if (n->type != XML_ELEMENT_NODE ||
+		    xmlStrcmp(n->name, BAD_CAST "stage") != 0)
+			continue;
+		if (xmlio_attr_double(path, n, "memory_bytes", 0, &mem,
+		    err) < 0)
+			goto done;
+		if (mem > r->peak_bytes)
+			r->peak_bytes = mem;
+	}
+	ret = 0;
+done:
 	xmlFreeDoc(doc);
-	if (!(r->throughput > 0) || !(r->step_s > 0))
-		return pl_errf(err, path, res_line, "element 'result': no "
-		    "positive step_s and throughput_samples_per_s");
-	return 0;
+	return ret;
 }
 
 static const char *const recompute_word[] = { "none", "full", "selective" };
