@@ -46,7 +46,7 @@ cmp_shape(const void *a, const void *b)
 
 /* Every uniform shape with at least two members, sorted. */
 static struct shape_row *
-all_shapes(const struct network *net, size_t *count)
+all_shapes(const struct network *net, const char *path, size_t *count)
 {
 	size_t total = 1, n = 0;
 	struct shape_row *rows;
@@ -55,8 +55,9 @@ all_shapes(const struct network *net, size_t *count)
 	for (int l = 0; l < net->nlevels; l++) {
 		total *= (size_t)net->level[l].fanout;
 		if (total > MAX_ROWS)
-			die("network '%s': more than %d group shapes", net->name,
-			    MAX_ROWS);
+			die("%s:%zu: level '%s': its fanouts so far make more "
+			    "than %d group shapes to list", path,
+			    net->level[l].line, net->level[l].name, MAX_ROWS);
 		k[l] = 1;
 	}
 	rows = xcalloc(total, sizeof(*rows));
@@ -102,7 +103,7 @@ write_row(FILE *fp, const struct network *net, enum net_coll c,
 }
 
 static int
-write_costs(FILE *fp, const struct network *net)
+write_costs(FILE *fp, const struct network *net, const char *path)
 {
 	static const char *const header[] = {
 		"collective", "top_level", "level_name", "group_devices",
@@ -121,7 +122,7 @@ write_costs(FILE *fp, const struct network *net)
 			bad |= write_row(fp, net, NET_P2P, k, 2, l,
 			    net_p2p(net, l));
 	}
-	rows = all_shapes(net, &n);
+	rows = all_shapes(net, path, &n);
 	for (enum net_coll c = NET_ALL_REDUCE; c < NET_NCOLL; c++)
 		for (size_t i = 0; i < n; i++)
 			bad |= write_row(fp, net, c, rows[i].k, rows[i].s.n,
@@ -157,7 +158,7 @@ main(int argc, char *argv[])
 		die_err(&err);
 	if (outfile_open(&out, outpath, &err) < 0)
 		die_err(&err);
-	write_costs(out.fp, &net);
+	write_costs(out.fp, &net, argv[0]);
 	if (outfile_commit(&out, &err) < 0)
 		die_err(&err);
 	return 0;

@@ -8,6 +8,7 @@
  * in docs/formats.md.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -89,13 +90,53 @@ outputs_abort(struct outputs *w)
 		outfile_abort(w->all[i]);
 }
 
+/*
+ * A graph its own readers would refuse is not written: every number of
+ * every row within the readers' 10^18 (a model of hidden size 2^30, or an
+ * operator of 10^18 parameters, gives more bytes than that).
+ */
+static int
+check_range(const char *source, const struct layer_graph *lg,
+    struct pl_err *err)
+{
+	for (size_t i = 0; i < lg->n; i++) {
+		const struct layer *l = &lg->l[i];
+		const double v[] = { l->forward_s, l->backward_s,
+			l->parameter_bytes, l->activation_bytes, l->input_bytes,
+			l->checkpoint_bytes, l->selective_bytes };
+		static const char *const name[] = { "forward_s", "backward_s",
+			"parameter_bytes", "activation_bytes", "input_bytes",
+			"checkpoint_bytes", "selective_bytes" };
+		double coll = 0;
+
+		for (int k = 0; k < LCOLL_N; k++)
+			coll = fmax(coll, l->coll_bytes[k]);
+		for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+			if (!(v[k] <= PL_NUMBER_MAX))
+				return pl_errf(err, source, 0, "layer %ld: %s "
+				    "%g is above %g: too large a model to "
+				    "plan", l->id, name[k], v[k],
+				    PL_NUMBER_MAX);
+		if (!(coll <= PL_NUMBER_MAX))
+			return pl_errf(err, source, 0, "layer %ld: collective "
+			    "bytes %g are above %g: too large a model to plan",
+			    l->id, coll, PL_NUMBER_MAX);
+	}
+	return 0;
+}
+
 /* Write the per-layer graph, its edges and the operator CSV; commit all. */
 static int
-write_all(const struct opts *o, struct outputs *w,
+write_all(const struct opts *o, struct outputs *w, const char *source,
     const struct layer_graph *lg, const struct aop_graph *ag,
     struct pl_err *err)
 {
 	struct stat st;
+
+	if (check_range(source, lg, err) < 0) {
+		outputs_abort(w);
+		return -1;
+	}
 
 	layers_write(w->out.fp, o->edges ? w->edges.fp : NULL, lg);
 	if (o->ops)
@@ -124,7 +165,7 @@ run_profiled(struct opts *o, const char *dir, struct pl_err *err)
 	}
 	if (opgraph_to_layers(&g, o->nlayers, o->timing, &o->sched, &lg,
 	    err) == 0) {
-		ret = write_all(o, &w, &lg, NULL, err);
+		ret = write_all(o, &w, dir, &lg, NULL, err);
 		layers_release(&lg);
 	} else
 		outputs_abort(&w);
@@ -148,7 +189,7 @@ run_analytic(struct opts *o, const struct model_cfg *m,
 		return -1;
 	}
 	analytic_layers(&ag, &lg);
-	ret = write_all(o, &w, &lg, &ag, err);
+	ret = write_all(o, &w, o->model, &lg, &ag, err);
 	layers_release(&lg);
 	analytic_release(&ag);
 	return ret;

@@ -241,6 +241,14 @@ compat_read_cluster(struct compat_cluster *c, const char *setups_csv,
 			    "have %d, %d and %d entries", n1, n2, n3);
 			goto done;
 		}
+		/* a micro-batch is part of the batch (a larger one priced
+		 * a step of one micro-batch: 64 times too fast at 8192) */
+		if (c->micro_batch > c->global_batch) {
+			pl_errf(err, t.file, t.lines[r], "column 'micro_batch': "
+			    "%ld is larger than global_batch_samples %ld",
+			    c->micro_batch, c->global_batch);
+			goto done;
+		}
 		{	/* whole fanouts that multiply to the cluster */
 			double prod = 1;
 

@@ -182,6 +182,12 @@ read_vary(struct sweep_vary *v, xmlNodePtr n, const char *path,
 			return pl_errf(err, path, v->line, "vary '%s': %s",
 			    v->name, why);
 		}
+		/* every attribute varied is >= 0: a sign would only name a
+		 * file "-0" (an output never holds -0) */
+		if (v->text[i][0] == '-')
+			return pl_errf(err, path, v->line, "vary '%s': value "
+			    "'%s': a sign; the values are not negative",
+			    v->name, v->text[i]);
 		if (v->attribute == SWEEP_BANDWIDTH && !(*x > 0))
 			return pl_errf(err, path, v->line, "vary '%s': bandwidth "
 			    "must be positive: '%s'", v->name, v->text[i]);
