@@ -518,27 +518,101 @@ is_nest(const char *method)
 }
 
 /*
- * A row as compare-baselines writes it: a known status; positive whole
- * devices and micro-batch; the plan's numbers, where present (Alpa-E's
- * published rows have none), positive whole numbers (ZeRO stage and
- * recomputation non-negative); on an ok row a positive, finite
- * throughput and step; every other number present non-negative.  Dies
- * with the file, line and column of the first that is not.
+ * A row as compare-baselines writes it: a known status; a setup, model
+ * and method; positive whole devices and micro-batch; the plan's numbers,
+ * where present (Alpa-E's published rows have none), positive whole
+ * numbers (ZeRO stage 0-3, recomputation 0-2, the distributed optimizer
+ * 0/1), devices used within the devices, its stages as stage_list()
+ * writes them; on an ok row a positive, finite throughput and step, on
+ * any other no throughput; every other number present non-negative.
+ * Dies with the file, line and column of the first that is not.
  */
+/* "FIRST..LAST[xZzS] ...": a plan's stages as stage_list() writes them. */
+static int
+is_stage_list(const char *s)
+{
+	if (*s == '\0')
+		return 1;	/* no plan */
+	for (;;) {
+		long a, b, z;
+		int used = 0, zs;
+
+		/* a published plan of the artifact's may hold an empty
+		 * stage (0..-1) */
+		if (sscanf(s, "%ld..%ld%n", &a, &b, &used) != 2 || used == 0 ||
+		    b < a - 1)
+			return 0;
+		s += used;
+		if (*s == 'x') {
+			if (sscanf(s, "x%ldz%d%n", &z, &zs, &used) != 2 ||
+			    z < 2 || zs < 1 || zs > 3)
+				return 0;
+			s += used;
+		}
+		if (*s == '\0')
+			return 1;
+		if (*s++ != ' ')
+			return 0;
+	}
+}
+
+/* A column that must be given (or, with a status other than ok, empty). */
+static void
+need_text(const struct csvio_table *t, size_t r, int col, int want)
+{
+	const char *v = csvio_cell(t, r, col);
+
+	if ((*v != '\0') != want)
+		die("%s:%zu: column '%s': %s", t->file, t->lines[r],
+		    t->header[col], want ? "empty" : "a row that is not ok has "
+		    "none");
+}
+
 static void
 check_row(const struct csvio_table *t, size_t r)
 {
 	static const int plan_cols[] = { C_P, C_D, C_T, C_S, C_E, C_C,
 		C_DEVICES_USED, C_ZERO_DEGREE, C_VIRTUAL_STAGES };
 	struct pl_err err;
-	long n;
+	long n, devices, used;
 	double x;
 	int st = csvio_enum(t, r, C_STATUS, status_word, &err), ok = st == 0;
 
 	if (st < 0 ||
-	    csvio_long(t, r, C_DEVICES, CSVIO_POSITIVE, &n, &err) < 0 ||
+	    csvio_long(t, r, C_DEVICES, CSVIO_POSITIVE, &devices, &err) < 0 ||
 	    csvio_long(t, r, C_MBS, CSVIO_POSITIVE, &n, &err) < 0)
 		die_err(&err);
+	need_text(t, r, C_SETUP, 1);
+	need_text(t, r, C_MODEL, 1);
+	need_text(t, r, C_METHOD, 1);
+	/* a plan that does not fit may keep its priced step, never a
+	 * throughput */
+	if (!ok)
+		need_text(t, r, C_THROUGHPUT, 0);
+	if (!is_stage_list(csvio_cell(t, r, C_STAGES)))
+		die("%s:%zu: column 'stages': '%s' is not a list of FIRST..LAST "
+		    "layer ranges (xZzS: ZeRO copies)", t->file, t->lines[r],
+		    csvio_cell(t, r, C_STAGES));
+	if (csvio_long(t, r, C_DEVICES_USED, CSVIO_POSITIVE | CSVIO_OPTIONAL,
+	    &used, &err) < 0)
+		die_err(&err);
+	if (*csvio_cell(t, r, C_DEVICES_USED) && used > devices)
+		die("%s:%zu: column 'devices_used': %ld of %ld devices",
+		    t->file, t->lines[r], used, devices);
+	{	/* ZeRO stage 0-3, recomputation 0-2, flags 0/1 */
+		static const int col[] = { C_ZERO, C_RECOMPUTE, C_DISTOPT };
+		static const long max[] = { 3, 2, 1 };
+
+		for (int k = 0; k < 3; k++) {
+			if (csvio_long(t, r, col[k], CSVIO_NONNEG |
+			    CSVIO_OPTIONAL, &n, &err) < 0)
+				die_err(&err);
+			if (*csvio_cell(t, r, col[k]) && n > max[k])
+				die("%s:%zu: column '%s': %ld is above %ld",
+				    t->file, t->lines[r], t->header[col[k]], n,
+				    max[k]);
+		}
+	}
 	for (size_t k = 0; k < sizeof plan_cols / sizeof plan_cols[0]; k++)
 		if (csvio_long(t, r, plan_cols[k], CSVIO_POSITIVE |
 		    CSVIO_OPTIONAL, &n, &err) < 0)
