@@ -188,6 +188,38 @@ endpoint(const struct opgraph *g, const struct csvio_table *t, size_t r,
 	return 0;
 }
 
+/* An edge by its ends, for finding repeats (sorted, then neighbours). */
+struct edge_key {
+	long src, dst;
+	size_t line;
+};
+
+static int
+cmp_edge_key(const void *a, const void *b)
+{
+	const struct edge_key *x = a, *y = b;
+
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The same edge twice would count its bytes (or its fusion) twice. */
+static int
+no_repeated_edge(struct edge_key *k, size_t n, const char *file,
+    struct pl_err *err)
+{
+	qsort(k, n, sizeof *k, cmp_edge_key);
+	for (size_t i = 1; i < n; i++)
+		if (k[i].src == k[i - 1].src && k[i].dst == k[i - 1].dst)
+			return pl_errf(err, file, k[i].line, "edge %ld -> %ld "
+			    "repeats line %zu", k[i].src, k[i].dst,
+			    k[i - 1].line);
+	return 0;
+}
+
 static int
 read_op_edges(struct opgraph *g, struct pl_err *err)
 {
@@ -216,6 +248,18 @@ read_op_edges(struct opgraph *g, struct pl_err *err)
 		    csvio_double(&t, r, csz, CSVIO_NONNEG, &e->elems, err) < 0 ||
 		    endpoint(g, &t, r, cs, e->src, sl, err) < 0 ||
 		    endpoint(g, &t, r, cd, e->dst, dl, err) < 0)
+			goto fail;
+	}
+	{
+		struct edge_key *k = xcalloc(t.nrows + 1, sizeof *k);
+		int bad;
+
+		for (size_t r = 0; r < t.nrows; r++)
+			k[r] = (struct edge_key){ g->edges[r].src,
+			    g->edges[r].dst, g->edges[r].line };
+		bad = no_repeated_edge(k, t.nrows, t.file, err);
+		free(k);
+		if (bad < 0)
 			goto fail;
 	}
 	csvio_release(&t);
@@ -256,6 +300,18 @@ read_fused_edges(struct opgraph *g, struct pl_err *err)
 			    e->dst);
 			goto fail;
 		}
+	}
+	{	/* op ids are global: src and dst name the edge */
+		struct edge_key *k = xcalloc(t.nrows + 1, sizeof *k);
+		int bad;
+
+		for (size_t r = 0; r < t.nrows; r++)
+			k[r] = (struct edge_key){ g->fused[r].src,
+			    g->fused[r].dst, g->fused[r].line };
+		bad = no_repeated_edge(k, t.nrows, t.file, err);
+		free(k);
+		if (bad < 0)
+			goto fail;
 	}
 	csvio_release(&t);
 	return 0;
