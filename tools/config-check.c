@@ -101,7 +101,7 @@ check_doc(xmlDocPtr doc, enum xmlio_kind kind, const char *file,
 		if (model_from_doc(&m, doc, file, err) < 0)
 			return -1;
 		snprintf(s->name, sizeof(s->name), "%s", m.name);
-		snprintf(s->parameters, NUMFMT_LEN, "%.0f", model_parameters(&m));
+		numfmt(s->parameters, model_parameters(&m));
 		break;
 	}
 	case XMLIO_ACCELERATOR: {
@@ -110,7 +110,7 @@ check_doc(xmlDocPtr doc, enum xmlio_kind kind, const char *file,
 		if (accel_from_doc(&a, doc, file, err) < 0)
 			return -1;
 		snprintf(s->name, sizeof(s->name), "%s", a.name);
-		snprintf(s->memory, NUMFMT_LEN, "%.0f", a.memory_bytes);
+		numfmt(s->memory, a.memory_bytes);
 		break;
 	}
 	case XMLIO_NETWORK: {
