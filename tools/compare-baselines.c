@@ -793,6 +793,27 @@ check_header(const struct csvio_table *t)
 			    t->header[k], columns[k]);
 }
 
+/* A table to compare has rows, each cell and method once: a bad file is
+ * an input error, not a list of differences. */
+static void
+no_repeated_cell(const struct csvio_table *t)
+{
+	if (t->nrows == 0)
+		die("%s:1: header only: no row", t->file);
+	for (size_t i = 1; i < t->nrows; i++) {
+		char key[768], other[768];
+
+		row_key(t, i, key, sizeof key);
+		for (size_t j = 0; j < i; j++) {
+			row_key(t, j, other, sizeof other);
+			if (strcmp(key, other) == 0)
+				die("%s:%zu: %s: the same cell and method as "
+				    "line %zu", t->file, t->lines[i], key,
+				    t->lines[j]);
+		}
+	}
+}
+
 static int
 regress(const struct opts *o, const char *expected, const char *actual)
 {
@@ -810,6 +831,8 @@ regress(const struct opts *o, const char *expected, const char *actual)
 		check_row(&e, i);
 	for (size_t i = 0; i < a.nrows; i++)
 		check_row(&a, i);
+	no_repeated_cell(&e);
+	no_repeated_cell(&a);
 	matched = xcalloc(a.nrows + 1, 1);
 	for (size_t i = 0; i < e.nrows; i++) {
 		char key[768], akey[768];
