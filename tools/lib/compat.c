@@ -291,8 +291,11 @@ compat_read_cluster(struct compat_cluster *c, const char *setups_csv,
 		ret = 0;
 		goto done;
 	}
-	pl_errf(err, t.file, 0, "no setup '%s' with %ld devices", setup,
-	    devices);
+	if (t.nrows == 0)
+		pl_errf(err, t.file, 1, "header only: no setup row");
+	else
+		pl_errf(err, t.file, 0, "no setup '%s' with %ld devices",
+		    setup, devices);
 done:
 	csvio_release(&t);
 	return ret;
