@@ -224,6 +224,7 @@ static int
 read_op_edges(struct opgraph *g, struct pl_err *err)
 {
 	struct csvio_table t;
+	struct edge_key *k = NULL;
 	int cs, cd, csl, cdl, csz;
 
 	if (csvio_read(&t, g->edges_file, err) < 0)
@@ -236,6 +237,7 @@ read_op_edges(struct opgraph *g, struct pl_err *err)
 		goto fail;
 	g->nedges = t.nrows;
 	g->edges = xcalloc(t.nrows, sizeof(struct op_edge));
+	k = xcalloc(t.nrows + 1, sizeof *k);
 	for (size_t r = 0; r < t.nrows; r++) {
 		struct op_edge *e = &g->edges[r];
 		long sl, dl;
@@ -249,22 +251,15 @@ read_op_edges(struct opgraph *g, struct pl_err *err)
 		    endpoint(g, &t, r, cs, e->src, sl, err) < 0 ||
 		    endpoint(g, &t, r, cd, e->dst, dl, err) < 0)
 			goto fail;
+		k[r] = (struct edge_key){ e->src, e->dst, e->line };
 	}
-	{
-		struct edge_key *k = xcalloc(t.nrows + 1, sizeof *k);
-		int bad;
-
-		for (size_t r = 0; r < t.nrows; r++)
-			k[r] = (struct edge_key){ g->edges[r].src,
-			    g->edges[r].dst, g->edges[r].line };
-		bad = no_repeated_edge(k, t.nrows, t.file, err);
-		free(k);
-		if (bad < 0)
-			goto fail;
-	}
+	if (no_repeated_edge(k, t.nrows, t.file, err) < 0)
+		goto fail;
+	free(k);
 	csvio_release(&t);
 	return 0;
 fail:
+	free(k);
 	csvio_release(&t);
 	return -1;
 }
@@ -273,6 +268,7 @@ static int
 read_fused_edges(struct opgraph *g, struct pl_err *err)
 {
 	struct csvio_table t;
+	struct edge_key *k = NULL;
 	int cl, cs, cd;
 
 	if (csvio_read(&t, g->fused_file, err) < 0)
@@ -283,6 +279,7 @@ read_fused_edges(struct opgraph *g, struct pl_err *err)
 		goto fail;
 	g->nfused = t.nrows;
 	g->fused = xcalloc(t.nrows, sizeof(struct fused_edge));
+	k = xcalloc(t.nrows + 1, sizeof *k);
 	for (size_t r = 0; r < t.nrows; r++) {
 		struct fused_edge *e = &g->fused[r];
 
@@ -300,22 +297,16 @@ read_fused_edges(struct opgraph *g, struct pl_err *err)
 			    e->dst);
 			goto fail;
 		}
+		/* op ids are global: src and dst name the edge */
+		k[r] = (struct edge_key){ e->src, e->dst, e->line };
 	}
-	{	/* op ids are global: src and dst name the edge */
-		struct edge_key *k = xcalloc(t.nrows + 1, sizeof *k);
-		int bad;
-
-		for (size_t r = 0; r < t.nrows; r++)
-			k[r] = (struct edge_key){ g->fused[r].src,
-			    g->fused[r].dst, g->fused[r].line };
-		bad = no_repeated_edge(k, t.nrows, t.file, err);
-		free(k);
-		if (bad < 0)
-			goto fail;
-	}
+	if (no_repeated_edge(k, t.nrows, t.file, err) < 0)
+		goto fail;
+	free(k);
 	csvio_release(&t);
 	return 0;
 fail:
+	free(k);
 	csvio_release(&t);
 	return -1;
 }
