@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "csvio.h"
+#include "planio.h"
 #include "sweep.h"
 #include "util.h"
 #include "xmlio.h"
@@ -374,43 +375,18 @@ static int
 read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 {
 	xmlDocPtr doc = xmlio_read(path, err);
-	xmlNodePtr root, par = NULL, res = NULL;
+	xmlNodePtr root, par, res;
 	long recompute, distopt, batch = 0;
-	int npar = 0, nres = 0, ret = -1;
+	int nstages, ret = -1;
 	char *s;
 
 	if (doc == NULL)
 		return -1;
 	memset(r, 0, sizeof(*r));
 	root = xmlDocGetRootElement(doc);
-	if (root == NULL || xmlStrcmp(root->name, BAD_CAST "plan") != 0) {
-		pl_errf(err, path, root ? (size_t)xmlGetLineNo(root) : 1,
-		    "not a plan written by dpsolve (<plan> with <parallelism> "
-		    "and <result>)");
+	if (planio_plan_shape(path, root, &par, &res, &nstages, err) < 0)
 		goto done;
-	}
-	for (xmlNodePtr n = root->children; n; n = n->next) {
-		if (n->type != XML_ELEMENT_NODE)
-			continue;
-		if (xmlStrcmp(n->name, BAD_CAST "parallelism") == 0) {
-			par = n;
-			npar++;
-		} else if (xmlStrcmp(n->name, BAD_CAST "result") == 0) {
-			res = n;
-			nres++;
-		} else if (xmlStrcmp(n->name, BAD_CAST "stage") != 0) {
-			pl_errf(err, path, (size_t)xmlGetLineNo(n), "element "
-			    "'%s': not an element of a plan", (const char *)
-			    n->name);
-			goto done;
-		}
-		if (npar > 1 || nres > 1) {
-			pl_errf(err, path, (size_t)xmlGetLineNo(n), "element "
-			    "'%s' given twice", (const char *)n->name);
-			goto done;
-		}
-	}
-	if (par == NULL || res == NULL) {
+	if (res == NULL) {
 		pl_errf(err, path, (size_t)xmlGetLineNo(root), "not a plan "
 		    "written by dpsolve (<plan> with <parallelism> and "
 		    "<result>)");

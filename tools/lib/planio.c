@@ -459,42 +459,76 @@ check_stage(const char *file, xmlNodePtr n, const struct plan *p,
 }
 
 int
+planio_plan_shape(const char *path, xmlNodePtr root, xmlNodePtr *par,
+    xmlNodePtr *res, int *nstages, struct pl_err *err)
+{
+	double x;
+
+	*par = *res = NULL;
+	*nstages = 0;
+	if (root == NULL || strcmp((const char *)root->name, "plan") != 0)
+		return pl_errf(err, path, root ? (size_t)xmlGetLineNo(root) : 1,
+		    "root element '%s': expected <plan>", root ?
+		    (const char *)root->name : "");
+	if (plan_element_check(path, root, plan_attrs, err) < 0 ||
+	    xmlio_attr_double(path, root, "global_batch_samples", 1, &x,
+	    err) < 0 || xmlio_attr_double(path, root, "device_memory_bytes",
+	    1, &x, err) < 0)
+		return -1;
+	/* what dpsolve writes: one <parallelism>, the stages, at most one
+	 * <result> */
+	for (xmlNodePtr n = root->children; n; n = n->next) {
+		const char *name = (const char *)n->name;
+		int is_stage, is_result, is_par;
+
+		if (n->type != XML_ELEMENT_NODE) {
+			if (n->type == XML_TEXT_NODE && n->content &&
+			    n->content[strspn((const char *)n->content,
+			    " \t\r\n")])
+				return pl_errf(err, path, (size_t)xmlGetLineNo(
+				    root), "<plan>: text inside");
+			continue;
+		}
+		is_stage = strcmp(name, "stage") == 0;
+		is_result = strcmp(name, "result") == 0;
+		is_par = strcmp(name, "parallelism") == 0;
+		if (!is_stage && !is_result && !is_par)
+			return pl_errf(err, path, (size_t)xmlGetLineNo(n),
+			    "<%s>: not an element of a plan", name);
+		if ((is_result && *res) || (is_par && *par))
+			return pl_errf(err, path, (size_t)xmlGetLineNo(n),
+			    "<%s>: a second <%s>", name, name);
+		if (plan_element_check(path, n, is_stage ? stage_attrs :
+		    is_result ? result_attrs : parallelism_attrs, err) < 0)
+			return -1;
+		*nstages += is_stage;
+		if (is_result)
+			*res = n;
+		if (is_par)
+			*par = n;
+	}
+	if (*par == NULL)
+		return pl_errf(err, path, (size_t)xmlGetLineNo(root), "<plan> "
+		    "has no <parallelism>");
+	return 0;
+}
+
+int
 planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
     struct pl_err *err)
 {
 	xmlDocPtr doc;
-	xmlNodePtr root, par, n;
+	xmlNodePtr root, par, res, n;
 	long t, e, c, sp, b, d, rc, np;
 	size_t next = 0;
-	int ns = 0, nres = 0, has_p;
+	int ns, has_p;
 
 	memset(p, 0, sizeof *p);
 	if ((doc = xmlio_read(path, err)) == NULL)
 		return -1;
 	root = xmlDocGetRootElement(doc);
-	if (root == NULL || strcmp((const char *)root->name, "plan") != 0) {
-		pl_errf(err, path, root ? (size_t)xmlGetLineNo(root) : 1,
-		    "root element '%s': expected <plan>", root ?
-		    (const char *)root->name : "");
-		xmlFreeDoc(doc);
-		return -1;
-	}
-	if (plan_element_check(path, root, plan_attrs, err) < 0)
+	if (planio_plan_shape(path, root, &par, &res, &ns, err) < 0)
 		goto fail;
-	{
-		double x;
-
-		if (xmlio_attr_double(path, root, "global_batch_samples", 1, &x,
-		    err) < 0 || xmlio_attr_double(path, root,
-		    "device_memory_bytes", 1, &x, err) < 0)
-			goto fail;
-	}
-	par = xmlio_child(root, "parallelism");
-	if (par == NULL) {
-		pl_errf(err, path, (size_t)xmlGetLineNo(root), "<plan> has no "
-		    "<parallelism>");
-		goto fail;
-	}
 	if (attr_long(path, root, "micro_batch_samples", 1, &b, err) < 0 ||
 	    attr_long(path, par, "d", 1, &d, err) < 0 ||
 	    attr_long(path, par, "t", 1, &t, err) < 0 ||
@@ -528,42 +562,6 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	if (mode_attrs(path, par, p, err) < 0)
 		goto fail;
 	p->line = (size_t)xmlGetLineNo(par);
-	/* what dpsolve writes: one <parallelism>, the stages, at most one
-	 * <result> */
-	for (n = root->children; n; n = n->next) {
-		const char *name = (const char *)n->name;
-		int is_stage, is_result;
-
-		if (n->type != XML_ELEMENT_NODE) {
-			if (n->type == XML_TEXT_NODE && n->content &&
-			    n->content[strspn((const char *)n->content,
-			    " \t\r\n")]) {
-				pl_errf(err, path, (size_t)xmlGetLineNo(root),
-				    "<plan>: text inside");
-				goto fail;
-			}
-			continue;
-		}
-		is_stage = strcmp(name, "stage") == 0;
-		is_result = strcmp(name, "result") == 0;
-		if (is_stage)
-			ns++;
-		else if (is_result && nres++ > 0) {
-			pl_errf(err, path, (size_t)xmlGetLineNo(n), "<result>: "
-			    "a second <result>");
-			goto fail;
-		} else if (strcmp(name, "parallelism") == 0 ? n != par :
-		    !is_result) {
-			pl_errf(err, path, (size_t)xmlGetLineNo(n), "<%s>: %s",
-			    name, n == par || strcmp(name, "parallelism") != 0 ?
-			    "not an element of a plan" : "a second "
-			    "<parallelism>");
-			goto fail;
-		}
-		if (plan_element_check(path, n, is_stage ? stage_attrs :
-		    is_result ? result_attrs : parallelism_attrs, err) < 0)
-			goto fail;
-	}
 	if ((has_p = xmlio_attr_long(path, par, "p", 1, &np, err)) < 0)
 		goto fail;
 	if (has_p == 0 && np != ns) {

@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+#include <libxml/tree.h>
+
 #include "compat.h"
 #include "layers.h"
 #include "plan.h"
@@ -32,6 +34,16 @@ struct variants {
 int planio_read_variants(struct variants *vs, char *const *paths, size_t n,
     struct pl_err *err);
 void planio_release_variants(struct variants *vs);
+
+/*
+ * What a plan XML may hold, as planio_write_xml writes it: a <plan> root,
+ * one <parallelism>, its <stage>s, at most one <result>, each with its own
+ * attributes and nothing inside (the root's batch and memory, if given,
+ * valid).  Sets *par, *res (NULL when absent) and the number of stages.
+ * Shared by dpsolve -E and sweep, which read plans back.
+ */
+int planio_plan_shape(const char *path, xmlNodePtr root, xmlNodePtr *par,
+    xmlNodePtr *res, int *nstages, struct pl_err *err);
 
 /* Read a plan XML written by planio_write_xml; p->stage is malloc'ed. */
 int planio_read_plan(const char *path, const struct variants *vs,
