@@ -463,8 +463,11 @@ run_artifact_cell(const struct opts *o)
 /* The reference throughput of a row: the Manual plan (manual, else the
  * published one) of the same model and micro-batch at the smallest device
  * count where it is ok. */
+/* A row of a -J table, its cells in column order. */
+typedef const char *row_cells[NCOLS];
+
 static double
-reference(char ***rows, size_t n, size_t i)
+reference(row_cells *rows, size_t n, size_t i)
 {
 	static const char *const ref[] = { "manual", "manual-published" };
 
@@ -640,7 +643,7 @@ join(const struct opts *o, char **files, int nfiles)
 	/* a cell and its method: what no two rows share */
 	static const int same_keys[5] = { C_SETUP, C_MODEL, C_DEVICES, C_MBS,
 		C_METHOD };
-	char ***rows = xcalloc((size_t)nfiles, sizeof *rows);
+	row_cells *rows = xcalloc((size_t)nfiles, sizeof *rows);
 	struct csvio_table *t = xcalloc((size_t)nfiles, sizeof *t);
 	char (*speed)[32] = xcalloc((size_t)nfiles, sizeof *speed);
 	struct outfile f;
@@ -662,7 +665,8 @@ join(const struct opts *o, char **files, int nfiles)
 				die("%s:1: column %zu is '%s', not '%s'",
 				    files[i], k + 1, t[i].header[k], columns[k]);
 		check_row(&t[i], 0);
-		rows[i] = t[i].cells;
+		for (int k = 0; k < NCOLS; k++)
+			rows[i][k] = csvio_cell(&t[i], 0, k);
 		for (int j = 0; j < i; j++) {
 			int k = 0;
 

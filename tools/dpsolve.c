@@ -374,6 +374,15 @@ main(int argc, char *argv[])
 		    "one graph");
 		usage(stderr, 2);
 	}
+	{
+		const char *in[4] = { o.accel, o.network, o.model, o.evaluate };
+
+		if (stdin_count(in, 4) + stdin_count((const char *const *)argv,
+		    (size_t)argc) > 1) {
+			warnx("only one input can be '-' (standard input)");
+			usage(stderr, 2);
+		}
+	}
 	outputs_open(&w, &o);
 	if (accel_load(&accel, o.accel, &err) < 0 ||
 	    network_load(&net, o.network, &err) < 0 ||

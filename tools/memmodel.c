@@ -138,14 +138,12 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc > 1 || o.stages == NULL)
 		usage(stderr, 2);
-	{	/* standard input can be read once */
-		const char *in[3] = { argc ? argv[0] : "-", o.stages, o.edges };
-		int stdin_uses = 0;
+	{
+		const char *in[4] = { argc ? argv[0] : "-", o.stages, o.edges,
+			o.accel };
 
-		for (int i = 0; i < 3; i++)
-			stdin_uses += in[i] && strcmp(in[i], "-") == 0;
-		if (stdin_uses > 1) {
-			warnx("only one of the layers, -s and -e can be '-' "
+		if (stdin_count(in, 4) > 1) {
+			warnx("only one of the layers, -s, -e and -a can be '-' "
 			    "(standard input)");
 			usage(stderr, 2);
 		}

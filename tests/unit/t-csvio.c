@@ -144,7 +144,7 @@ bad_bytes(void)
 
 	OK(csvio_parse(&t, "x.csv", nul, sizeof(nul) - 1, &err) < 0,
 	    "NUL byte inside a field refused");
-	EQ_STR(err.msg, "field 2: contains a NUL byte", "NUL message");
+	EQ_STR(err.msg, "column 'b': contains a NUL byte", "NUL message");
 	EQ_INT(err.line, 2, "NUL line");
 	{
 		static const char last[] = "a,b\n1,2\0";
@@ -155,6 +155,33 @@ bad_bytes(void)
 		OK(csvio_parse(&t, "x.csv", quoted, sizeof(quoted) - 1, &err) < 0
 		    && err.line == 2, "NUL before a newline in a quoted field: "
 		    "its own line");
+	}
+	{
+		/* RFC 3629, section 4's syntax: each refused at its byte */
+		static const struct { const char *text; size_t at; } u[] = {
+			{ "caf\xC3\xA9", 5 },		/* U+00E9: valid */
+			{ "\xE2\x82\xAC\xF0\x9F\x98\x80", 7 }, /* U+20AC, U+1F600 */
+			{ "\xF4\x8F\xBF\xBF", 4 },	/* U+10FFFF, the last */
+			{ "caf\xE9", 3 },		/* Latin-1 e-acute */
+			{ "\xC0\xAF", 0 },		/* overlong '/' */
+			{ "\xE0\x80\xAF", 0 },	/* overlong, 3 bytes */
+			{ "\xF0\x80\x80\xAF", 0 },	/* overlong, 4 bytes */
+			{ "\xED\xA0\x80", 0 },	/* U+D800, a surrogate */
+			{ "\xF4\x90\x80\x80", 0 },	/* U+110000 */
+			{ "a\xE2\x82", 1 },		/* cut short */
+			{ "\xE2\x28\xA1", 0 },	/* bad continuation */
+			{ "\x80", 0 },			/* a lone continuation */
+			{ "\xFF", 0 },
+		};
+		static const char latin1[] = "a,b\n1,2\n3,caf\xE9\n";
+
+		for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+			EQ_INT(utf8_invalid_at(u[i].text, strlen(u[i].text)),
+			    u[i].at, u[i].text);
+		OK(csvio_parse(&t, "x.csv", latin1, sizeof(latin1) - 1, &err)
+		    < 0 && err.line == 3, "Latin-1 refused at its line");
+		EQ_STR(err.msg, "column 'b': not UTF-8 text (byte 0xE9)",
+		    "UTF-8 message");
 	}
 	OK(parse(&t, "a,b\n", &err) == 0 && csvio_need_rows(&t, "things",
 	    &err) < 0, "header only");

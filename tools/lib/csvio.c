@@ -1,6 +1,7 @@
 /* csvio.c - CSV tables through libcsv. */
 #include <csv.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,17 +14,59 @@ struct reader {
 	int failed;
 	size_t line;		/* physical line being fed */
 	size_t row_line;	/* line the current record started on */
-	char **fields;		/* fields of the current record */
+	uint32_t *fields;	/* the current record's offsets into t->text */
 	size_t nfields, capfields;
+	size_t textcap;		/* capacity of t->text */
 	size_t caprows;		/* capacity of t->cells in rows */
+	size_t max_rows;	/* 0: any number */
+	const char *why_max;	/* what a table of more rows would be */
 };
 
+/* Drop the current record: its fields and their text. */
 static void
 free_fields(struct reader *r)
 {
-	for (size_t i = 0; i < r->nfields; i++)
-		free(r->fields[i]);
+	if (r->nfields > 0)
+		r->t->textlen = r->fields[0];
 	r->nfields = 0;
+}
+
+/* Append a field's text, NUL-terminated, to the table's one buffer: a
+ * cell costs its bytes and a 4-byte offset, not an allocation of its own
+ * (a 16 MB table of short cells would take ten times its size). */
+static int
+append_text(struct reader *r, const char *s, size_t len)
+{
+	struct csvio_table *t = r->t;
+
+	if (len >= UINT32_MAX - t->textlen) {
+		pl_errf(r->err, t->file, r->row_line, "more than 4 GB of text");
+		return -1;
+	}
+	if (t->textlen + len + 1 > r->textcap) {
+		while (t->textlen + len + 1 > r->textcap)
+			r->textcap = r->textcap ? r->textcap * 2 : 4096;
+		t->text = xrealloc(t->text, r->textcap);
+	}
+	memcpy(t->text + t->textlen, s, len);
+	t->text[t->textlen + len] = '\0';
+	t->textlen += len + 1;
+	return 0;
+}
+
+/* The field being read is refused: "file:line: column 'x': why" (the
+ * header's column name, once the header is read). */
+static void
+bad_field(struct reader *r, size_t line, const char *why)
+{
+	const struct csvio_table *t = r->t;
+
+	if (t->header && r->nfields < t->ncols)
+		pl_errf(r->err, t->file, line, "column '%s': %s",
+		    t->header[r->nfields], why);
+	else
+		pl_errf(r->err, t->file, line, "field %zu: %s", r->nfields + 1,
+		    why);
 }
 
 static void
@@ -31,6 +74,8 @@ on_field(void *s, size_t len, void *data)
 {
 	struct reader *r = data;
 	const char *nul;
+	size_t bad;
+	char why[64];
 
 	if (r->failed)
 		return;
@@ -42,8 +87,22 @@ on_field(void *s, size_t len, void *data)
 
 		for (const char *c = nul; c < (const char *)s + len; c++)
 			line -= *c == '\n';
-		pl_errf(r->err, r->t->file, line, "field %zu: contains a NUL "
-		    "byte", r->nfields + 1);
+		bad_field(r, line, "contains a NUL byte");
+		r->failed = 1;
+		free_fields(r);
+		return;
+	}
+	/* Our tables are UTF-8, as every output is; a Latin-1 label would
+	 * be copied into them as bytes no reader could decode. */
+	if (s && (bad = utf8_invalid_at(s, len)) < len) {
+		size_t line = r->line;
+
+		for (const char *c = (const char *)s + bad;
+		    c < (const char *)s + len; c++)
+			line -= *c == '\n';
+		snprintf(why, sizeof why, "not UTF-8 text (byte 0x%02X)",
+		    ((const unsigned char *)s)[bad]);
+		bad_field(r, line, why);
 		r->failed = 1;
 		free_fields(r);
 		return;
@@ -59,10 +118,13 @@ on_field(void *s, size_t len, void *data)
 	}
 	if (r->nfields == r->capfields) {
 		r->capfields = r->capfields ? r->capfields * 2 : 16;
-		r->fields = xrealloc(r->fields, r->capfields * sizeof(char *));
+		r->fields = xrealloc(r->fields, r->capfields * sizeof(*r->fields));
 	}
-	/* CSV_APPEND_NULL makes s a NUL-terminated string */
-	r->fields[r->nfields++] = xstrdup(s ? (char *)s : "");
+	r->fields[r->nfields++] = (uint32_t)r->t->textlen;
+	if (append_text(r, s ? s : "", s ? len : 0) < 0) {
+		r->failed = 1;
+		free_fields(r);
+	}
 }
 
 static void
@@ -77,24 +139,24 @@ on_record(int term, void *data)
 		return;
 	}
 	if (t->header == NULL) {
+		t->header = xcalloc(r->nfields, sizeof(char *));
+		t->ncols = r->nfields;	/* so that a failure frees them */
 		for (size_t i = 0; i < r->nfields; i++) {
-			if (r->fields[i][0] == '\0') {
+			t->header[i] = xstrdup(t->text + r->fields[i]);
+			if (t->header[i][0] == '\0') {
 				pl_errf(r->err, t->file, r->row_line,
 				    "header: column %zu has no name", i + 1);
 				goto fail;
 			}
 			for (size_t j = 0; j < i; j++)
-				if (strcmp(r->fields[i], r->fields[j]) == 0) {
+				if (strcmp(t->header[i], t->header[j]) == 0) {
 					pl_errf(r->err, t->file, r->row_line,
 					    "header: duplicate column '%s'",
-					    r->fields[i]);
+					    t->header[i]);
 					goto fail;
 				}
 		}
-		t->ncols = r->nfields;
-		t->header = xmalloc(r->nfields * sizeof(char *));
-		memcpy(t->header, r->fields, r->nfields * sizeof(char *));
-		r->nfields = 0;
+		free_fields(r);
 		return;
 	}
 	if (r->nfields != t->ncols) {
@@ -103,13 +165,19 @@ on_record(int term, void *data)
 		    t->ncols, r->nfields);
 		goto fail;
 	}
+	if (r->max_rows && t->nrows == r->max_rows) {
+		pl_errf(r->err, t->file, r->row_line, "more than %zu rows: %s",
+		    r->max_rows, r->why_max);
+		goto fail;
+	}
 	if (t->nrows == r->caprows) {
 		r->caprows = r->caprows ? r->caprows * 2 : 64;
-		t->cells = xrealloc(t->cells, r->caprows * t->ncols * sizeof(char *));
+		t->cells = xrealloc(t->cells, r->caprows * t->ncols *
+		    sizeof(*t->cells));
 		t->lines = xrealloc(t->lines, r->caprows * sizeof(size_t));
 	}
 	memcpy(t->cells + t->nrows * t->ncols, r->fields,
-	    t->ncols * sizeof(char *));
+	    t->ncols * sizeof(*t->cells));
 	t->lines[t->nrows++] = r->row_line;
 	r->nfields = 0;
 	return;
@@ -118,9 +186,10 @@ fail:
 	free_fields(r);
 }
 
-int
-csvio_parse(struct csvio_table *t, const char *name, const char *buf,
-    size_t len, struct pl_err *err)
+/* Parse with an optional cap on the rows (csvio_read_max). */
+static int
+parse_capped(struct csvio_table *t, const char *name, const char *buf,
+    size_t len, size_t max_rows, const char *why_max, struct pl_err *err)
 {
 	struct csv_parser p;
 	struct reader r;
@@ -131,6 +200,8 @@ csvio_parse(struct csvio_table *t, const char *name, const char *buf,
 	t->file = xstrdup(name ? name : "-");
 	r.t = t;
 	r.err = err;
+	r.max_rows = max_rows;
+	r.why_max = why_max;
 	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
 		die("out of memory");
 	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
@@ -174,7 +245,15 @@ csvio_parse(struct csvio_table *t, const char *name, const char *buf,
 }
 
 int
-csvio_read(struct csvio_table *t, const char *path, struct pl_err *err)
+csvio_parse(struct csvio_table *t, const char *name, const char *buf,
+    size_t len, struct pl_err *err)
+{
+	return parse_capped(t, name, buf, len, 0, NULL, err);
+}
+
+int
+csvio_read_max(struct csvio_table *t, const char *path, size_t max_rows,
+    const char *why_max, struct pl_err *err)
 {
 	char *buf;
 	size_t len;
@@ -183,18 +262,24 @@ csvio_read(struct csvio_table *t, const char *path, struct pl_err *err)
 	memset(t, 0, sizeof(*t));
 	if (read_file(path, &buf, &len, err) < 0)
 		return -1;
-	ret = csvio_parse(t, path ? path : "-", buf, len, err);
+	ret = parse_capped(t, path ? path : "-", buf, len, max_rows, why_max,
+	    err);
 	free(buf);
 	return ret;
+}
+
+int
+csvio_read(struct csvio_table *t, const char *path, struct pl_err *err)
+{
+	return csvio_read_max(t, path, 0, NULL, err);
 }
 
 void
 csvio_release(struct csvio_table *t)
 {
-	for (size_t i = 0; i < t->nrows * t->ncols; i++)
-		free(t->cells[i]);
 	for (size_t i = 0; t->header && i < t->ncols; i++)
 		free(t->header[i]);
+	free(t->text);
 	free(t->cells);
 	free(t->header);
 	free(t->lines);

@@ -28,6 +28,7 @@
 /* The most fields a row may have (the widest table of ours has 25). */
 #define CSVIO_MAX_FIELDS 1024
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "util.h"
@@ -37,12 +38,19 @@ struct csvio_table {
 	size_t ncols;
 	char **header;		/* ncols names */
 	size_t nrows;
-	char **cells;		/* nrows * ncols, row-major, never NULL */
+	char *text;		/* every cell's text, each NUL-terminated */
+	size_t textlen;
+	uint32_t *cells;	/* nrows * ncols offsets into text, row-major */
 	size_t *lines;		/* physical line each row starts on */
 };
 
 /* Read `path` ("-" or NULL: stdin).  On error nothing needs releasing. */
 int csvio_read(struct csvio_table *t, const char *path, struct pl_err *err);
+/* Same, refusing a table of more than max_rows rows at its next row's
+ * line: "file:line: more than N rows: <why_max>" (a table no real input
+ * is, read no further than that).  max_rows 0: any number. */
+int csvio_read_max(struct csvio_table *t, const char *path, size_t max_rows,
+    const char *why_max, struct pl_err *err);
 /* Same, from a buffer; `name` is used in messages. */
 int csvio_parse(struct csvio_table *t, const char *name, const char *buf,
     size_t len, struct pl_err *err);
@@ -61,7 +69,7 @@ int csvio_col_opt(const struct csvio_table *t, const char *name);
 static inline const char *
 csvio_cell(const struct csvio_table *t, size_t row, int col)
 {
-	return t->cells[row * t->ncols + (size_t)col];
+	return t->text + t->cells[row * t->ncols + (size_t)col];
 }
 
 /* Flags for the typed getters. */

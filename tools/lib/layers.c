@@ -189,7 +189,7 @@ layers_read(struct layer_graph *g, const char *path, struct pl_err *err)
 	int rc;
 
 	memset(g, 0, sizeof(*g));
-	if (csvio_read(&t, path, err) < 0)
+	if (csvio_read_max(&t, path, LAYERS_MAX_ROWS, LAYERS_WHY_MAX, err) < 0)
 		return -1;
 	rc = layers_from_table(g, &t, err);
 	csvio_release(&t);
@@ -323,7 +323,7 @@ layers_read_edges(struct layer_graph *g, const char *path, struct pl_err *err)
 	struct csvio_table t;
 	int cs, cd, cb;
 
-	if (csvio_read(&t, path, err) < 0)
+	if (csvio_read_max(&t, path, LAYERS_MAX_EDGES, LAYERS_WHY_MAX, err) < 0)
 		return -1;
 	if ((cs = csvio_col(&t, "src_layer", err)) < 0 ||
 	    (cd = csvio_col(&t, "dst_layer", err)) < 0 ||
@@ -379,6 +379,8 @@ fail:
 void
 layers_release(struct layer_graph *g)
 {
+	for (size_t i = 0; g->l && i < g->n; i++)
+		free(g->l[i].schedule);
 	free(g->file);
 	free(g->l);
 	free(g->e);
@@ -506,7 +508,7 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		if (g->scheduled) {
 			f[c] = numfmt(b[c], L->forward_bound_s), c++;
 			f[c] = numfmt(b[c], L->backward_bound_s), c++;
-			f[c++] = L->is_copy ? "" : L->schedule;
+			f[c++] = L->is_copy || !L->schedule ? "" : L->schedule;
 		}
 		bad |= csvio_write_row(fp, f, nc);
 	}

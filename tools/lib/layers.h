@@ -48,7 +48,7 @@ struct layer {
 	double selective_bytes, selective_recompute_s;
 	double forward_bound_s, backward_bound_s; /* proven, for ilp times */
 	int schedule_optimal;
-	char schedule[512];	/* how the ilp times were found */
+	char *schedule;		/* how the ilp times were found (owned) */
 	int is_copy;		/* a repeat of layer copy_of (same numbers) */
 	long copy_of;
 	size_t line;		/* CSV line, for messages */
@@ -57,6 +57,14 @@ struct layer {
 /* The most devices a variant spans (t e c) and samples a micro-batch:
  * products of these with plan sizes stay within 64 bits. */
 #define LAYERS_MAX_WIDTH (1L << 30)
+
+/* The most rows a per-layer graph (or an index of variants, or a stage
+ * table) and its edge table may have: a model has hundreds of layers, and
+ * the DP's stage ranges grow as their square.  A larger table is refused
+ * at its first row past the cap, before it costs a second or 100 MB. */
+#define LAYERS_MAX_ROWS ((size_t)100000)
+#define LAYERS_MAX_EDGES ((size_t)1000000)
+#define LAYERS_WHY_MAX "a model has hundreds of layers"
 
 struct layer_edge {
 	size_t src, dst;	/* row indices, src < dst */

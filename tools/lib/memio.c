@@ -126,7 +126,7 @@ mem_read_stages(struct mem_stage_table *st, const char *path,
 	struct csvio_table *t = &st->t;
 
 	memset(st, 0, sizeof(*st));
-	if (csvio_read(t, path, err) < 0)
+	if (csvio_read_max(t, path, LAYERS_MAX_ROWS, LAYERS_WHY_MAX, err) < 0)
 		return -1;
 	if ((c.stage = csvio_col(t, "stage", err)) < 0 ||
 	    (c.first = csvio_col(t, "first_layer", err)) < 0 ||

@@ -58,7 +58,8 @@ read_ops(struct opgraph *g, struct pl_err *err)
 	struct csvio_table t;
 	int cid, clay, cfus, ccore, cfs, cbs, cfi, cbi, cpar, cact, cdesc, cev;
 
-	if (csvio_read(&t, g->ops_file, err) < 0)
+	if (csvio_read_max(&t, g->ops_file, OPGRAPH_MAX_OPS, OPGRAPH_WHY_MAX,
+	    err) < 0)
 		return -1;
 	if ((cid = csvio_col(&t, "op_id", err)) < 0 ||
 	    (clay = csvio_col(&t, "layer_id", err)) < 0 ||
@@ -227,7 +228,8 @@ read_op_edges(struct opgraph *g, struct pl_err *err)
 	struct edge_key *k = NULL;
 	int cs, cd, csl, cdl, csz;
 
-	if (csvio_read(&t, g->edges_file, err) < 0)
+	if (csvio_read_max(&t, g->edges_file, OPGRAPH_MAX_EDGES,
+	    OPGRAPH_WHY_MAX, err) < 0)
 		return -1;
 	if ((cs = csvio_col(&t, "src", err)) < 0 ||
 	    (cd = csvio_col(&t, "dst", err)) < 0 ||
@@ -271,7 +273,8 @@ read_fused_edges(struct opgraph *g, struct pl_err *err)
 	struct edge_key *k = NULL;
 	int cl, cs, cd;
 
-	if (csvio_read(&t, g->fused_file, err) < 0)
+	if (csvio_read_max(&t, g->fused_file, OPGRAPH_MAX_EDGES,
+	    OPGRAPH_WHY_MAX, err) < 0)
 		return -1;
 	if ((cl = csvio_col(&t, "layer_id", err)) < 0 ||
 	    (cs = csvio_col(&t, "src", err)) < 0 ||

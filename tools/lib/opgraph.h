@@ -28,6 +28,13 @@
 #include "sched.h"
 #include "util.h"
 
+/* The most operators and edges an operator graph may have: the
+ * artifact's have up to 3,220 a graph (one layer of each kind, profiled);
+ * a table past these is refused at its first row past the cap. */
+#define OPGRAPH_MAX_OPS ((size_t)100000)
+#define OPGRAPH_MAX_EDGES ((size_t)1000000)
+#define OPGRAPH_WHY_MAX "an operator graph has thousands of operators"
+
 enum op_core {
 	CORE_NOP,		/* free */
 	CORE_TC,		/* tensor cores */

@@ -179,9 +179,14 @@ ilp_times(const struct opgraph *g, long layer, const struct sched_opts *so,
 			L->forward_bound_s = r.bound / 1000;
 		}
 		L->schedule_optimal &= r.optimal;
-		snprintf(L->schedule + strlen(L->schedule), sizeof(L->schedule) -
-		    strlen(L->schedule), "%s%s:%s[%s]", bwd ? ";" : "",
-		    bwd ? "bwd" : "fwd", r.optimal ? "optimal" : "gap", r.status);
+		{
+			char *was = L->schedule;
+
+			L->schedule = xasprintf("%s%s%s:%s[%s]", was ? was : "",
+			    bwd ? ";" : "", bwd ? "bwd" : "fwd",
+			    r.optimal ? "optimal" : "gap", r.status);
+			free(was);
+		}
 	}
 	return 0;
 }

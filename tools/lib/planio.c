@@ -263,7 +263,8 @@ planio_read_variants(struct variants *vs, char *const *paths, size_t n,
 		struct layer_graph g;
 		int rc;
 
-		if (csvio_read(&t, paths[i], err) < 0)
+		if (csvio_read_max(&t, paths[i], LAYERS_MAX_ROWS,
+		    LAYERS_WHY_MAX, err) < 0)
 			goto fail;
 		if (csvio_col_opt(&t, "file") >= 0)
 			rc = read_index(vs, &t, err);

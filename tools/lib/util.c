@@ -136,6 +136,16 @@ parse_double(const char *s, double min, double max, double *out,
 	}
 	if (v == 0)
 		v = 0;		/* "-0" is zero, not a negative number */
+	/* A value that rounds onto a bound is compared in long double,
+	 * where 10^18 + 1 is not 10^18 (x86-64: 64-bit mantissa). */
+	if (v != 0 && (v == min || v == max)) {
+		long double lv = strtold(s, NULL);
+
+		if (lv < (long double)min)
+			v = nextafter(min, -INFINITY);
+		else if (lv > (long double)max)
+			v = nextafter(max, INFINITY);
+	}
 	if (v < min) {
 		if (min == 0)
 			snprintf(why, whylen, "negative: '%s'", s);
@@ -513,8 +523,79 @@ xstrdup(const char *s)
 	return p;
 }
 
+size_t
+utf8_invalid_at(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned c = u[i];
+		size_t n;
+		unsigned lo = 0x80, hi = 0xBF;	/* the second byte's range */
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xC2 && c <= 0xDF)
+			n = 1;
+		else if (c >= 0xE0 && c <= 0xEF) {
+			n = 2;
+			if (c == 0xE0)
+				lo = 0xA0;	/* overlong */
+			else if (c == 0xED)
+				hi = 0x9F;	/* surrogates */
+		} else if (c >= 0xF0 && c <= 0xF4) {
+			n = 3;
+			if (c == 0xF0)
+				lo = 0x90;	/* overlong */
+			else if (c == 0xF4)
+				hi = 0x8F;	/* past U+10FFFF */
+		} else
+			return i;
+		if (len - i <= n || u[i + 1] < lo || u[i + 1] > hi)
+			return i;
+		for (size_t k = 2; k <= n; k++)
+			if (u[i + k] < 0x80 || u[i + k] > 0xBF)
+				return i;
+		i += n + 1;
+	}
+	return len;
+}
+
+size_t
+stdin_count(const char *const *paths, size_t n)
+{
+	size_t uses = 0;
+
+	for (size_t i = 0; i < n; i++)
+		uses += paths[i] && strcmp(paths[i], "-") == 0;
+	return uses;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("xasprintf: bad format");
+	p = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
 int
-read_file(const char *path, char **buf, size_t *len, struct pl_err *err)
+read_file_max(const char *path, char **buf, size_t *len, long max_bytes,
+    struct pl_err *err)
 {
 	FILE *fp;
 	char *b = NULL;
@@ -527,18 +608,19 @@ read_file(const char *path, char **buf, size_t *len, struct pl_err *err)
 	for (;;) {
 		if (cap - n < 65536) {	/* doubling, up to just past the cap */
 			cap = cap ? cap * 2 : 65536 * 2;
-			if (cap > (size_t)READ_FILE_MAX + 65536)
-				cap = (size_t)READ_FILE_MAX + 65536;
+			if (cap > (size_t)max_bytes + 65536)
+				cap = (size_t)max_bytes + 65536;
 			b = xrealloc(b, cap + 1);
 		}
 		r = fread(b + n, 1, cap - n, fp);
 		n += r;
 		if (r == 0)
 			break;
-		if (n > (size_t)READ_FILE_MAX) {
+		if (n > (size_t)max_bytes) {
 			pl_errf(err, is_stdin ? "-" : path, 0, "larger than %ld "
-			    "MB: not a table or config of ours",
-			    READ_FILE_MAX >> 20);
+			    "%s: not a table or config of ours",
+			    max_bytes >= 1L << 20 ? max_bytes >> 20 : max_bytes >> 10,
+			    max_bytes >= 1L << 20 ? "MB" : "KB");
 			if (!is_stdin)
 				fclose(fp);
 			free(b);
@@ -559,6 +641,12 @@ read_file(const char *path, char **buf, size_t *len, struct pl_err *err)
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+int
+read_file(const char *path, char **buf, size_t *len, struct pl_err *err)
+{
+	return read_file_max(path, buf, len, READ_FILE_MAX, err);
 }
 
 double

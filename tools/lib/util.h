@@ -121,12 +121,24 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* The offset of the first byte of s[0..len) that is not well-formed UTF-8
+ * (RFC 3629: no overlong form, surrogate or code point past U+10FFFF), or
+ * len when all of it is. */
+size_t utf8_invalid_at(const char *s, size_t len);
+/* How many of paths[0..n) (NULL: not given) are "-", standard input,
+ * which a run can read once. */
+size_t stdin_count(const char *const *paths, size_t n);
+/* A new string, printf-formatted. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Read a whole file ("-" or NULL: stdin) into a NUL-terminated buffer,
  * refusing one of more than READ_FILE_MAX bytes (no table or config of
  * ours comes near; /dev/zero would never end). */
 #define READ_FILE_MAX (16L << 20)
 int read_file(const char *path, char **buf, size_t *len, struct pl_err *err);
+/* Same, with a smaller cap of max_bytes (at most READ_FILE_MAX). */
+int read_file_max(const char *path, char **buf, size_t *len, long max_bytes,
+    struct pl_err *err);
 
 /* Seconds on the monotonic clock, for the timing columns. */
 double monotonic_s(void);

@@ -116,6 +116,56 @@ on_valid_error(void *data, xmlErrorPtr e)
 }
 
 static xmlRelaxNGPtr compiled[XMLIO_NKINDS];
+static xmlDocPtr schema_docs[XMLIO_NKINDS];	/* the same, as a tree */
+
+/* Whether a schema's tree has a <what name="name"> (what: "element" or
+ * "attribute"; our schemas name every element and attribute so, and use
+ * no wildcard). */
+static int
+schema_names(xmlNodePtr n, const char *what, const xmlChar *name)
+{
+	for (; n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (xmlStrcmp(n->name, BAD_CAST what) == 0) {
+			xmlChar *v = xmlGetProp(n, BAD_CAST "name");
+			int same = v && xmlStrcmp(v, name) == 0;
+
+			xmlFree(v);
+			if (same)
+				return 1;
+		}
+		if (schema_names(n->children, what, name))
+			return 1;
+	}
+	return 0;
+}
+
+/* The first element, in document order, whose name or one of whose
+ * attributes' names the schema never mentions (*attr: that attribute, or
+ * NULL); NULL if none.  libxml2's RELAX NG messages for such an element
+ * inside <interleave> name what it expected instead, at the parent. */
+static xmlNodePtr
+unknown_name(xmlNodePtr n, xmlNodePtr schema, const xmlChar **attr)
+{
+	for (; n; n = n->next) {
+		xmlNodePtr m;
+
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		*attr = NULL;
+		if (!schema_names(schema, "element", n->name))
+			return n;
+		for (xmlAttrPtr a = n->properties; a; a = a->next)
+			if (!schema_names(schema, "attribute", a->name)) {
+				*attr = a->name;
+				return n;
+			}
+		if ((m = unknown_name(n->children, schema, attr)) != NULL)
+			return m;
+	}
+	return NULL;
+}
 
 int
 xmlio_validate(xmlDocPtr doc, const char *file, enum xmlio_kind kind,
@@ -147,6 +197,26 @@ xmlio_validate(xmlDocPtr doc, const char *file, enum xmlio_kind kind,
 	xmlRelaxNGFreeValidCtxt(vctx);
 	if (ret == 0)
 		return 0;
+	if (schema_docs[kind] == NULL)
+		schema_docs[kind] = xmlReadMemory(text, (int)strlen(text),
+		    "schema.rng", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
+		    XML_PARSE_NOWARNING);
+	if (schema_docs[kind] != NULL) {
+		const xmlChar *attr;
+		xmlNodePtr bad = unknown_name(xmlDocGetRootElement(doc),
+		    xmlDocGetRootElement(schema_docs[kind]), &attr);
+		long line = bad ? xmlGetLineNo(bad) : 0;
+
+		if (bad && attr)
+			return pl_errf(err, file, line > 0 ? (size_t)line : 0,
+			    "not a valid %s config: element '%s': unknown "
+			    "attribute '%s'", xmlio_kind_name(kind),
+			    (const char *)bad->name, (const char *)attr);
+		if (bad)
+			return pl_errf(err, file, line > 0 ? (size_t)line : 0,
+			    "not a valid %s config: unknown element '%s'",
+			    xmlio_kind_name(kind), (const char *)bad->name);
+	}
 	if (!fe.seen)
 		snprintf(fe.msg, sizeof(fe.msg), "does not match the schema");
 	if (fe.line == 0 && strncmp(fe.msg, "Extra element ", 14) == 0) {
@@ -175,6 +245,34 @@ no_generic_error(void *ctx, const char *msg, ...)
 	(void)msg;
 }
 
+/* No config or plan of ours comes near these; past them libxml2 2.9's
+ * tree (some 400 bytes a node) and its duplicate-attribute check (a
+ * comparison of every pair of an element's attributes) would cost
+ * seconds and hundreds of MB before any check of ours ran. */
+#define XMLIO_MAX_BYTES (1L << 20)
+#define XMLIO_MAX_ATTRIBUTES 1000
+
+/* The line of the first '<' followed by more than XMLIO_MAX_ATTRIBUTES
+ * '=' before the next '<', or 0.  An attribute value holds no '<' (XML
+ * 1.0, AttValue), so an element's attributes all lie in that stretch and
+ * each has its '=' there: the count bounds theirs. */
+static size_t
+crowded_element_line(const char *buf, size_t len)
+{
+	size_t line = 1, tag_line = 0, eq = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '\n')
+			line++;
+		else if (buf[i] == '<') {
+			tag_line = line;
+			eq = 0;
+		} else if (buf[i] == '=' && tag_line && ++eq > XMLIO_MAX_ATTRIBUTES)
+			return tag_line;
+	}
+	return 0;
+}
+
 xmlDocPtr
 xmlio_read(const char *path, struct pl_err *err)
 {
@@ -185,18 +283,27 @@ xmlio_read(const char *path, struct pl_err *err)
 	xmlDocPtr doc;
 	char *buf;
 	size_t len;	/* at most READ_FILE_MAX, an int (asserted above) */
+	size_t crowded;
 
 	xmlSetGenericErrorFunc(NULL, no_generic_error);
-	if (read_file(strcmp(file, "-") == 0 ? NULL : file, &buf, &len,
-	    err) < 0)
+	if (read_file_max(strcmp(file, "-") == 0 ? NULL : file, &buf, &len,
+	    XMLIO_MAX_BYTES, err) < 0)
 		return NULL;
 	/* XML reads a lone CR as a line end (section 2.11); libxml2 counts
 	 * lines at LF only, so make them LFs first, unless the text is
 	 * UTF-16 (a NUL among its first bytes), where a CR is two bytes */
-	if (len < 4 || memchr(buf, '\0', 4) == NULL)
+	if (len < 4 || memchr(buf, '\0', 4) == NULL) {
 		for (size_t i = 0; i < len; i++)
 			if (buf[i] == '\r' && (i + 1 == len || buf[i + 1] != '\n'))
 				buf[i] = '\n';
+		if ((crowded = crowded_element_line(buf, len)) > 0) {
+			free(buf);
+			pl_errf(err, file, crowded, "an element with more than "
+			    "%d attributes: no config or plan of ours has "
+			    "that many", XMLIO_MAX_ATTRIBUTES);
+			return NULL;
+		}
+	}
 	ctx = xmlNewParserCtxt();
 	if (ctx == NULL)
 		die("out of memory");
