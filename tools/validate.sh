@@ -14,7 +14,9 @@
 # measured_tokens_per_s_per_gpu or measured_tflops_per_gpu), source;
 # optional: p2p_scatter_gather (1: Megatron-LM of 2021-22 sent the
 # pipeline's activations in t pieces, dpsolve -P), sequence_parallel,
-# distributed_optimizer, c (context parallelism; t p c d = devices),
+# distributed_optimizer, overlap_param_gather (--overlap-param-gather:
+# the distributed optimizer's parameter gather during the next step's
+# forward pass), c (context parallelism; t p c d = devices),
 # ends_in_pipeline_split (Megatron's --account-for-embedding-in-pipeline-
 # split and --account-for-loss-in-pipeline-split: the two ends count as a
 # layer each)) is priced exactly as it was run: its variant's per-layer
@@ -129,6 +131,9 @@ rows() {	# table
 		if (v > 1 && (B / (d * b)) % p) bad("virtual_stages " v ": the " B / (d * b) " micro-batches are not a multiple of p " p)
 		if (((L + 2 * ends) / p) % v) bad("virtual_stages " v ": do not divide the " (L + 2 * ends) / p " layers a stage")
 		if (flag("sequence_parallel") == 1 && t == 1) bad("sequence_parallel 1 needs t > 1")
+		# Megatron-LM asserts both (arguments.py, core_r0.8.0)
+		if (flag("overlap_param_gather") == 1 && flag("distributed_optimizer") != 1) bad("overlap_param_gather 1 needs distributed_optimizer 1")
+		if (flag("overlap_param_gather") == 1 && flag("overlap_grad_reduce") != 1) bad("overlap_param_gather 1 needs overlap_grad_reduce 1")
 		# exactly one measurement a row, in whichever form it was published
 		m = ""
 		for (i = 1; i <= nm; i++) {
@@ -147,13 +152,14 @@ rows() {	# table
 		    v, word("recompute", "none full selective"),
 		    flag("overlap_grad_reduce"), word("gradients", "fp16 bf16 fp32"),
 		    word("ddp", "torch local"), flag("p2p_scatter_gather"),
-		    flag("sequence_parallel"), flag("distributed_optimizer"), c, ends, tf, src
+		    flag("sequence_parallel"), flag("distributed_optimizer"),
+		    flag("overlap_param_gather"), c, ends, tf, src
 	}' OFS=, "$1"
 }
 
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
-	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt c ends measure source; do
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp c ends measure source; do
 		mx=configs/models/$model.xml
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
 		V=$(field "$mx" vocab)
@@ -165,10 +171,10 @@ for table in "$@"; do
 		"$BIN/graph-normalize" -c "$mx" -a "configs/accelerators/$acc.xml" \
 		    -V "t=$t,b=$b,sp=$sp,c=$c" -o "$tmp/$run.csv"
 		awk -v L="$L" -v p="$p" -v d="$d" -v t="$t" -v b="$b" -v v="$v" \
-		    -v rc="$rcn" -v ovl="$ovl" -v sp="$sp" -v dopt="$dopt" \
+		    -v rc="$rcn" -v ovl="$ovl" -v ovlp="$ovlp" -v sp="$sp" -v dopt="$dopt" \
 		    -v c="$c" -v ends="$ends" 'BEGIN {
 			printf "<plan micro_batch_samples=\"%d\">\n", b
-			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"1\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" ends_in_pipeline_split=\"%d\"/>\n", d, t, sp, c, rc, v, dopt, ovl, ends
+			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"1\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\"/>\n", d, t, sp, c, rc, v, dopt, ovl, ovlp, ends
 			# the rows of the graph: the embedding -1, the layers, the head L
 			if (ends) {
 				k = (L + 2) / p

@@ -28,6 +28,19 @@ sh tools/validate.sh "$BIN" "$tmp/sp.out" "$tmp/sp.csv" > /dev/null 2>&1 ||
 grep -q '^measured,sc21-18.4b,.*,t8 p1 d32 b8 v1 sp distopt,yes,' "$tmp/sp.out" ||
     { echo "sp and the distributed optimizer not in the published plan"; cat "$tmp/sp.out"; fail=1; }
 
+# the parameter gather's overlap, a column: in the published plan, and
+# no slower than the same plan without it (its gather then hides behind
+# the next step's forward pass)
+{ head -n 1 "$table" | sed 's/,measured_tflops/,sequence_parallel,distributed_optimizer,overlap_param_gather,measured_tflops/'
+  sed -n 5p "$table" | awk -F, -v OFS=, '{ $16 = $16 ",1,1,1"; print }'; } > "$tmp/pg.csv"
+VALIDATE_PLANS="$tmp/plans" sh tools/validate.sh "$BIN" "$tmp/pg.out" "$tmp/pg.csv" > /dev/null 2>&1 ||
+    { echo "the table with overlap_param_gather was refused"; fail=1; }
+grep -q 'overlap_param_gather="1"' "$tmp/plans/sc21-18.4b.xml" ||
+    { echo "overlap_param_gather not in the published plan"; fail=1; }
+awk -F, 'FNR == 2 { s[FILENAME] = $4 } END { exit !(s[ARGV[1]] < s[ARGV[2]]) }' \
+    "$tmp/pg.out" "$tmp/sp.out" ||
+    { echo "the parameter gather's overlap did not shorten the step"; fail=1; }
+
 bad() {	# name expected-message: the table in $tmp/bad.csv
 	if sh tools/validate.sh "$BIN" "$tmp/bad.out" "$tmp/bad.csv" > /dev/null 2> "$tmp/err"; then
 		echo "$1: accepted"; fail=1; return
@@ -56,6 +69,10 @@ sed '1s/,t,p,/,t,p,t,/; 2s/,1,1,32,512/,1,1,1,32,512/' "$tmp/plain.csv" > "$tmp/
 bad "a column twice" "bad.csv:1: column \"t\" twice"
 sed '2s/,32,1,1,32,/,160,1,5,32,/' "$tmp/plain.csv" > "$tmp/bad.csv"
 bad "layers over p" "bad.csv:2: p 5: the model's 24 layers do not split evenly"
+sed '2s/,1,1,1,135,/,1,0,1,135,/' "$tmp/pg.csv" > "$tmp/bad.csv"
+bad "param gather without distopt" "bad.csv:2: overlap_param_gather 1 needs distributed_optimizer 1"
+awk -F, -v OFS=, 'NR == 2 { $13 = 0 } { print }' "$tmp/pg.csv" > "$tmp/bad.csv"
+bad "param gather without grad overlap" "bad.csv:2: overlap_param_gather 1 needs overlap_grad_reduce 1"
 rm -f "$tmp/bad.csv"
 bad "missing table" "bad.csv: cannot read the runs table"
 
