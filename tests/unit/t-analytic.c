@@ -179,6 +179,21 @@ test_vector_traffic(void)
 		    "traffic = 46sbh + 11as^2b");
 		analytic_release(&g);
 	}
+	/* Megatron-LM's cross-entropy over the padded vocabulary slice
+	 * (50,257 -> 50,264 at t = 8), kernel by kernel in its
+	 * cross_entropy.py: cast 2 + 4, max 4, subtract 8, exp 8, sum 4,
+	 * divide 8 forward; scale 8 and the cast back 4 + 2 backward */
+	build(&m, 8, 1, 1, 1, 1, &g);
+	for (size_t i = 0; i < g.n; i++)
+		if (strcmp(g.op[i].name, "cross_entropy") == 0) {
+			double slice = s * 50264.0 / 8;
+
+			EQ_DBL(g.op[i].fwd_bytes, 38 * slice, 1e-12,
+			    "cross-entropy forward traffic = 38 s V/t");
+			EQ_DBL(g.op[i].bwd_bytes, 14 * slice, 1e-12,
+			    "cross-entropy backward traffic = 14 s V/t");
+		}
+	analytic_release(&g);
 }
 
 /* Narayanan et al.: 24Bsh^2 + 4Bs^2h forward FLOPs a dense layer (MHA,

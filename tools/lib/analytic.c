@@ -450,9 +450,14 @@ head(struct builder *B, const struct model_cfg *m)
 	o = matmul(B, "output", n, h, V / t, m->tied_embeddings ? 0 : V * h / t,
 	    SPLIT_T);
 	o->activation_bytes = 2 * n * h / d->shard;
-	o = vector(B, "cross_entropy", AOP_VECTOR, n * V / t, 5, 0, 0);
-	o->fwd_bytes = (2 + 4) * n * V / t;
-	o->bwd_bytes = 2 * o->fwd_bytes;
+	/* Megatron-LM's vocabulary-parallel cross-entropy (unfused, its
+	 * default through core_r0.8.0), one pass over the logits a kernel:
+	 * cast to fp32 (reads 2, writes 4), max (4), subtract it in place
+	 * (8), exp in place (8), sum (4), divide in place for the softmax
+	 * it keeps (8): 38 bytes an element.  Backward scales the kept
+	 * softmax by the loss's gradient in place (8) and casts it back to
+	 * bf16 for the projection (6): 14. */
+	o = vector(B, "cross_entropy", AOP_VECTOR, n * V / t, 5, 38, 14);
 	o->activation_bytes = 4 * n * V / t;
 	if (t > 1)
 		collective(B, "loss_reduce", LCOLL_ALL_REDUCE, -1, 3 * 4 * n);
