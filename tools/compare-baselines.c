@@ -136,12 +136,13 @@ load_cell(struct cell *c, const struct opts *o)
 		}
 		c->vs.n = kept;
 	}
-	c->env = (struct plan_env){ &c->net, o->devices,
-	    c->exp.model[mi].device_memory_bytes > 0 ?
+	c->env = (struct plan_env){ .net = &c->net, .devices = o->devices,
+	    .memory_bytes = c->exp.model[mi].device_memory_bytes > 0 ?
 	    c->exp.model[mi].device_memory_bytes : c->accel.memory_bytes,
-	    c->exp.optimizer, c->exp.global_batch,
-	    c->exp.grad_bytes_per_param, BASELINE_DISTOPT, BASELINE_OVERLAP, 1,
-	    0, accel_memory_Bps(&c->accel) };
+	    .optimizer = c->exp.optimizer, .global_batch = c->exp.global_batch,
+	    .grad_bytes_per_param = c->exp.grad_bytes_per_param,
+	    .distopt = BASELINE_DISTOPT, .overlap = BASELINE_OVERLAP,
+	    .grad_copies = 1, .optimizer_Bps = accel_memory_Bps(&c->accel) };
 }
 
 /* The artifact's setup for the experiment at micro-batch mbs: its

@@ -32,6 +32,7 @@ struct opts {
 	double memory_bytes, grad_bytes, grad_copies;
 	int optimizer, rc_min, rc_max, zero, format, flat, seq_times;
 	int distopt_min, distopt_max, overlap, scatter_gather;
+	int tp_overlap, tp_grad_blocking;
 };
 
 static void
@@ -40,8 +41,8 @@ usage(FILE *fp, int status)
 	fprintf(fp,
 	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
 	    "[-G megatron|torch] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] "
-	    "[-T stats.csv] "
-	    "[-V on|off] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron] "
+	    "[-T stats.csv] [-U on|off] "
+	    "[-V on|off] [-W async|blocking] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron] "
 	    "[-g bf16|fp32] [-m label] [-o file] "
 	    "[-r none|full|selective|all] [-v vmax] [-z zmax] "
 	    "-a accelerator.xml -n network.xml graph.csv|index.csv ...\n"
@@ -256,7 +257,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->overlap = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":A:B:C:D:E:FG:M:N:O:P:S:T:V:Z:a:c:e:f:g:hm:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FG:M:N:O:P:S:T:U:V:W:Z:a:c:e:f:g:hm:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'A': o->model = optarg; break;
@@ -293,6 +294,13 @@ parse_args(int argc, char *argv[], struct opts *o)
 			break;
 		case 'S': o->setups = optarg; break;
 		case 'T': o->stats = optarg; break;
+		case 'U':	/* --tp-comm-overlap on sp variants */
+			o->tp_overlap = one_of('U', optarg, "off", "on");
+			break;
+		case 'W':	/* Megatron-LM before 2021-08-30: blocking */
+			o->tp_grad_blocking = one_of('W', optarg, "async",
+			    "blocking");
+			break;
 		case 'V':
 			o->overlap = !one_of('V', optarg, "on", "off");
 			break;
@@ -399,10 +407,15 @@ main(int argc, char *argv[])
 		if (layers_check_model(&vs.g[i], model.layers, o.model,
 		    &err) < 0)
 			die_err(&err);
-	env = (struct plan_env){ &net, o.devices ? o.devices : net.ndevices,
-	    o.memory_bytes ? o.memory_bytes : accel.memory_bytes, o.optimizer,
-	    o.batch, o.grad_bytes, 0, 0, o.grad_copies, o.scatter_gather,
-	    accel_memory_Bps(&accel) };
+	env = (struct plan_env){ .net = &net,
+	    .devices = o.devices ? o.devices : net.ndevices,
+	    .memory_bytes = o.memory_bytes ? o.memory_bytes :
+	    accel.memory_bytes, .optimizer = o.optimizer,
+	    .global_batch = o.batch, .grad_bytes_per_param = o.grad_bytes,
+	    .tp_overlap = o.tp_overlap, .grad_copies = o.grad_copies,
+	    .p2p_scatter_gather = o.scatter_gather,
+	    .tp_grad_blocking = o.tp_grad_blocking,
+	    .optimizer_Bps = accel_memory_Bps(&accel) };
 	for (size_t i = 0; i < vs.n; i++)
 		if (vs.g[i].has_variant && vs.g[i].var_b > o.batch)
 			die("%s: micro-batch %ld is larger than the global batch "
@@ -421,7 +434,8 @@ main(int argc, char *argv[])
 	} else {
 		const struct layer_graph **gp = xcalloc(vs.n, sizeof *gp);
 		struct dp_options dpo = { o.rc_min, o.rc_max, o.zero, o.zmax,
-		    o.vmax, o.distopt_min, o.distopt_max, o.overlap };
+		    o.vmax, o.distopt_min, o.distopt_max, o.overlap,
+		    o.tp_overlap };
 
 		for (size_t i = 0; i < vs.n; i++)
 			gp[i] = &vs.g[i];

@@ -16,7 +16,10 @@
 # pipeline's activations in t pieces, dpsolve -P), sequence_parallel,
 # distributed_optimizer, overlap_param_gather (--overlap-param-gather:
 # the distributed optimizer's parameter gather during the next step's
-# forward pass), c (context parallelism; t p c d = devices),
+# forward pass), tp_comm_overlap (--tp-comm-overlap: Transformer Engine's
+# userbuffers, with sequence parallelism), tp_grad_blocking (1: Megatron-LM
+# before 2021-08-30, whose column-parallel products reduced their input
+# gradient after their weight gradient instead of beside it), c (context parallelism; t p c d = devices),
 # ends_in_pipeline_split (Megatron's --account-for-embedding-in-pipeline-
 # split and --account-for-loss-in-pipeline-split: the two ends count as a
 # layer each)) is priced exactly as it was run: its variant's per-layer
@@ -75,7 +78,7 @@ field() {	# model.xml element
 solve() {
 	"$BIN/dpsolve" -a "configs/accelerators/$acc.xml" \
 	    -n "configs/networks/$net.xml" -N "$devices" -B "$B" -g "$gflag" \
-	    -G "$ddpflag" -P "$sgflag" "$@"
+	    -G "$ddpflag" -P "$sgflag" -W "$tpwait" "$@"
 }
 
 header="kind,run,published,predicted,unit,error_pct,plan,fits,peak_memory_bytes,own_plan,own_over_published,own_peak_memory_bytes,own_same_recompute_plan,own_same_recompute_over_published,not_modelled"
@@ -134,6 +137,7 @@ rows() {	# table
 		# Megatron-LM asserts both (arguments.py, core_r0.8.0)
 		if (flag("overlap_param_gather") == 1 && flag("distributed_optimizer") != 1) bad("overlap_param_gather 1 needs distributed_optimizer 1")
 		if (flag("overlap_param_gather") == 1 && flag("overlap_grad_reduce") != 1) bad("overlap_param_gather 1 needs overlap_grad_reduce 1")
+		if (flag("tp_comm_overlap") == 1 && flag("sequence_parallel") != 1) bad("tp_comm_overlap 1 needs sequence_parallel 1")
 		# exactly one measurement a row, in whichever form it was published
 		m = ""
 		for (i = 1; i <= nm; i++) {
@@ -153,28 +157,30 @@ rows() {	# table
 		    flag("overlap_grad_reduce"), word("gradients", "fp16 bf16 fp32"),
 		    word("ddp", "torch local"), flag("p2p_scatter_gather"),
 		    flag("sequence_parallel"), flag("distributed_optimizer"),
-		    flag("overlap_param_gather"), c, ends, tf, src
+		    flag("overlap_param_gather"), flag("tp_comm_overlap"),
+		    flag("tp_grad_blocking"), c, ends, tf, src
 	}' OFS=, "$1"
 }
 
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
-	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp c ends measure source; do
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends measure source; do
 		mx=configs/models/$model.xml
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
 		V=$(field "$mx" vocab)
 		gflag=$([ "$grads" = fp32 ] && echo fp32 || echo bf16)
 		ddpflag=$([ "$ddp" = torch ] && echo torch || echo megatron)
 		sgflag=$([ "$sg" = 1 ] && echo on || echo off)
+		tpwait=$([ "$tpb" = 1 ] && echo blocking || echo async)
 		rcn=$(case $rc in none) echo 0 ;; full) echo 1 ;; selective) echo 2 ;; esac)
 		# the variant the run used, and Megatron's even split
 		"$BIN/graph-normalize" -c "$mx" -a "configs/accelerators/$acc.xml" \
 		    -V "t=$t,b=$b,sp=$sp,c=$c" -o "$tmp/$run.csv"
 		awk -v L="$L" -v p="$p" -v d="$d" -v t="$t" -v b="$b" -v v="$v" \
 		    -v rc="$rcn" -v ovl="$ovl" -v ovlp="$ovlp" -v sp="$sp" -v dopt="$dopt" \
-		    -v c="$c" -v ends="$ends" 'BEGIN {
+		    -v c="$c" -v ends="$ends" -v tpo="$tpo" 'BEGIN {
 			printf "<plan micro_batch_samples=\"%d\">\n", b
-			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"1\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\"/>\n", d, t, sp, c, rc, v, dopt, ovl, ovlp, ends
+			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"1\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"/>\n", d, t, sp, c, rc, v, dopt, ovl, ovlp, ends, tpo
 			# the rows of the graph: the embedding -1, the layers, the head L
 			if (ends) {
 				k = (L + 2) / p
@@ -213,14 +219,16 @@ for table in "$@"; do
 		overlap=$([ "$ovl" = 1 ] && echo on || echo off)
 		dsearch=$([ "$dopt" = 1 ] && echo both || echo off)
 		rsearch=$([ "$rc" = selective ] && echo all || echo both)
-		solve -D "$dsearch" -r "$rsearch" -V "$overlap" \
+		tpsearch=$([ "$tpo" = 1 ] && echo on || echo off)
+		solve -D "$dsearch" -r "$rsearch" -V "$overlap" -U "$tpsearch" \
 		    -o "$tmp/$run.own.xml" "$tmp/$run.d/index.csv"
 		# and with the run's own recomputation kind: the layout alone
-		solve -D "$dsearch" -r "$rc" -V "$overlap" -o "$tmp/$run.same.xml" \
+		solve -D "$dsearch" -r "$rc" -V "$overlap" -U "$tpsearch" \
+		    -o "$tmp/$run.same.xml" \
 		    "$tmp/$run.d/index.csv"
 		awk -v run="$run" -v B="$B" -v s="$s" -v L="$L" -v h="$h" -v V="$V" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
-		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$ends" = 1 ] && echo ' ends')" \
+		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v same="$tmp/$run.same.xml" '
 		function attr(line, name,   m) {
@@ -231,7 +239,7 @@ for table in "$@"; do
 		function scan(file, what,   line, peak) {
 			peak = 0
 			while ((getline line < file) > 0) {
-				if (line ~ /<parallelism /) what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (attr(line, "c") > 1 ? " c" attr(line, "c") : "") " d" attr(line, "d") " b" bsz " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "")
+				if (line ~ /<parallelism /) what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (attr(line, "c") > 1 ? " c" attr(line, "c") : "") " d" attr(line, "d") " b" bsz " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "")
 				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")
 				if (line ~ /<stage /) { m = attr(line, "memory_bytes") + 0; if (m > peak) peak = m }
 				if (line ~ /<result /) { what["step"] = attr(line, "step_s"); what["fits"] = attr(line, "fits") }

@@ -93,7 +93,7 @@ grep -q '^# torchrun' "$tmp/odd.sh" || say "odd batch: no commented launch"
 # an uneven split with three different stage lengths (-E on a plan the
 # search wrote, its middle stage moved by one layer)
 "$BIN/dpsolve" -a configs/accelerators/h100-80gb.xml -n configs/networks/spineleaf-h100-128.xml \
-    -B 64 -r none -v 1 -D off -N 16 -M 4e10 -o "$tmp/plan.xml" "$tmp/l2/index.csv" ||
+    -B 64 -r none -v 1 -D off -N 16 -M 2e10 -o "$tmp/plan.xml" "$tmp/l2/index.csv" ||
     say "plan: dpsolve failed"
 stages=$(grep -c '<stage ' "$tmp/plan.xml")
 if [ "$stages" -ge 4 ]; then
@@ -104,12 +104,24 @@ if [ "$stages" -ge 4 ]; then
 	    F="$(sed -n 's/.*<stage index="2" [^>]*first_layer="\([0-9]*\)".*/\1/p' "$tmp/plan.xml" | awk '{ print $1 - 1 }')" |
 	    sed 's/ layers="[0-9]*"//' > "$tmp/uneven.xml"	# as priced: now stale
 	"$BIN/dpsolve" -A configs/models/llama2-7b.xml -a configs/accelerators/h100-80gb.xml \
-	    -n configs/networks/spineleaf-h100-128.xml -B 64 -N 16 -M 4e10 -E "$tmp/uneven.xml" \
+	    -n configs/networks/spineleaf-h100-128.xml -B 64 -N 16 -M 2e10 -E "$tmp/uneven.xml" \
 	    -f megatron -o "$tmp/uneven.sh" "$tmp/l2/index.csv" 2>/dev/null ||
 	    say "uneven: dpsolve -E failed"
 	grep -q 'cannot run this plan: an uneven split' "$tmp/uneven.sh" ||
 	    say "uneven: no reason given: $(cat "$tmp/uneven.sh")"
 else
-	say "plan: wanted 4 or more stages at 40 GB, got $stages"
+	say "plan: wanted 4 or more stages at 20 GB, got $stages"
+fi
+
+# the same plan searched with --tp-comm-overlap (its variant has sequence
+# parallelism): the launch says so
+"$BIN/dpsolve" -A configs/models/llama2-7b.xml -a configs/accelerators/h100-80gb.xml \
+    -n configs/networks/spineleaf-h100-128.xml -B 64 -r none -v 1 -D off -N 16 \
+    -M 2e10 -U on -f megatron -o "$tmp/tpo.sh" "$tmp/l2/index.csv" ||
+    say "tpo: dpsolve failed"
+if grep -q -- '--sequence-parallel' "$tmp/tpo.sh"; then
+	has tpo "--tp-comm-overlap"
+else
+	say "tpo: the plan has no sequence parallelism: $(cat "$tmp/tpo.sh")"
 fi
 exit $fail

@@ -63,7 +63,9 @@ hand_example(void)
 	graph_alloc(&g, 2);
 	set_row(&g, 0, 0.01, 0.02, 1e6, 1e7, 0);
 	set_row(&g, 1, 0.02, 0.04, 2e6, 1e7, 1e6);
-	env = (struct plan_env){ &net, 4, 2.7e7, OPT_ADAM, 8, 0, 0, 0, 1, 0, 0 };
+	env = (struct plan_env){ .net = &net, .devices = 4,
+	    .memory_bytes = 2.7e7, .optimizer = OPT_ADAM, .global_batch = 8,
+	    .grad_copies = 1 };
 
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "the example evaluates");
 	/* m = 8 / 2 = 4; the cut joins devices 0-1 (2-3 in replica 1):
@@ -264,7 +266,7 @@ random_instances(void)
 		struct layer_graph *gm[2] = { &g[0], &g[1] };
 		struct plan_env env, fenv;
 		struct dp_options o = { RC_NONE, RC_SELECTIVE, DP_ZERO_AUTO, 4,
-		    pick(1, 3), 0, 1, uniform() < 0.5 };
+		    pick(1, 3), 0, 1, uniform() < 0.5, 0 };
 		struct dp_stats st;
 		struct plan best, fbest;
 		struct plan_result r;
@@ -288,10 +290,13 @@ random_instances(void)
 			need += 16 * g[0].l[i].parameter_bytes +
 			    g[0].l[i].activation_bytes;
 		/* from a few layers' worth (ZeRO or nothing) to it all */
-		env = (struct plan_env){ &net, pick(1, net.ndevices),
-		    need * (0.04 + 1.2 * uniform() * uniform()), uniform() < 0.8 ?
-		    OPT_ADAM : OPT_SGD, layers ? pick(2, 12) : pick(2, 64),
-		    uniform() < 0.5 ? 2 : 4, 0, 0, 1, 0, 0 };
+		env = (struct plan_env){ .net = &net,
+		    .devices = pick(1, net.ndevices),
+		    .memory_bytes = need * (0.04 + 1.2 * uniform() * uniform()),
+		    .optimizer = uniform() < 0.8 ? OPT_ADAM : OPT_SGD,
+		    .global_batch = layers ? pick(2, 12) : pick(2, 64),
+		    .grad_bytes_per_param = uniform() < 0.5 ? 2 : 4,
+		    .grad_copies = 1 };
 		/* PyTorch DDP's second copy of the gradients half the time,
 		 * Megatron's pipeline scatter/gather (t = 2 variants) too, and
 		 * the optimizer step at an HBM-like 0.5-10.5e11 B/s */
@@ -371,7 +376,7 @@ network_awareness(void)
 	struct layer_graph g;
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env, fenv;
-	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0 };
+	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best, fbest;
 	struct plan_result r, fr;
@@ -386,7 +391,9 @@ network_awareness(void)
 	graph_alloc(&g, 6);
 	for (size_t i = 0; i < 6; i++)
 		set_row(&g, i, 1, 2, 1e6, 0, 1e10);
-	env = (struct plan_env){ &net, 8, 1.7e7, OPT_ADAM, 8, 0, 0, 0, 1, 0, 0 };
+	env = (struct plan_env){ .net = &net, .devices = 8,
+	    .memory_bytes = 1.7e7, .optimizer = OPT_ADAM, .global_batch = 8,
+	    .grad_copies = 1 };
 	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0,
 	    "aware: solved");
 	OK(plan_evaluate(&env, &best, &r, NULL) == 0, "aware: evaluates");
@@ -425,7 +432,7 @@ zero_when_needed(void)
 	struct layer_graph g;
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
-	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0 };
+	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	double step;
@@ -442,7 +449,9 @@ zero_when_needed(void)
 	set_row(&g, 2, 10, 20, 1e8, 0, 1e3);
 	/* on 1.04e9-byte devices two rows together need more than ZeRO-3
 	 * over 2 (1.2e9), so: 3 stages, the middle one ZeRO-1 over 2 */
-	env = (struct plan_env){ &net, 4, 1.04e9, OPT_ADAM, 8, 0, 0, 0, 1, 0, 0 };
+	env = (struct plan_env){ .net = &net, .devices = 4,
+	    .memory_bytes = 1.04e9, .optimizer = OPT_ADAM, .global_batch = 8,
+	    .grad_copies = 1 };
 	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0 &&
 	    st.zero_used, "ZeRO turned on");
 	OK(best.nstages == 3 && best.stage[1].z == 2 &&
@@ -570,7 +579,9 @@ megatron_modes(void)
 		    i ? 1e6 : 0);
 		set_recompute(&g.l[i], 0.1, 0.4);
 	}
-	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 4, 4, 0, 0, 1, 0, 0 };
+	env = (struct plan_env){ .net = &net, .devices = 4,
+	    .memory_bytes = 1e12, .optimizer = OPT_ADAM, .global_batch = 4,
+	    .grad_bytes_per_param = 4, .grad_copies = 1 };
 
 	/* interleaved, v = 2 over S = 2: each stage 30 + 600 ms of compute;
 	 * stage 0 receives once across the wrap and sends twice, stage 1
@@ -699,7 +710,9 @@ recompute_collectives_and_scatter_gather(void)
 
 	two_nodes_two_rows(&net, &g);
 	g.l[1].coll_bytes[LCOLL_ALL_REDUCE] = 1e6;
-	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 1, 4, 0, 0, 1, 0, 0 };
+	env = (struct plan_env){ .net = &net, .devices = 4,
+	    .memory_bytes = 1e12, .optimizer = OPT_ADAM, .global_batch = 1,
+	    .grad_bytes_per_param = 4, .grad_copies = 1 };
 	for (int rc = 0; rc < RC_N; rc++) {
 		p.recompute = rc;
 		OK(plan_evaluate(&env, &p, &r, &err) == 0, "evaluates");
@@ -746,8 +759,9 @@ context_parallel_group(void)
 	g.var_c = 2;
 	g.l[1].coll_bytes[LCOLL_CONTEXT_ALL_GATHER] = 1e6;
 	g.l[1].coll_bytes[LCOLL_CONTEXT_REDUCE_SCATTER] = 1e6;
-	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 1, 4, 0, 0, 1, 0,
-	    0 };
+	env = (struct plan_env){ .net = &net, .devices = 4,
+	    .memory_bytes = 1e12, .optimizer = OPT_ADAM, .global_batch = 1,
+	    .grad_bytes_per_param = 4, .grad_copies = 1 };
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "t = 2, c = 2 evaluates");
 	EQ_DBL(r.stage[0].collective_s, 1e-3, 1e-15,
 	    "keys and values across the nodes, both ways: 1 ms");
@@ -797,8 +811,10 @@ optimizer_shards(void)
 		set_row(&g, i, 0.01, 0.02, 2e6, 1e7, i ? 1e6 : 0);
 		g.l[i].dense_parameter_bytes = 1e6;
 	}
-	env = (struct plan_env){ &net, 4, 1e12, OPT_ADAM, 4, 4, 0, 0, 1, 0,
-	    1e9 };
+	env = (struct plan_env){ .net = &net, .devices = 4,
+	    .memory_bytes = 1e12, .optimizer = OPT_ADAM, .global_batch = 4,
+	    .grad_bytes_per_param = 4, .grad_copies = 1,
+	    .optimizer_Bps = 1e9 };
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "ZeRO-1 over two copies");
 	EQ_DBL(r.stage[0].optimizer_s, 0.038, 1e-12,
 	    "ZeRO-1 over z = 2: half the parameters a device, 38 ms");

@@ -1,18 +1,19 @@
 # The runs table is read by its header: the same run with its columns in
 # another order, CRLF line ends, a byte-order mark, a blank last line and
 # the optional columns left out (their default, 0, where the row says
-# nothing) comes out as the same row of results/validate.csv; sequence parallelism and the distributed optimizer
-# reach the published plan.  A bad table stops with one line naming the
+# nothing) comes out as the same row of results/validate.csv; sequence
+# parallelism, the distributed optimizer and --tp-comm-overlap reach the
+# published plan.  A bad table stops with one line naming the
 # file, the line and the field, exit 1, and writes nothing.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 table=data/published/megatron-sc21-table1.csv
-# sc21-1.7b, columns shuffled, p2p_scatter_gather left out (at t = 1 it
-# changes nothing), CRLF
-awk -F, -v OFS=, 'NR <= 2 { print $17, $1, $3, $2, $4, $5, $6, $7, $8, $9,
-    $10, $11, $12, $13, $14, $15, $18 }' "$table" | sed 's/$/\r/' > "$tmp/shuffled.csv"
+# sc21-1.7b, columns shuffled, p2p_scatter_gather and tp_grad_blocking
+# left out (at t = 1 they change nothing), CRLF
+awk -F, -v OFS=, 'NR <= 2 { print $18, $1, $3, $2, $4, $5, $6, $7, $8, $9,
+    $10, $11, $12, $13, $14, $15, $19 }' "$table" | sed 's/$/\r/' > "$tmp/shuffled.csv"
 sh tools/validate.sh "$BIN" "$tmp/a.csv" "$tmp/shuffled.csv" > /dev/null 2>&1 ||
     { echo "the shuffled table was refused"; fail=1; }
 awk -F, -v OFS=, 'NR <= 2' "$table" > "$tmp/plain.csv"
@@ -22,7 +23,7 @@ cmp -s "$tmp/a.csv" "$tmp/b.csv" || { echo "column order or CRLF changed the res
 
 # sequence parallelism and the distributed optimizer, as columns
 { head -n 1 "$table" | sed 's/,measured_tflops/,sequence_parallel,distributed_optimizer,measured_tflops/'
-  sed -n 5p "$table" | awk -F, -v OFS=, '{ $16 = $16 ",1,1"; print }'; } > "$tmp/sp.csv"
+  sed -n 5p "$table" | awk -F, -v OFS=, '{ $17 = $17 ",1,1"; print }'; } > "$tmp/sp.csv"
 sh tools/validate.sh "$BIN" "$tmp/sp.out" "$tmp/sp.csv" > /dev/null 2>&1 ||
     { echo "the table with sequence_parallel was refused"; fail=1; }
 grep -q '^measured,sc21-18.4b,.*,t8 p1 d32 b8 v1 sp distopt,yes,' "$tmp/sp.out" ||
@@ -32,7 +33,7 @@ grep -q '^measured,sc21-18.4b,.*,t8 p1 d32 b8 v1 sp distopt,yes,' "$tmp/sp.out" 
 # no slower than the same plan without it (its gather then hides behind
 # the next step's forward pass)
 { head -n 1 "$table" | sed 's/,measured_tflops/,sequence_parallel,distributed_optimizer,overlap_param_gather,measured_tflops/'
-  sed -n 5p "$table" | awk -F, -v OFS=, '{ $16 = $16 ",1,1,1"; print }'; } > "$tmp/pg.csv"
+  sed -n 5p "$table" | awk -F, -v OFS=, '{ $17 = $17 ",1,1,1"; print }'; } > "$tmp/pg.csv"
 VALIDATE_PLANS="$tmp/plans" sh tools/validate.sh "$BIN" "$tmp/pg.out" "$tmp/pg.csv" > /dev/null 2>&1 ||
     { echo "the table with overlap_param_gather was refused"; fail=1; }
 grep -q 'overlap_param_gather="1"' "$tmp/plans/sc21-18.4b.xml" ||
@@ -40,6 +41,19 @@ grep -q 'overlap_param_gather="1"' "$tmp/plans/sc21-18.4b.xml" ||
 awk -F, 'FNR == 2 { s[FILENAME] = $4 } END { exit !(s[ARGV[1]] < s[ARGV[2]]) }' \
     "$tmp/pg.out" "$tmp/sp.out" ||
     { echo "the parameter gather's overlap did not shorten the step"; fail=1; }
+
+# --tp-comm-overlap, a column: in the published plan, and shorter than the
+# same plan without it (t = 8 with sequence parallelism); refused without
+# sequence parallelism, as Megatron-LM asserts
+{ head -n 1 "$table" | sed 's/,measured_tflops/,sequence_parallel,distributed_optimizer,tp_comm_overlap,measured_tflops/'
+  sed -n 5p "$table" | awk -F, -v OFS=, '{ $17 = $17 ",1,1,1"; print }'; } > "$tmp/tpo.csv"
+VALIDATE_PLANS="$tmp/tplans" sh tools/validate.sh "$BIN" "$tmp/tpo.out" "$tmp/tpo.csv" > /dev/null 2>&1 ||
+    { echo "the table with tp_comm_overlap was refused"; fail=1; }
+grep -q 'tp_comm_overlap="1"' "$tmp/tplans/sc21-18.4b.xml" ||
+    { echo "tp_comm_overlap not in the published plan"; fail=1; }
+awk -F, 'FNR == 2 { s[FILENAME] = $4 } END { exit !(s[ARGV[1]] < s[ARGV[2]]) }' \
+    "$tmp/tpo.out" "$tmp/sp.out" ||
+    { echo "--tp-comm-overlap did not shorten the step"; fail=1; }
 
 bad() {	# name expected-message: the table in $tmp/bad.csv
 	if sh tools/validate.sh "$BIN" "$tmp/bad.out" "$tmp/bad.csv" > /dev/null 2> "$tmp/err"; then
@@ -73,6 +87,8 @@ sed '2s/,1,1,1,135,/,1,0,1,135,/' "$tmp/pg.csv" > "$tmp/bad.csv"
 bad "param gather without distopt" "bad.csv:2: overlap_param_gather 1 needs distributed_optimizer 1"
 awk -F, -v OFS=, 'NR == 2 { $13 = 0 } { print }' "$tmp/pg.csv" > "$tmp/bad.csv"
 bad "param gather without grad overlap" "bad.csv:2: overlap_param_gather 1 needs overlap_grad_reduce 1"
+sed '2s/,1,1,1,135,/,0,1,1,135,/' "$tmp/tpo.csv" > "$tmp/bad.csv"
+bad "tp overlap without sp" "bad.csv:2: tp_comm_overlap 1 needs sequence_parallel 1"
 rm -f "$tmp/bad.csv"
 bad "missing table" "bad.csv: cannot read the runs table"
 

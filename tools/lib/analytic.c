@@ -32,6 +32,8 @@ struct builder {
 	struct aop_graph *g;
 	const struct dims *d;
 	long layer;
+	long enter;		/* an f collective awaiting its product, or -1 */
+	long last_matmul;	/* the latest product, or -1 */
 };
 
 static struct aop *
@@ -50,6 +52,8 @@ add(struct builder *B, const char *name, int kind)
 	snprintf(o->name, sizeof(o->name), "%s", name);
 	o->kind = kind;
 	o->fwd_coll = o->bwd_coll = -1;
+	o->tp_role = -1;
+	o->tp_gemm = -1;
 	o->param_split = SPLIT_NONE;
 	return o;
 }
@@ -65,7 +69,12 @@ matmul(struct builder *B, const char *name, double tokens, double k,
     double n_out, double params, int split)
 {
 	struct aop *o = add(B, name, AOP_MATMUL);
+	long self = (long)(B->g->n - 1);
 
+	if (B->enter >= 0)
+		B->g->op[B->enter].tp_gemm = self;
+	B->enter = -1;
+	B->last_matmul = self;
 	o->fwd_flops = 2 * tokens * k * n_out;
 	o->bwd_flops = 2 * o->fwd_flops;
 	o->fwd_bytes = 2 * (tokens * k + k * n_out + tokens * n_out);
@@ -112,7 +121,7 @@ vector(struct builder *B, const char *name, int kind, double elems,
 	return o;
 }
 
-static void
+static struct aop *
 collective(struct builder *B, const char *name, int fwd, int bwd,
     double bytes)
 {
@@ -121,6 +130,7 @@ collective(struct builder *B, const char *name, int fwd, int bwd,
 	o->fwd_coll = fwd;
 	o->bwd_coll = bwd;
 	o->coll_bytes = bytes;
+	return o;
 }
 
 /*
@@ -130,26 +140,41 @@ collective(struct builder *B, const char *name, int fwd, int bwd,
  * with sequence parallelism f is an all-gather (reduce-scatter backward)
  * and g a reduce-scatter (all-gather backward).  Nothing at t = 1.
  */
+/* Each pair is noted with the product beside it, which can hide it
+ * (role TP_COLUMN, TP_ROW or TP_OUTSIDE; -1: none): f's product is the
+ * next one, g's the last. */
 static void
-tp_enter(struct builder *B, const char *name, double bytes)
+tp_enter(struct builder *B, const char *name, double bytes, int role)
 {
+	struct aop *o;
+
 	if (B->d->t == 1)
 		return;
 	if (B->d->shard > 1)
-		collective(B, name, LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER, bytes);
+		o = collective(B, name, LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER,
+		    bytes);
 	else
-		collective(B, name, -1, LCOLL_ALL_REDUCE, bytes);
+		o = collective(B, name, -1, LCOLL_ALL_REDUCE, bytes);
+	o->tp_role = role;
+	B->enter = role >= 0 ? (long)(B->g->n - 1) : -1;
 }
 
 static void
-tp_leave(struct builder *B, const char *name, double bytes)
+tp_leave(struct builder *B, const char *name, double bytes, int role)
 {
+	struct aop *o;
+
 	if (B->d->t == 1)
 		return;
 	if (B->d->shard > 1)
-		collective(B, name, LCOLL_REDUCE_SCATTER, LCOLL_ALL_GATHER, bytes);
+		o = collective(B, name, LCOLL_REDUCE_SCATTER, LCOLL_ALL_GATHER,
+		    bytes);
 	else
-		collective(B, name, LCOLL_ALL_REDUCE, -1, bytes);
+		o = collective(B, name, LCOLL_ALL_REDUCE, -1, bytes);
+	if (role >= 0 && B->last_matmul >= 0) {
+		o->tp_role = role;
+		o->tp_gemm = B->last_matmul;
+	}
 }
 
 /* LayerNorm: mean, variance, normalise, scale, shift (~8 FLOPs an
@@ -246,7 +271,7 @@ attention(struct builder *B)
 	struct aop *o;
 
 	norm(B, "attn_norm");
-	tp_enter(B, "attn_f", 2 * n * h);
+	tp_enter(B, "attn_f", 2 * n * h, TP_COLUMN);
 	/* the column-parallel q, k, v projections; they keep their input */
 	o = matmul(B, "qkv", n, h, (h + 2 * kv) / t,
 	    (h * (h + 2 * kv) + (d->bias ? h + 2 * kv : 0)) / t, SPLIT_T);
@@ -294,7 +319,7 @@ attention(struct builder *B)
 	o->activation_bytes = 2 * n * h / t;
 	if (d->bias)
 		add(B, "attn_out_bias", AOP_VECTOR)->parameter_bytes = 2 * h;
-	tp_leave(B, "attn_g", 2 * n * h);
+	tp_leave(B, "attn_g", 2 * n * h, TP_ROW);
 	dropout_residual(B, "attn_residual");
 }
 
@@ -317,7 +342,7 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 	struct aop *o;
 
 	snprintf(name, sizeof(name), "%s_f", prefix);
-	tp_enter(B, name, 2 * tokens * h);
+	tp_enter(B, name, 2 * tokens * h, is_expert ? TP_OUTSIDE : TP_COLUMN);
 	snprintf(name, sizeof(name), "%s_up", prefix);
 	o = matmul(B, name, tokens, h, ups * f / t,
 	    copies * (ups * h * f + (d->bias ? ups * f : 0)) / t,
@@ -344,7 +369,7 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 		o->param_split = is_expert ? SPLIT_E : SPLIT_NONE;
 	}
 	snprintf(name, sizeof(name), "%s_g", prefix);
-	tp_leave(B, name, 2 * tokens * h);
+	tp_leave(B, name, 2 * tokens * h, is_expert ? -1 : TP_ROW);
 }
 
 /*
@@ -446,7 +471,7 @@ head(struct builder *B, const struct model_cfg *m)
 		o = matmul(B, "pooler", d->b, h, h, h * h + h, SPLIT_NONE);
 		o->activation_bytes = 2 * d->b * h;
 	}
-	tp_enter(B, "head_f", 2 * n * h);
+	tp_enter(B, "head_f", 2 * n * h, TP_OUTSIDE);
 	o = matmul(B, "output", n, h, V / t, m->tied_embeddings ? 0 : V * h / t,
 	    SPLIT_T);
 	o->activation_bytes = 2 * n * h / d->shard;
@@ -635,9 +660,13 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	B.g = g;
 	B.d = &d;
 	B.layer = -1;
+	B.enter = B.last_matmul = -1;
 	embedding(&B, m);
-	for (B.layer = 0; B.layer < m->layers; B.layer++)
+	for (B.layer = 0; B.layer < m->layers; B.layer++) {
+		B.enter = B.last_matmul = -1;
 		transformer_layer(&B);
+	}
+	B.enter = B.last_matmul = -1;
 	head(&B, m);
 	g->boundary_bytes = 2 * d.n * d.h / d.shard;
 	for (size_t i = 0; a && i < g->n; i++) {
@@ -701,6 +730,22 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 			L->coll_bytes[o->fwd_coll] += o->coll_bytes;
 		if (o->bwd_coll >= 0)
 			L->coll_bytes[o->bwd_coll] += o->coll_bytes;
+	}
+	/* each tensor-parallel collective with the product beside it */
+	out->has_tp_overlap = 1;
+	for (size_t i = 0; i < g->n; i++) {
+		const struct aop *o = &g->op[i];
+		struct layer *L = &out->l[o->layer + 1];
+		struct tp_pair *p;
+
+		if (o->tp_role < 0 || o->tp_gemm < 0)
+			continue;
+		L->tp = xrealloc(L->tp, (size_t)(L->ntp + 1) * sizeof *L->tp);
+		p = &L->tp[L->ntp++];
+		p->role = o->tp_role;
+		p->bytes = o->coll_bytes;
+		p->forward_s = g->op[o->tp_gemm].fwd_s;
+		p->backward_s = g->op[o->tp_gemm].bwd_s;
 	}
 	out->nedges = out->n - 1;
 	out->e = xcalloc(out->nedges, sizeof(struct layer_edge));

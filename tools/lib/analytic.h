@@ -56,6 +56,10 @@ struct aop {
 	double gemm_m, gemm_n, gemm_k, gemm_batch;
 	int fwd_coll, bwd_coll;		/* LCOLL_* or -1 */
 	double coll_bytes;		/* each direction's buffer */
+	/* a tensor-parallel collective's product beside it: TP_* (layers.h)
+	 * and the product's op index, or -1 */
+	int tp_role;
+	long tp_gemm;
 	double fwd_s, bwd_s;		/* roofline, all cores of the kind */
 };
 

@@ -114,6 +114,8 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 	s->plan->overlap_grad = c->mode.overlap_grad;
 	s->plan->overlap_param = c->mode.overlap_param;
 	s->plan->ends_in_split = c->mode.ends_in_split;
+	/* --tp-comm-overlap needs sequence parallelism */
+	s->plan->tp_overlap = c->mode.tp_overlap && c->v->sp;
 	for (int i = last_point, k = 0; s->pool[i].parent >= 0;
 	    i = s->pool[i].parent, k++) {
 		const struct point *p = &s->pool[i];
@@ -209,8 +211,8 @@ search_cell(struct search *s, struct plan_cell *c)
 					    v->pf_bwd[j] - v->pf_bwd[jj];
 					comp += v->pf_rerun[c->mode.recompute][j] -
 					    v->pf_rerun[c->mode.recompute][jj] +
-					    v->pf_coll[c->mode.recompute][j] -
-					    v->pf_coll[c->mode.recompute][jj];
+					    plan_coll(v, &c->mode)[j] -
+					    plan_coll(v, &c->mode)[jj];
 					cmin = s->zero_on ? (double)(m + k) :
 					    mult_fixed;
 					if (cmin * comp / (double)zcap + p.Y >=
@@ -291,7 +293,7 @@ list_modes(const struct search *s, struct plan_mode *out)
 				for (int ends = 0; ends <= (nv > 1); ends++)
 					out[n++] = (struct plan_mode){ rc, nv,
 					    dopt, o->overlap, o->overlap &&
-					    dopt, ends };
+					    dopt, ends, o->tp_overlap };
 	return n;
 }
 
@@ -387,7 +389,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			 * layers' own collectives */
 			x->total = v->pf_fwd[rows] + v->pf_bwd[rows] +
 			    v->pf_rerun[md->recompute][rows] +
-			    v->pf_coll[md->recompute][rows];
+			    plan_coll(v, md)[rows];
 			/* every step pays at least one stage's gradient
 			 * reduction latency over d*c*e devices (halved when
 			 * it is a reduce-scatter: the distributed optimizer,
@@ -426,8 +428,8 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			    v->pf_rerun[md->recompute][rows];
 			for (size_t i = 0; i < rows; i++)
 				x->maxrow = fmax(x->maxrow,
-				    v->pf_coll[md->recompute][i + 1] -
-				    v->pf_coll[md->recompute][i] +
+				    plan_coll(v, md)[i + 1] -
+				    plan_coll(v, md)[i] +
 				    v->g->l[i].forward_s +
 				    v->g->l[i].backward_s + mem_row_rerun_s(
 				    &v->g->l[i], md->recompute));

@@ -39,6 +39,7 @@ struct dp_options {
 	int overlap;		/* overlap the gradient reduction (and, with
 				 * the distributed optimizer, the parameter
 				 * gather) with compute */
+	int tp_overlap;		/* --tp-comm-overlap on sp variants */
 };
 
 struct dp_stats {

@@ -128,6 +128,92 @@ read_recompute(const struct csvio_table *t, struct layer_graph *g,
 	return 0;
 }
 
+static const char tp_roles[] = "cro";
+
+/* A row's tp_overlap cell: space-separated ROLE:BYTES:FORWARD_S:BACKWARD_S
+ * items (empty: none). */
+static int
+read_tp_pairs(const struct csvio_table *t, size_t r, int col, struct layer *L,
+    struct pl_err *err)
+{
+	const char *p = csvio_cell(t, r, col);
+	struct tp_pair pair[LAYER_TP_PAIRS_MAX];
+	int n = 0;
+
+	while (*p == ' ')
+		p++;
+	while (*p) {
+		const char *role = strchr(tp_roles, *p);
+		double v[3];
+		char *end;
+
+		if (n == LAYER_TP_PAIRS_MAX)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'tp_overlap': more than %d pairs",
+			    LAYER_TP_PAIRS_MAX);
+		if (*p == '\0' || role == NULL || p[1] != ':')
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'tp_overlap': item %d does not start with c:, r: "
+			    "or o:", n + 1);
+		p += 2;
+		for (int k = 0; k < 3; k++) {
+			v[k] = strtod(p, &end);
+			if (end == p || !isfinite(v[k]) || v[k] < 0 ||
+			    (k < 2 ? *end != ':' : *end != ' ' && *end))
+				return pl_errf(err, t->file, t->lines[r],
+				    "column 'tp_overlap': item %d is not "
+				    "ROLE:BYTES:FORWARD_S:BACKWARD_S with "
+				    "non-negative numbers", n + 1);
+			p = k < 2 ? end + 1 : end;
+		}
+		pair[n].role = (int)(role - tp_roles);
+		pair[n].bytes = v[0];
+		pair[n].forward_s = v[1];
+		pair[n].backward_s = v[2];
+		n++;
+		while (*p == ' ')
+			p++;
+	}
+	L->ntp = n;
+	L->tp = n ? xcalloc((size_t)n, sizeof *L->tp) : NULL;
+	if (n)
+		memcpy(L->tp, pair, (size_t)n * sizeof *pair);
+	return 0;
+}
+
+/* A row's tp_overlap cell as written (a "" of the buffer when none). */
+static const char *
+write_tp_pairs(const struct layer *L, char **buf)
+{
+	size_t len = 0;
+
+	free(*buf);
+	*buf = xcalloc((size_t)L->ntp * (3 * NUMFMT_LEN + 8) + 1, 1);
+	for (int k = 0; k < L->ntp; k++) {
+		char b[3][NUMFMT_LEN];
+
+		len += (size_t)sprintf(*buf + len, "%s%c:%s:%s:%s", k ? " " : "",
+		    tp_roles[L->tp[k].role], numfmt(b[0], L->tp[k].bytes),
+		    numfmt(b[1], L->tp[k].forward_s),
+		    numfmt(b[2], L->tp[k].backward_s));
+	}
+	return *buf;
+}
+
+static const char *
+differing_pairs(const struct layer *a, const struct layer *b)
+{
+	if (a->ntp != b->ntp)
+		return "tp_overlap";
+	for (int k = 0; k < a->ntp; k++)
+		if (a->tp[k].role != b->tp[k].role ||
+		    a->tp[k].bytes != b->tp[k].bytes ||
+		    a->tp[k].forward_s != b->tp[k].forward_s ||
+		    a->tp[k].backward_s != b->tp[k].backward_s)
+			return "tp_overlap";
+	return NULL;
+}
+
 /* Do two rows carry the same numbers (a copy_of row repeats its
  * original exactly: the planner prices copies as the original)? */
 static const char *
@@ -156,7 +242,7 @@ differing_number(const struct layer *a, const struct layer *b)
 		return recompute_cols[2];
 	if (a->selective_recompute_s != b->selective_recompute_s)
 		return recompute_cols[3];
-	return NULL;
+	return differing_pairs(a, b);
 }
 
 /* A copy_of names an earlier row with the same numbers. */
@@ -201,7 +287,7 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
     struct pl_err *err)
 {
 	int cid, cpar, cact, cin, ckind, cfwd, cbwd, ccopy, ccoll[LCOLL_N];
-	int cdense;
+	int cdense, ctp;
 
 	memset(g, 0, sizeof(*g));
 	if ((cid = csvio_col(tab, "layer_id", err)) < 0 ||
@@ -217,6 +303,8 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 	g->has_times = cfwd >= 0 && cbwd >= 0;
 	ccopy = csvio_col_opt(tab, "copy_of");
 	cdense = csvio_col_opt(tab, "dense_parameter_bytes");
+	ctp = csvio_col_opt(tab, "tp_overlap");
+	g->has_tp_overlap = ctp >= 0;
 	for (int k = 0; k < LCOLL_N; k++)
 		ccoll[k] = csvio_col_opt(tab, coll_cols[k]);
 	g->file = xstrdup(tab->file);
@@ -287,6 +375,8 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 			}
 			L->dense_parameter_bytes = v;
 		}
+		if (ctp >= 0 && read_tp_pairs(tab, r, ctp, L, err) < 0)
+			goto fail;
 	}
 	if (read_variant(tab, g, err) < 0 || read_recompute(tab, g, err) < 0 ||
 	    check_copies(tab, g, err) < 0)
@@ -379,8 +469,10 @@ fail:
 void
 layers_release(struct layer_graph *g)
 {
-	for (size_t i = 0; g->l && i < g->n; i++)
+	for (size_t i = 0; g->l && i < g->n; i++) {
 		free(g->l[i].schedule);
+		free(g->l[i].tp);
+	}
 	free(g->file);
 	free(g->l);
 	free(g->e);
@@ -444,7 +536,7 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 {
 	static const char *const eheader[] = { "src_layer", "dst_layer", "bytes" };
 	const char *head[32], *f[32];
-	char b[32][NUMFMT_LEN];
+	char b[32][NUMFMT_LEN], *pairs = NULL;
 	size_t nc = 0;
 	int bad;
 
@@ -466,6 +558,8 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 	if (g->has_recompute)
 		for (int k = 0; k < 4; k++)
 			head[nc++] = recompute_cols[k];
+	if (g->has_tp_overlap)
+		head[nc++] = "tp_overlap";
 	if (g->scheduled) {
 		head[nc++] = "forward_bound_s";
 		head[nc++] = "backward_bound_s";
@@ -505,6 +599,8 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 			for (int k = 0; k < 4; k++)
 				f[c] = numfmt(b[c], v[k]), c++;
 		}
+		if (g->has_tp_overlap)
+			f[c++] = write_tp_pairs(L, &pairs);
 		if (g->scheduled) {
 			f[c] = numfmt(b[c], L->forward_bound_s), c++;
 			f[c] = numfmt(b[c], L->backward_bound_s), c++;
@@ -512,6 +608,7 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		}
 		bad |= csvio_write_row(fp, f, nc);
 	}
+	free(pairs);
 	if (edges_fp == NULL)
 		return bad;
 	bad |= csvio_write_row(edges_fp, eheader, 3);

@@ -28,6 +28,26 @@ enum { LCOLL_ALL_REDUCE, LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER,
 	LCOLL_ALL_TO_ALL, LCOLL_CONTEXT_ALL_GATHER, LCOLL_CONTEXT_REDUCE_SCATTER,
 	LCOLL_N };
 
+/*
+ * A tensor-parallel collective and the matrix product beside it, which
+ * can hide it (docs/model.md, "Tensor-parallel overlap"): a column-
+ * parallel product entered through Megatron's f (its input gathered
+ * forward with sp, its input gradient reduced backward), a row-parallel
+ * one left through g (its output reduced forward, the gradient gathered
+ * backward with sp), or a column-parallel product outside Transformer
+ * Engine's layers (the output projection, the experts), which only the
+ * backward overlap reaches.  The layer-graph column `tp_overlap` lists
+ * them, ROLE:BYTES:FORWARD_S:BACKWARD_S, ROLE c, r or o.
+ */
+enum { TP_COLUMN, TP_ROW, TP_OUTSIDE };
+#define LAYER_TP_PAIRS_MAX 16
+
+struct tp_pair {
+	int role;
+	double bytes;			/* the collective's buffer */
+	double forward_s, backward_s;	/* the product's times */
+};
+
 struct layer {
 	long id;
 	char kind[32];
@@ -37,6 +57,8 @@ struct layer {
 	 * experts'): their gradients are also summed over that group */
 	double dense_parameter_bytes;
 	double coll_bytes[LCOLL_N];
+	int ntp;			/* tensor-parallel pairs (owned) */
+	struct tp_pair *tp;
 	/* Recomputation (docs/model.md, "Recomputation"): under full
 	 * recomputation the row keeps checkpoint_bytes a micro-batch and runs
 	 * recompute_s of its forward pass again during the backward pass;
@@ -77,6 +99,7 @@ struct layer_graph {
 	int has_variant;	/* the variant columns are present */
 	int has_recompute;	/* the recomputation columns are present */
 	int has_times;		/* forward_s and backward_s are present */
+	int has_tp_overlap;	/* the tp_overlap column is present */
 	long var_t, var_e, var_c, var_sp, var_b;
 	size_t n;
 	struct layer *l;

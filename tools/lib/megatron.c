@@ -244,6 +244,8 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		flag(fp, &l, "--overlap-grad-reduce");
 	if (p->overlap_param)
 		flag(fp, &l, "--overlap-param-gather");
+	if (p->tp_overlap)
+		flag(fp, &l, "--tp-comm-overlap");
 	if (m->grad_bytes_per_param == 2)
 		flag(fp, &l, "--grad-reduce-in-bf16");
 	fprintf(fp, "%s    --bf16\n", l.nwhy ? "#" : "");

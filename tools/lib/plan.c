@@ -127,9 +127,76 @@ struct plan_mode
 plan_mode_of(const struct plan *p)
 {
 	struct plan_mode m = { p->recompute, p->v > 1 ? p->v : 1, p->distopt,
-		p->overlap_grad, p->overlap_param, p->ends_in_split };
+		p->overlap_grad, p->overlap_param, p->ends_in_split,
+		p->tp_overlap };
 
 	return m;
+}
+
+const double *
+plan_coll(const struct plan_variant *v, const struct plan_mode *m)
+{
+	if (m->tp_overlap && v->pf_coll_tpo[m->recompute] != NULL)
+		return v->pf_coll_tpo[m->recompute];
+	return v->pf_coll[m->recompute];
+}
+
+/*
+ * What the products beside a row's tensor-parallel collectives hide of
+ * them (docs/model.md, "Tensor-parallel overlap"), forward and backward,
+ * and what sequence parallelism's backward adds: a column-parallel
+ * product keeps its input sharded and gathers it again for its weight
+ * gradient, beside its input gradient.  A product's backward is its input
+ * and its weight gradient, half each.  Megatron-LM's backward reduces the
+ * input gradient beside the weight gradient (async, or always with sp);
+ * --tp-comm-overlap (sp) pipelines the forward's gathers and reductions
+ * and the backward's gathers of row-parallel products with the products
+ * in t chunks, the last chunk's product hiding nothing.
+ */
+/* A pair's collective of kind k: its bytes' share of the row's time of
+ * that kind (the row prices each kind's bytes as one collective), or on
+ * its own when the row has none of the kind. */
+static double
+pair_time(const struct plan_variant *v, const struct layer *L,
+    const double *kind_s, int k, double bytes)
+{
+	if (L->coll_bytes[k] > 0)
+		return kind_s[k] * fmin(1, bytes / L->coll_bytes[k]);
+	return net_time(v->coll[k], bytes);
+}
+
+static void
+tp_hidden(const struct plan_variant *v, const struct plan_env *env,
+    const struct layer *L, const double *kind_s, int tpo, double *hid_fwd,
+    double *hid_bwd, double *extra_bwd)
+{
+	double pipe = v->t > 1 ? (double)(v->t - 1) / (double)v->t : 0;
+
+	*hid_fwd = *hid_bwd = *extra_bwd = 0;
+	for (int k = 0; k < L->ntp; k++) {
+		const struct tp_pair *p = &L->tp[k];
+		double ag = pair_time(v, L, kind_s, LCOLL_ALL_GATHER, p->bytes);
+		double rs = pair_time(v, L, kind_s, LCOLL_REDUCE_SCATTER,
+		    p->bytes);
+		double ar = pair_time(v, L, kind_s, LCOLL_ALL_REDUCE, p->bytes);
+		double half = p->backward_s / 2;
+
+		if (p->role == TP_ROW) {
+			if (tpo && v->sp) {
+				*hid_fwd += fmin(rs, pipe * p->forward_s);
+				*hid_bwd += fmin(ag, pipe * half);
+			}
+			continue;
+		}
+		if (v->sp) {
+			*extra_bwd += ag - fmin(ag, half);
+			*hid_bwd += fmin(rs, half);
+			if (tpo && p->role == TP_COLUMN)
+				*hid_fwd += fmin(ag, pipe * p->forward_s);
+		} else if (!env->tp_grad_blocking) {
+			*hid_bwd += fmin(ar, half);
+		}
+	}
 }
 
 int
@@ -180,17 +247,29 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	 * reduce-scatter, dispatch and combine), so a row's forward runs
 	 * half of its collective time.  Selective recomputation reruns the
 	 * attention core, which has none. */
-	for (int rc = 0; rc < RC_N; rc++)
+	for (int rc = 0; rc < RC_N; rc++) {
 		v->pf_coll[rc] = xcalloc(g->n + 1, sizeof *v->pf_coll[rc]);
+		if (v->sp)
+			v->pf_coll_tpo[rc] = xcalloc(g->n + 1,
+			    sizeof *v->pf_coll_tpo[rc]);
+	}
 	for (size_t i = 0; i < g->n; i++) {
-		double s = 0;
+		double s = 0, kind_s[LCOLL_N];
 
 		for (int k = 0; k < LCOLL_N; k++)
-			s += net_time(v->coll[k], g->l[i].coll_bytes[k]);
-		for (int rc = 0; rc < RC_N; rc++)
-			v->pf_coll[rc][i + 1] = v->pf_coll[rc][i] + s +
-			    (rc == RC_FULL && g->l[i].recompute_s > 0 ?
-			    s / 2 : 0);
+			s += kind_s[k] = net_time(v->coll[k],
+			    g->l[i].coll_bytes[k]);
+		for (int tpo = 0; tpo <= (v->sp != 0); tpo++) {
+			double **pf = tpo ? v->pf_coll_tpo : v->pf_coll;
+			double hf, hb, extra;
+
+			tp_hidden(v, env, &g->l[i], kind_s, tpo, &hf, &hb,
+			    &extra);
+			for (int rc = 0; rc < RC_N; rc++)
+				pf[rc][i + 1] = pf[rc][i] + fmax(0, s +
+				    extra - hf - hb + (rc == RC_FULL &&
+				    g->l[i].recompute_s > 0 ? s / 2 - hf : 0));
+		}
 	}
 	v->scatter_gather = env->p2p_scatter_gather && v->t > 1 && !v->sp;
 
@@ -239,6 +318,7 @@ plan_variant_release(struct plan_variant *v)
 		free(v->pf_kept[rc]);
 		free(v->pf_rerun[rc]);
 		free(v->pf_coll[rc]);
+		free(v->pf_coll_tpo[rc]);
 		for (int j = 0; v->working[rc] && j <= ilog2(v->g->n); j++)
 			free(v->working[rc][j]);
 		free(v->working[rc]);
@@ -573,8 +653,8 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	long nv = c->mode.v;
 
 	o->compute_s = fwd + bwd + rerun;
-	o->collective_s = v->pf_coll[c->mode.recompute][last + 1] -
-	    v->pf_coll[c->mode.recompute][first];
+	o->collective_s = plan_coll(v, &c->mode)[last + 1] -
+	    plan_coll(v, &c->mode)[first];
 	o->level_in = o->level_out = -1;
 	o->p2p_in_s = o->p2p_out_s = 0;
 	/* activations one way, their gradients the other; interleaved, each

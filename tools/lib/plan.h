@@ -47,6 +47,7 @@ struct plan_env {
 	/* how the runtime runs the plans of methods that do not choose it
 	 * (the baselines): the distributed optimizer, overlap */
 	int distopt, overlap;
+	int tp_overlap;			/* --tp-comm-overlap where sp */
 	double grad_copies;		/* 2: PyTorch DDP's buckets (mem.h);
 					 * 0 reads 1 */
 	/* Megatron-LM of 2021-22 (--scatter-gather-tensors-in-pipeline, its
@@ -55,6 +56,11 @@ struct plan_env {
 	 * rank over its own link, all-gathered over the t ranks on arrival.
 	 * Megatron-Core sends it whole (0, the default). */
 	int p2p_scatter_gather;
+	/* Megatron-LM before 2021-08-30 (SC'21's runs): a column-parallel
+	 * product's input-gradient all-reduce waits for its weight
+	 * gradient instead of running beside it; 0 (async), Megatron-LM's
+	 * way since (docs/model.md, "Tensor-parallel overlap") */
+	int tp_grad_blocking;
 	/* the optimizer step's memory traffic: the accelerator's HBM
 	 * bandwidth times its memory efficiency, bytes/s; 0: not priced */
 	double optimizer_Bps;
@@ -71,6 +77,8 @@ struct plan_mode {
 					 * layers when v splits a stage
 					 * (Megatron's --account-for-*-in-
 					 * pipeline-split) */
+	int tp_overlap;			/* --tp-comm-overlap (Transformer
+					 * Engine's userbuffers; sp only) */
 };
 
 struct plan_stage {
@@ -88,7 +96,7 @@ struct plan {
 	struct plan_stage *stage;
 	/* the rest of the plan's mode (0: v = 1, all off) */
 	long v;
-	int distopt, overlap_grad, overlap_param, ends_in_split;
+	int distopt, overlap_grad, overlap_param, ends_in_split, tp_overlap;
 	size_t line;			/* of <parallelism> in a plan file, 0 */
 };
 
@@ -126,6 +134,9 @@ struct plan_variant {
 	/* by recomputation kind: what rows keep, what they run again, and
 	 * their collectives (full recomputation runs the forward's again) */
 	double *pf_kept[RC_N], *pf_rerun[RC_N], *pf_coll[RC_N];
+	/* the same collectives with --tp-comm-overlap (sp variants; else
+	 * NULL): plan_coll() picks */
+	double *pf_coll_tpo[RC_N];
 	double **working[RC_N];		/* sparse tables: range max of what a
 					 * row recomputes (activations - kept) */
 	double *cut;			/* [i]: bytes entering row i from rows < i */
@@ -135,6 +146,11 @@ struct plan_variant {
 					 * pieces (plan_env.p2p_scatter_gather) */
 	struct net_cost coll[LCOLL_N];
 };
+
+/* The prefix sums of a variant's exposed intra-layer collectives under a
+ * mode (its recomputation and --tp-comm-overlap). */
+const double *plan_coll(const struct plan_variant *v,
+    const struct plan_mode *m);
 
 /* Group costs shared by the cells of variants with the same t, e, c (a
  * hash table keyed by the group's generator; optional). */

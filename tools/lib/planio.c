@@ -333,7 +333,7 @@ static const char *const plan_attrs[] = { "model", "network",
 static const char *const parallelism_attrs[] = { "p", "d", "t", "sp", "e",
 	"c", "recompute", "zero_stage", "zero_degree", "virtual_stages",
 	"distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
-	"ends_in_pipeline_split", NULL };
+	"ends_in_pipeline_split", "tp_comm_overlap", NULL };
 static const char *const stage_attrs[] = { "index", "first_layer",
 	"last_layer", "layers", "devices", "first_device", "zero_stage",
 	"zero_degree", "compute_s", "collective_s", "p2p_in_s", "p2p_in_level",
@@ -394,15 +394,15 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 {
 	static const char *const flags[] = { "distributed_optimizer",
 		"overlap_grad_reduce", "overlap_param_gather",
-		"ends_in_pipeline_split" };
-	int *dst[4] = { &p->distopt, &p->overlap_grad, &p->overlap_param,
-		&p->ends_in_split };
+		"ends_in_pipeline_split", "tp_comm_overlap" };
+	int *dst[5] = { &p->distopt, &p->overlap_grad, &p->overlap_param,
+		&p->ends_in_split, &p->tp_overlap };
 	long v = 1;
 
 	if (xmlio_attr_long(file, par, "virtual_stages", 1, &v, err) < 0)
 		return -1;
 	p->v = v;
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < 5; k++) {
 		long f = 0;
 
 		if (xmlio_attr_long(file, par, flags[k], 0, &f, err) < 0)
@@ -416,6 +416,11 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
 		    "<parallelism> overlap_param_gather: needs "
 		    "distributed_optimizer=\"1\" (only it gathers weights)");
+	/* Megatron-LM asserts it (arguments.py, core_r0.8.0) */
+	if (p->tp_overlap && !(p->g->has_variant && p->g->var_sp))
+		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
+		    "<parallelism> tp_comm_overlap: needs sequence "
+		    "parallelism (a variant with sp 1)");
 	return 0;
 }
 
@@ -715,6 +720,7 @@ planio_write_xml(FILE *fp, const struct plan_meta *m, const struct plan *p,
 	prop_num(n, "overlap_grad_reduce", p->overlap_grad);
 	prop_num(n, "overlap_param_gather", p->overlap_param);
 	prop_num(n, "ends_in_pipeline_split", p->ends_in_split);
+	prop_num(n, "tp_comm_overlap", p->tp_overlap);
 	for (int i = 0; i < p->nstages; i++) {
 		const struct plan_stage *s = &p->stage[i];
 		const struct stage_cost *c = &r->stage[i];
