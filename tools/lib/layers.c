@@ -131,7 +131,7 @@ read_recompute(const struct csvio_table *t, struct layer_graph *g,
 static const char tp_roles[] = "cro";
 
 /* A row's tp_overlap cell: space-separated ROLE:BYTES:FORWARD_S:BACKWARD_S
- * items (empty: none). */
+ * items (empty: none), each number as strict as any other cell's. */
 static int
 read_tp_pairs(const struct csvio_table *t, size_t r, int col, struct layer *L,
     struct pl_err *err)
@@ -140,39 +140,45 @@ read_tp_pairs(const struct csvio_table *t, size_t r, int col, struct layer *L,
 	struct tp_pair pair[LAYER_TP_PAIRS_MAX];
 	int n = 0;
 
-	while (*p == ' ')
-		p++;
-	while (*p) {
-		const char *role = strchr(tp_roles, *p);
-		double v[3];
-		char *end;
+	for (;;) {
+		char item[4 * NUMFMT_LEN], *field[4], *save = NULL, why[96];
+		size_t len;
+		int nf = 0;
 
+		p += strspn(p, " ");
+		if (*p == '\0')
+			break;
+		len = strcspn(p, " ");
 		if (n == LAYER_TP_PAIRS_MAX)
 			return pl_errf(err, t->file, t->lines[r], "column "
 			    "'tp_overlap': more than %d pairs",
 			    LAYER_TP_PAIRS_MAX);
-		if (*p == '\0' || role == NULL || p[1] != ':')
+		if (len >= sizeof item)
 			return pl_errf(err, t->file, t->lines[r], "column "
-			    "'tp_overlap': item %d does not start with c:, r: "
-			    "or o:", n + 1);
-		p += 2;
-		for (int k = 0; k < 3; k++) {
-			v[k] = strtod(p, &end);
-			if (end == p || !isfinite(v[k]) || v[k] < 0 ||
-			    (k < 2 ? *end != ':' : *end != ' ' && *end))
-				return pl_errf(err, t->file, t->lines[r],
-				    "column 'tp_overlap': item %d is not "
-				    "ROLE:BYTES:FORWARD_S:BACKWARD_S with "
-				    "non-negative numbers", n + 1);
-			p = k < 2 ? end + 1 : end;
-		}
-		pair[n].role = (int)(role - tp_roles);
-		pair[n].bytes = v[0];
-		pair[n].forward_s = v[1];
-		pair[n].backward_s = v[2];
+			    "'tp_overlap': item %d is too long", n + 1);
+		memcpy(item, p, len);
+		item[len] = '\0';
+		p += len;
+		for (char *f = strtok_r(item, ":", &save); f && nf < 4;
+		    f = strtok_r(NULL, ":", &save))
+			field[nf++] = f;
+		if (nf != 4 || strtok_r(NULL, ":", &save) != NULL ||
+		    strlen(field[0]) != 1 || !strchr(tp_roles, field[0][0]) ||
+		    item[0] == ':' || item[len - 1] == ':' ||
+		    strstr(item, "::") != NULL)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'tp_overlap': item %d is not ROLE:BYTES:FORWARD_S:"
+			    "BACKWARD_S with ROLE c, r or o", n + 1);
+		pair[n].role = (int)(strchr(tp_roles, field[0][0]) - tp_roles);
+		if (parse_double(field[1], 0, PL_NUMBER_MAX, &pair[n].bytes, why,
+		    sizeof why) < 0 ||
+		    parse_double(field[2], 0, PL_NUMBER_MAX, &pair[n].forward_s,
+		    why, sizeof why) < 0 ||
+		    parse_double(field[3], 0, PL_NUMBER_MAX,
+		    &pair[n].backward_s, why, sizeof why) < 0)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'tp_overlap': item %d: %s", n + 1, why);
 		n++;
-		while (*p == ' ')
-			p++;
 	}
 	L->ntp = n;
 	L->tp = n ? xcalloc((size_t)n, sizeof *L->tp) : NULL;
