@@ -328,6 +328,7 @@ write_definition(const struct opts *o, const struct sweep_cfg *s,
 struct plan_row {
 	char model[128];
 	long t, p, d, e, c, sp, b, v, zero_stage, zero_degree;
+	long tp_overlap;		/* --tp-comm-overlap (optional) */
 	int recompute, distopt;
 	double step_s, throughput, peak_bytes;
 };
@@ -414,10 +415,18 @@ read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 	    plan_long(path, par, "recompute", 0, 2, &recompute, err) < 0 ||
 	    plan_long(path, par, "distributed_optimizer", 0, 1, &distopt,
 	    err) < 0 ||
+	    xmlio_attr_long(path, par, "tp_comm_overlap", 0, &r->tp_overlap,
+	    err) < 0 ||
 	    plan_positive(path, res, "step_s", &r->step_s, err) < 0 ||
 	    plan_positive(path, res, "throughput_samples_per_s",
 	    &r->throughput, err) < 0)
 		goto done;
+	if (r->tp_overlap > 1) {
+		pl_errf(err, path, (size_t)xmlGetLineNo(par), "element "
+		    "'parallelism': attribute 'tp_comm_overlap': %ld is above 1",
+		    r->tp_overlap);
+		goto done;
+	}
 	r->recompute = (int)recompute;
 	r->distopt = (int)distopt;
 	/* dpsolve writes both from one step: a plan whose two disagree was
@@ -477,6 +486,8 @@ plan_label(const struct plan_row *r, char *buf, size_t len)
 		ADD(" rc-%s", recompute_name(r->recompute));
 	if (r->distopt)
 		ADD(" dopt");
+	if (r->tp_overlap)
+		ADD(" tpo");
 	if (r->zero_stage)
 		ADD(" zero%ld/%ld", r->zero_stage, r->zero_degree);
 #undef ADD
