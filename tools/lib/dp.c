@@ -143,24 +143,39 @@ chunks_fit(const struct plan_variant *v, int jj, int j, long nv, int ends)
  * fit covers the longest suffix that any K stages can (by induction on the
  * stages placed); rows left over mean no plan of the cell fits.  Each
  * stage's first row by bisection: O(K log rows), one test when all fit.
+ * With ZeRO a stage fits when some z <= zmax copies and ZeRO stage hold
+ * it (dp_stage_zero), and the test relaxes further: each stage as if it
+ * took one slot, so up to K stages at positions 1..K from the end, which
+ * every plan of the cell's K slots is one of.  A cell that fails holds no
+ * plan: without the test a search with ZeRO, which nothing bounds until a
+ * plan is found, walks every such cell's whole space.
  */
 static int
-cell_may_fit(const struct plan_cell *c)
+stage_may_fit(const struct plan_cell *c, size_t first, size_t last, long k,
+    int zero_on, long zmax)
+{
+	long z;
+	int zs;
+
+	return dp_stage_zero(c, first, last, k, zero_on, zmax, &z, &zs) == 0;
+}
+
+static int
+cell_may_fit(const struct plan_cell *c, int zero_on, long zmax)
 {
 	size_t j = c->v->g->n;
-	struct mem_breakdown mem;
 
 	for (long k = 1; k <= c->K; k++) {
 		size_t lo = 1, hi = j - 1;	/* the first row is in [lo, hi] */
 
-		if (plan_stage_memory(c, 0, j - 1, 1, 0, k, &mem))
+		if (stage_may_fit(c, 0, j - 1, k, zero_on, zmax))
 			return 1;
-		if (!plan_stage_memory(c, j - 1, j - 1, 1, 0, k, &mem))
+		if (!stage_may_fit(c, j - 1, j - 1, k, zero_on, zmax))
 			return 0;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (plan_stage_memory(c, mid, j - 1, 1, 0, k, &mem))
+			if (stage_may_fit(c, mid, j - 1, k, zero_on, zmax))
 				hi = mid;
 			else
 				lo = mid + 1;
@@ -611,7 +626,8 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 		plan_cell_init(&c, s->env, v, cells[i].d, cells[i].K,
 		    &s->modes[cells[i].mode]);
 		c.shared = &s->shapes;
-		if (!s->zero_on && !cell_may_fit(&c)) {
+		if (!cell_may_fit(&c, s->zero_on, s->zero_on ? (s->o->zmax <
+		    c.K ? s->o->zmax : c.K) : 1)) {
 			plan_cell_release(&c);
 			continue;
 		}
