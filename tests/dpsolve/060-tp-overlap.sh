@@ -66,6 +66,12 @@ A=$(coll "$tmp/ar-none.csv" "$tmp/nosp.xml")
 graph "$tmp/ar.csv" 0 0 0 "$X" "c:$X:1:2"
 near "no sp, async" "$(coll "$tmp/ar.csv" "$tmp/nosp.xml")" 0
 near "no sp, blocking" "$(coll "$tmp/ar.csv" "$tmp/nosp.xml" -W blocking)" "$A"
+# pairs beyond the row's bytes hide no more than the row was charged for
+# their kind: two column pairs of X against an all-reduce of X (no sp)
+# beside a reduce-scatter of X leave the reduce-scatter whole
+graph "$tmp/rs.csv" 0 0 "$X" 0 ""
+graph "$tmp/over.csv" 0 0 "$X" "$X" "c:$X:1:2 c:$X:1:2"
+near "pairs beyond the row's bytes" "$(coll "$tmp/over.csv" "$tmp/nosp.xml")" "$(coll "$tmp/rs.csv" "$tmp/nosp.xml")"
 # --tp-comm-overlap without sequence parallelism is refused
 if "$BIN/dpsolve" -a $acc -n $net -N 2 -B 1 -E "$tmp/nosp-tpo.xml" -o "$tmp/x.xml" "$tmp/ar.csv" 2> "$tmp/err"; then
 	echo "tp_comm_overlap without sp: accepted"; fail=1

@@ -159,10 +159,12 @@ read_tp_pairs(const struct csvio_table *t, size_t r, int col, struct layer *L,
 		memcpy(item, p, len);
 		item[len] = '\0';
 		p += len;
-		for (char *f = strtok_r(item, ":", &save); f && nf < 4;
+		/* every field counted, the first four kept */
+		for (char *f = strtok_r(item, ":", &save); f;
 		    f = strtok_r(NULL, ":", &save))
-			field[nf++] = f;
-		if (nf != 4 || strtok_r(NULL, ":", &save) != NULL ||
+			if (nf++ < 4)
+				field[nf - 1] = f;
+		if (nf != 4 ||
 		    strlen(field[0]) != 1 || !strchr(tp_roles, field[0][0]) ||
 		    item[0] == ':' || item[len - 1] == ':' ||
 		    strstr(item, "::") != NULL)
@@ -470,6 +472,18 @@ fail:
 	g->e = NULL;
 	g->nedges = 0;
 	return -1;
+}
+
+void
+layers_copy_row(struct layer *dst, const struct layer *src)
+{
+	*dst = *src;
+	dst->schedule = src->schedule ? xstrdup(src->schedule) : NULL;
+	dst->tp = NULL;
+	if (src->ntp > 0) {
+		dst->tp = xcalloc((size_t)src->ntp, sizeof *dst->tp);
+		memcpy(dst->tp, src->tp, (size_t)src->ntp * sizeof *dst->tp);
+	}
 }
 
 void

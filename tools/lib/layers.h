@@ -76,6 +76,10 @@ struct layer {
 	size_t line;		/* CSV line, for messages */
 };
 
+/* *dst = *src with its own copies of what a row owns (the schedule note,
+ * the tensor-parallel pairs), so that both can be released. */
+void layers_copy_row(struct layer *dst, const struct layer *src);
+
 /* The most devices a variant spans (t e c) and samples a micro-batch:
  * products of these with plan sizes stay within 64 bits. */
 #define LAYERS_MAX_WIDTH (1L << 30)

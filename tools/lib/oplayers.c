@@ -261,13 +261,13 @@ opgraph_to_layers(const struct opgraph *g, long nlayers, int timing,
 			layers_release(out);
 			return -1;
 		}
-		out->l[i] = out->l[zero];
+		layers_copy_row(&out->l[i], &out->l[zero]);
 		out->l[i].id = ids[i];
 		out->l[i].is_copy = 1;
 		out->l[i].copy_of = 0;
 	}
 	for (size_t i = (size_t)ntraced; i < n; i++) {
-		out->l[i] = out->l[ntraced - 1];	/* layer 0 */
+		layers_copy_row(&out->l[i], &out->l[ntraced - 1]); /* layer 0 */
 		out->l[i].id = (long)(i - (size_t)ntraced) + 1;
 		out->l[i].is_copy = 1;
 		out->l[i].copy_of = 0;

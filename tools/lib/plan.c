@@ -141,18 +141,6 @@ plan_coll(const struct plan_variant *v, const struct plan_mode *m)
 	return v->pf_coll[m->recompute];
 }
 
-/*
- * What the products beside a row's tensor-parallel collectives hide of
- * them (docs/model.md, "Tensor-parallel overlap"), forward and backward,
- * and what sequence parallelism's backward adds: a column-parallel
- * product keeps its input sharded and gathers it again for its weight
- * gradient, beside its input gradient.  A product's backward is its input
- * and its weight gradient, half each.  Megatron-LM's backward reduces the
- * input gradient beside the weight gradient (async, or always with sp);
- * --tp-comm-overlap (sp) pipelines the forward's gathers and reductions
- * and the backward's gathers of row-parallel products with the products
- * in t chunks, the last chunk's product hiding nothing.
- */
 /* A pair's collective of kind k: its bytes' share of the row's time of
  * that kind (the row prices each kind's bytes as one collective), or on
  * its own when the row has none of the kind. */
@@ -165,13 +153,39 @@ pair_time(const struct plan_variant *v, const struct layer *L,
 	return net_time(v->coll[k], bytes);
 }
 
+/* Up to `amount` of kind k's time hidden, never more than the row was
+ * charged for that kind (a hand-written table may list pairs beyond its
+ * byte columns). */
+static double
+hide(double *left, int k, double amount)
+{
+	double h = fmin(amount, left[k]);
+
+	left[k] -= h;
+	return h;
+}
+
+/*
+ * What the products beside a row's tensor-parallel collectives hide of
+ * them (docs/model.md, "Tensor-parallel overlap"), forward and backward,
+ * and what sequence parallelism's backward adds: a column-parallel
+ * product keeps its input sharded and gathers it again for its weight
+ * gradient, beside its input gradient.  A product's backward is its input
+ * and its weight gradient, half each.  Megatron-LM's backward reduces the
+ * input gradient beside the weight gradient (async, or always with sp);
+ * --tp-comm-overlap (sp) pipelines the forward's gathers and reductions
+ * and the backward's gathers of row-parallel products with the products
+ * in t chunks, the last chunk's product hiding nothing.
+ */
 static void
 tp_hidden(const struct plan_variant *v, const struct plan_env *env,
     const struct layer *L, const double *kind_s, int tpo, double *hid_fwd,
     double *hid_bwd, double *extra_bwd)
 {
 	double pipe = v->t > 1 ? (double)(v->t - 1) / (double)v->t : 0;
+	double left[LCOLL_N];
 
+	memcpy(left, kind_s, sizeof left);
 	*hid_fwd = *hid_bwd = *extra_bwd = 0;
 	for (int k = 0; k < L->ntp; k++) {
 		const struct tp_pair *p = &L->tp[k];
@@ -183,18 +197,22 @@ tp_hidden(const struct plan_variant *v, const struct plan_env *env,
 
 		if (p->role == TP_ROW) {
 			if (tpo && v->sp) {
-				*hid_fwd += fmin(rs, pipe * p->forward_s);
-				*hid_bwd += fmin(ag, pipe * half);
+				*hid_fwd += hide(left, LCOLL_REDUCE_SCATTER,
+				    fmin(rs, pipe * p->forward_s));
+				*hid_bwd += hide(left, LCOLL_ALL_GATHER,
+				    fmin(ag, pipe * half));
 			}
 			continue;
 		}
 		if (v->sp) {
 			*extra_bwd += ag - fmin(ag, half);
-			*hid_bwd += fmin(rs, half);
+			*hid_bwd += hide(left, LCOLL_REDUCE_SCATTER,
+			    fmin(rs, half));
 			if (tpo && p->role == TP_COLUMN)
-				*hid_fwd += fmin(ag, pipe * p->forward_s);
+				*hid_fwd += hide(left, LCOLL_ALL_GATHER,
+				    fmin(ag, pipe * p->forward_s));
 		} else if (!env->tp_grad_blocking) {
-			*hid_bwd += fmin(ar, half);
+			*hid_bwd += hide(left, LCOLL_ALL_REDUCE, fmin(ar, half));
 		}
 	}
 }
