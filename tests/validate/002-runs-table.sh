@@ -29,31 +29,24 @@ sh tools/validate.sh "$BIN" "$tmp/sp.out" "$tmp/sp.csv" > /dev/null 2>&1 ||
 grep -q '^measured,sc21-18.4b,.*,t8 p1 d32 b8 v1 sp distopt,yes,' "$tmp/sp.out" ||
     { echo "sp and the distributed optimizer not in the published plan"; cat "$tmp/sp.out"; fail=1; }
 
-# the parameter gather's overlap, a column: in the published plan, and
-# no slower than the same plan without it (its gather then hides behind
-# the next step's forward pass)
-{ head -n 1 "$table" | sed 's/,measured_tflops/,sequence_parallel,distributed_optimizer,overlap_param_gather,measured_tflops/'
-  sed -n 5p "$table" | awk -F, -v OFS=, '{ $17 = $17 ",1,1,1"; print }'; } > "$tmp/pg.csv"
-VALIDATE_PLANS="$tmp/plans" sh tools/validate.sh "$BIN" "$tmp/pg.out" "$tmp/pg.csv" > /dev/null 2>&1 ||
-    { echo "the table with overlap_param_gather was refused"; fail=1; }
-grep -q 'overlap_param_gather="1"' "$tmp/plans/sc21-18.4b.xml" ||
-    { echo "overlap_param_gather not in the published plan"; fail=1; }
-awk -F, 'FNR == 2 { s[FILENAME] = $4 } END { exit !(s[ARGV[1]] < s[ARGV[2]]) }' \
-    "$tmp/pg.out" "$tmp/sp.out" ||
-    { echo "the parameter gather's overlap did not shorten the step"; fail=1; }
-
-# --tp-comm-overlap, a column: in the published plan, and shorter than the
-# same plan without it (t = 8 with sequence parallelism); refused without
-# sequence parallelism, as Megatron-LM asserts
-{ head -n 1 "$table" | sed 's/,measured_tflops/,sequence_parallel,distributed_optimizer,tp_comm_overlap,measured_tflops/'
-  sed -n 5p "$table" | awk -F, -v OFS=, '{ $17 = $17 ",1,1,1"; print }'; } > "$tmp/tpo.csv"
-VALIDATE_PLANS="$tmp/tplans" sh tools/validate.sh "$BIN" "$tmp/tpo.out" "$tmp/tpo.csv" > /dev/null 2>&1 ||
-    { echo "the table with tp_comm_overlap was refused"; fail=1; }
-grep -q 'tp_comm_overlap="1"' "$tmp/tplans/sc21-18.4b.xml" ||
-    { echo "tp_comm_overlap not in the published plan"; fail=1; }
-awk -F, 'FNR == 2 { s[FILENAME] = $4 } END { exit !(s[ARGV[1]] < s[ARGV[2]]) }' \
-    "$tmp/tpo.out" "$tmp/sp.out" ||
-    { echo "--tp-comm-overlap did not shorten the step"; fail=1; }
+# a mode column on the same run: in the published plan, and a shorter
+# step than the same plan without it.  The parameter gather's overlap
+# hides behind the next step's forward pass; --tp-comm-overlap pipelines
+# t = 8's collectives with sequence parallelism (refused without it, as
+# Megatron-LM asserts: below)
+mode_column() {	# short column what
+	{ head -n 1 "$table" | sed "s/,measured_tflops/,sequence_parallel,distributed_optimizer,$2,measured_tflops/"
+	  sed -n 5p "$table" | awk -F, -v OFS=, '{ $17 = $17 ",1,1,1"; print }'; } > "$tmp/$1.csv"
+	VALIDATE_PLANS="$tmp/$1-plans" sh tools/validate.sh "$BIN" "$tmp/$1.out" "$tmp/$1.csv" > /dev/null 2>&1 ||
+	    { echo "the table with $2 was refused"; fail=1; }
+	grep -q "$2=\"1\"" "$tmp/$1-plans/sc21-18.4b.xml" ||
+	    { echo "$2 not in the published plan"; fail=1; }
+	awk -F, 'FNR == 2 { s[FILENAME] = $4 } END { exit !(s[ARGV[1]] < s[ARGV[2]]) }' \
+	    "$tmp/$1.out" "$tmp/sp.out" ||
+	    { echo "$3 did not shorten the step"; fail=1; }
+}
+mode_column pg overlap_param_gather "the parameter gather's overlap"
+mode_column tpo tp_comm_overlap "--tp-comm-overlap"
 
 bad() {	# name expected-message: the table in $tmp/bad.csv
 	if sh tools/validate.sh "$BIN" "$tmp/bad.out" "$tmp/bad.csv" > /dev/null 2> "$tmp/err"; then
