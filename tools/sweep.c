@@ -333,21 +333,32 @@ struct plan_row {
 	double step_s, throughput, peak_bytes;
 };
 
-/* A whole-number attribute of a plan, required, in [min, max]. */
+/* A whole-number attribute of a plan in [min, max]; absent: 1 and *out
+ * untouched. */
+static int
+plan_long_opt(const char *path, xmlNodePtr n, const char *name, long min,
+    long max, long *out, struct pl_err *err)
+{
+	int r = xmlio_attr_long(path, n, name, min, out, err);
+
+	if (r == 0 && *out > max)
+		return pl_errf(err, path, (size_t)xmlGetLineNo(n), "element "
+		    "'%s': attribute '%s': %ld is above %ld",
+		    (const char *)n->name, name, *out, max);
+	return r;
+}
+
+/* The same, required. */
 static int
 plan_long(const char *path, xmlNodePtr n, const char *name, long min,
     long max, long *out, struct pl_err *err)
 {
-	int r = xmlio_attr_long(path, n, name, min, out, err);
+	int r = plan_long_opt(path, n, name, min, max, out, err);
 
 	if (r > 0)
 		return pl_errf(err, path, (size_t)xmlGetLineNo(n), "element "
 		    "'%s': missing attribute '%s'", (const char *)n->name,
 		    name);
-	if (r == 0 && *out > max)
-		return pl_errf(err, path, (size_t)xmlGetLineNo(n), "element "
-		    "'%s': attribute '%s': %ld is above %ld",
-		    (const char *)n->name, name, *out, max);
 	return r;
 }
 
@@ -415,18 +426,12 @@ read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 	    plan_long(path, par, "recompute", 0, 2, &recompute, err) < 0 ||
 	    plan_long(path, par, "distributed_optimizer", 0, 1, &distopt,
 	    err) < 0 ||
-	    xmlio_attr_long(path, par, "tp_comm_overlap", 0, &r->tp_overlap,
+	    plan_long_opt(path, par, "tp_comm_overlap", 0, 1, &r->tp_overlap,
 	    err) < 0 ||
 	    plan_positive(path, res, "step_s", &r->step_s, err) < 0 ||
 	    plan_positive(path, res, "throughput_samples_per_s",
 	    &r->throughput, err) < 0)
 		goto done;
-	if (r->tp_overlap > 1) {
-		pl_errf(err, path, (size_t)xmlGetLineNo(par), "element "
-		    "'parallelism': attribute 'tp_comm_overlap': %ld is above 1",
-		    r->tp_overlap);
-		goto done;
-	}
 	r->recompute = (int)recompute;
 	r->distopt = (int)distopt;
 	/* dpsolve writes both from one step: a plan whose two disagree was

@@ -36,6 +36,15 @@ struct builder {
 	long last_matmul;	/* the latest product, or -1 */
 };
 
+/* The ops that follow belong to row `layer` (-1 the embedding, L the
+ * head); no tensor-parallel pair reaches across rows. */
+static void
+begin_row(struct builder *B, long layer)
+{
+	B->layer = layer;
+	B->enter = B->last_matmul = -1;
+}
+
 static struct aop *
 add(struct builder *B, const char *name, int kind)
 {
@@ -138,11 +147,11 @@ collective(struct builder *B, const char *name, int fwd, int bwd,
  * the column-parallel matmul (identity forward, all-reduce backward) and
  * "g" after the row-parallel one (all-reduce forward, identity backward);
  * with sequence parallelism f is an all-gather (reduce-scatter backward)
- * and g a reduce-scatter (all-gather backward).  Nothing at t = 1.
+ * and g a reduce-scatter (all-gather backward).  Nothing at t = 1.  Each
+ * is noted with the product beside it, which can hide it (role TP_COLUMN,
+ * TP_ROW or TP_OUTSIDE; -1: none): f's product is the next one, g's the
+ * last, both in the same row.
  */
-/* Each pair is noted with the product beside it, which can hide it
- * (role TP_COLUMN, TP_ROW or TP_OUTSIDE; -1: none): f's product is the
- * next one, g's the last. */
 static void
 tp_enter(struct builder *B, const char *name, double bytes, int role)
 {
@@ -659,14 +668,13 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	d.flash = m->flash_attention;
 	B.g = g;
 	B.d = &d;
-	B.layer = -1;
-	B.enter = B.last_matmul = -1;
+	begin_row(&B, -1);
 	embedding(&B, m);
-	for (B.layer = 0; B.layer < m->layers; B.layer++) {
-		B.enter = B.last_matmul = -1;
+	for (long l = 0; l < m->layers; l++) {
+		begin_row(&B, l);
 		transformer_layer(&B);
 	}
-	B.enter = B.last_matmul = -1;
+	begin_row(&B, m->layers);
 	head(&B, m);
 	g->boundary_bytes = 2 * d.n * d.h / d.shard;
 	for (size_t i = 0; a && i < g->n; i++) {

@@ -128,8 +128,7 @@ score(const struct plan_env *env, struct plan *p, int *fits)
 	p->distopt = m.distopt;
 	p->overlap_grad = m.overlap_grad;
 	p->overlap_param = m.overlap_param;
-	/* as dp.c records it: --tp-comm-overlap needs sequence parallelism */
-	p->tp_overlap = m.tp_overlap && p->g->has_variant && p->g->var_sp;
+	p->tp_overlap = plan_records_tp_overlap(&m, p->g);
 	*fits = 0;
 	if (plan_evaluate(env, p, &res, &err) < 0)
 		return INFINITY;

@@ -114,8 +114,7 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 	s->plan->overlap_grad = c->mode.overlap_grad;
 	s->plan->overlap_param = c->mode.overlap_param;
 	s->plan->ends_in_split = c->mode.ends_in_split;
-	/* --tp-comm-overlap needs sequence parallelism */
-	s->plan->tp_overlap = c->mode.tp_overlap && c->v->sp;
+	s->plan->tp_overlap = plan_records_tp_overlap(&c->mode, c->v->g);
 	for (int i = last_point, k = 0; s->pool[i].parent >= 0;
 	    i = s->pool[i].parent, k++) {
 		const struct point *p = &s->pool[i];
@@ -185,6 +184,15 @@ cell_may_fit(const struct plan_cell *c, int zero_on, long zmax)
 	return 0;
 }
 
+/* The most ZeRO copies a stage of a K-slot cell may have (1: ZeRO off). */
+static long
+zero_cap(const struct search *s, long K)
+{
+	if (!s->zero_on)
+		return 1;
+	return s->o->zmax < K ? s->o->zmax : K;
+}
+
 static void
 search_cell(struct search *s, struct plan_cell *c)
 {
@@ -192,7 +200,8 @@ search_cell(struct search *s, struct plan_cell *c)
 	int n = (int)v->g->n;
 	long K = c->K, m = c->m, nv = c->mode.v;
 	long smax = K < n ? K : n;
-	long zcap = s->zero_on ? (s->o->zmax < K ? s->o->zmax : K) : 1;
+	long zcap = zero_cap(s, K);
+	const double *coll = plan_coll(v, &c->mode);
 	/* without ZeRO every stage has one slot, so S = K: the multiplier
 	 * of the slowest stage is known from the start */
 	double mult_fixed = (double)m + (double)(K - 1) / (double)nv;
@@ -226,8 +235,7 @@ search_cell(struct search *s, struct plan_cell *c)
 					    v->pf_bwd[j] - v->pf_bwd[jj];
 					comp += v->pf_rerun[c->mode.recompute][j] -
 					    v->pf_rerun[c->mode.recompute][jj] +
-					    plan_coll(v, &c->mode)[j] -
-					    plan_coll(v, &c->mode)[jj];
+					    coll[j] - coll[jj];
 					cmin = s->zero_on ? (double)(m + k) :
 					    mult_fixed;
 					if (cmin * comp / (double)zcap + p.Y >=
@@ -396,6 +404,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 		p2p_floors(s->env->net, v, &p2p_cut, &p2p_chunk);
 		for (size_t mi = 0; mi < nmodes; mi++) {
 			const struct plan_mode *md = &modes[mi];
+			const double *coll = plan_coll(v, md);
 			struct stream *x = &st[n++];
 
 			x->variant = (unsigned short)vi;
@@ -403,8 +412,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			/* a stage's load is at least its compute and its
 			 * layers' own collectives */
 			x->total = v->pf_fwd[rows] + v->pf_bwd[rows] +
-			    v->pf_rerun[md->recompute][rows] +
-			    plan_coll(v, md)[rows];
+			    v->pf_rerun[md->recompute][rows] + coll[rows];
 			/* every step pays at least one stage's gradient
 			 * reduction latency over d*c*e devices (halved when
 			 * it is a reduce-scatter: the distributed optimizer,
@@ -443,8 +451,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			    v->pf_rerun[md->recompute][rows];
 			for (size_t i = 0; i < rows; i++)
 				x->maxrow = fmax(x->maxrow,
-				    plan_coll(v, md)[i + 1] -
-				    plan_coll(v, md)[i] +
+				    coll[i + 1] - coll[i] +
 				    v->g->l[i].forward_s +
 				    v->g->l[i].backward_s + mem_row_rerun_s(
 				    &v->g->l[i], md->recompute));
@@ -626,8 +633,7 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 		plan_cell_init(&c, s->env, v, cells[i].d, cells[i].K,
 		    &s->modes[cells[i].mode]);
 		c.shared = &s->shapes;
-		if (!cell_may_fit(&c, s->zero_on, s->zero_on ? (s->o->zmax <
-		    c.K ? s->o->zmax : c.K) : 1)) {
+		if (!cell_may_fit(&c, s->zero_on, zero_cap(s, c.K))) {
 			plan_cell_release(&c);
 			continue;
 		}

@@ -189,23 +189,25 @@ read_tp_pairs(const struct csvio_table *t, size_t r, int col, struct layer *L,
 	return 0;
 }
 
-/* A row's tp_overlap cell as written (a "" of the buffer when none). */
+/* The bytes a cell of `pairs` tensor-parallel pairs takes as written. */
+#define TP_CELL_BYTES(pairs) ((size_t)(pairs) * (3 * NUMFMT_LEN + 8) + 1)
+
+/* A row's tp_overlap cell as written, in buf (TP_CELL_BYTES(L->ntp)). */
 static const char *
-write_tp_pairs(const struct layer *L, char **buf)
+write_tp_pairs(const struct layer *L, char *buf)
 {
 	size_t len = 0;
 
-	free(*buf);
-	*buf = xcalloc((size_t)L->ntp * (3 * NUMFMT_LEN + 8) + 1, 1);
+	buf[0] = '\0';
 	for (int k = 0; k < L->ntp; k++) {
 		char b[3][NUMFMT_LEN];
 
-		len += (size_t)sprintf(*buf + len, "%s%c:%s:%s:%s", k ? " " : "",
+		len += (size_t)sprintf(buf + len, "%s%c:%s:%s:%s", k ? " " : "",
 		    tp_roles[L->tp[k].role], numfmt(b[0], L->tp[k].bytes),
 		    numfmt(b[1], L->tp[k].forward_s),
 		    numfmt(b[2], L->tp[k].backward_s));
 	}
-	return *buf;
+	return buf;
 }
 
 static const char *
@@ -578,8 +580,15 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 	if (g->has_recompute)
 		for (int k = 0; k < 4; k++)
 			head[nc++] = recompute_cols[k];
-	if (g->has_tp_overlap)
+	if (g->has_tp_overlap) {
+		int most = 0;
+
 		head[nc++] = "tp_overlap";
+		for (size_t i = 0; i < g->n; i++)
+			if (g->l[i].ntp > most)
+				most = g->l[i].ntp;
+		pairs = xmalloc(TP_CELL_BYTES(most));
+	}
 	if (g->scheduled) {
 		head[nc++] = "forward_bound_s";
 		head[nc++] = "backward_bound_s";
@@ -620,7 +629,7 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 				f[c] = numfmt(b[c], v[k]), c++;
 		}
 		if (g->has_tp_overlap)
-			f[c++] = write_tp_pairs(L, &pairs);
+			f[c++] = write_tp_pairs(L, pairs);
 		if (g->scheduled) {
 			f[c] = numfmt(b[c], L->forward_bound_s), c++;
 			f[c] = numfmt(b[c], L->backward_bound_s), c++;

@@ -133,6 +133,12 @@ plan_mode_of(const struct plan *p)
 	return m;
 }
 
+int
+plan_records_tp_overlap(const struct plan_mode *m, const struct layer_graph *g)
+{
+	return m->tp_overlap && g->has_variant && g->var_sp;
+}
+
 const double *
 plan_coll(const struct plan_variant *v, const struct plan_mode *m)
 {
@@ -667,12 +673,12 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	double rerun = v->pf_rerun[c->mode.recompute][last + 1] -
 	    v->pf_rerun[c->mode.recompute][first];
 	double params = v->pf_param[last + 1] - v->pf_param[first];
+	const double *coll = plan_coll(v, &c->mode);
 	double grad_s, param_s;
 	long nv = c->mode.v;
 
 	o->compute_s = fwd + bwd + rerun;
-	o->collective_s = plan_coll(v, &c->mode)[last + 1] -
-	    plan_coll(v, &c->mode)[first];
+	o->collective_s = coll[last + 1] - coll[first];
 	o->level_in = o->level_out = -1;
 	o->p2p_in_s = o->p2p_out_s = 0;
 	/* activations one way, their gradients the other; interleaved, each

@@ -147,6 +147,12 @@ struct plan_variant {
 	struct net_cost coll[LCOLL_N];
 };
 
+/* What a plan of graph g run in mode m records as its tp_comm_overlap:
+ * --tp-comm-overlap needs sequence parallelism (Megatron-LM asserts it),
+ * so a search mode that allows it leaves it off elsewhere. */
+int plan_records_tp_overlap(const struct plan_mode *m,
+    const struct layer_graph *g);
+
 /* The prefix sums of a variant's exposed intra-layer collectives under a
  * mode (its recomputation and --tp-comm-overlap). */
 const double *plan_coll(const struct plan_variant *v,
