@@ -253,13 +253,16 @@ static void
 random_instances(void)
 {
 	int agree = 0, exact = 0, flat_ok = 0, infeasible = 0, zero = 0;
-	int total = 400, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
+	int total = 550, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
+	int zero_heavy_solved = 0;
 
 	/* 300 chains of any rows (every fifth with an expert variant),
 	 * then 100 transformer-like ones (alike layers, small batches, fast
-	 * links: where interleaving pays) */
+	 * links: where interleaving pays), then 150 of those where memory
+	 * is so short that ZeRO and long pipelines must be searched, with
+	 * up to 8 copies a stage (the bounds dp.c prunes ZeRO cells by) */
 	for (int it = 0; it < total; it++) {
-		int layers = it >= 300;
+		int layers = it >= 300, zero_heavy = it >= 400;
 		struct network net, flat;
 		struct layer_graph g[2];
 		const struct layer_graph *gp[2] = { &g[0], &g[1] };
@@ -286,6 +289,12 @@ random_instances(void)
 		net.level[1].oversubscription = uniform() < 0.3 ? 2 : 1;
 		network_finish(&net, "net", NULL);
 		ng = random_graphs(g, n, layers, !layers && it % 5 == 4);
+		for (size_t k = 0; zero_heavy && k < ng; k++)
+			for (size_t i = 0; i < n; i++) {  /* states dominate */
+				g[k].l[i].activation_bytes /= 10;
+				g[k].l[i].checkpoint_bytes /= 10;
+				g[k].l[i].selective_bytes /= 10;
+			}
 		for (size_t i = 0; i < n; i++)
 			need += 16 * g[0].l[i].parameter_bytes +
 			    g[0].l[i].activation_bytes;
@@ -310,6 +319,11 @@ random_instances(void)
 			env.global_batch = 12;
 			o.distopt_max = 0;
 		}
+		if (zero_heavy) {
+			env.devices = net.ndevices;
+			env.memory_bytes = need * (0.02 + 0.1 * uniform());
+			o.zmax = 8;
+		}
 		want = brute_mode(&env, gm, ng, 0, &o);
 		if (isinf(want))
 			want = brute_mode(&env, gm, ng, 1, &o);
@@ -322,6 +336,7 @@ random_instances(void)
 		} else if (rc == 0 && step == want) {
 			agree++;
 			zero += st.zero_used;
+			zero_heavy_solved += zero_heavy && st.zero_used;
 			modes[best.recompute]++;
 			distopt += best.distopt;
 			interleaved += best.v > 1;
@@ -348,19 +363,23 @@ random_instances(void)
 		for (size_t k = 0; k < ng; k++)
 			layers_release(&g[k]);
 	}
-	EQ_INT(agree, total, "dp equals brute force on 400 random instances");
+	EQ_INT(agree, total, "dp equals brute force on 550 random instances");
 	EQ_INT(exact, total, "its plan re-evaluates to exactly its step");
 	EQ_INT(flat_ok, total, "a flat-network plan is never better");
 	OK(infeasible > 10 && infeasible < total / 2, "some are infeasible");
 	OK(zero > 10, "some need ZeRO");
+	OK(zero_heavy_solved > 30, "a fifth of the short-memory ones are "
+	    "solved with ZeRO");
 	OK(modes[RC_NONE] > 10 && modes[RC_FULL] > 10 &&
 	    modes[RC_SELECTIVE] > 10, "every recomputation kind wins somewhere");
 	OK(interleaved > 5, "interleaving wins somewhere");
 	OK(distopt > 10 && distopt < total - infeasible - 10,
 	    "the distributed optimizer wins somewhere, not everywhere");
-	printf("# %d infeasible, %d solved with ZeRO, %d interleaved; "
+	printf("# %d infeasible, %d solved with ZeRO (%d of the short-memory "
+	    "ones), %d interleaved; "
 	    "recompute none/full/selective %d/%d/%d, distributed optimizer "
-	    "%d; %ld plans enumerated\n", infeasible, zero, interleaved,
+	    "%d; %ld plans enumerated\n", infeasible, zero,
+	    zero_heavy_solved, interleaved,
 	    modes[0], modes[1], modes[2], distopt, brute_plans);
 }
 

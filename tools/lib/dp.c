@@ -1,4 +1,5 @@
 /* dp.c - branch and bound over cells, a Pareto suffix DP in each (dp.h). */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,11 +26,44 @@ dp_stage_zero(const struct plan_cell *c, size_t first, size_t last, long k,
 	return -1;
 }
 
+/*
+ * Whether dp_stage_zero finds a choice, in at most four tests instead of
+ * up to nineteen: a stage's memory falls with z at every ZeRO stage
+ * (mem.c divides by it), so some z <= zmax fits only if the largest
+ * power of two does, at one of the ZeRO stages.
+ */
+static int
+stage_fits(const struct plan_cell *c, size_t first, size_t last, long k,
+    int zero_on, long zmax)
+{
+	struct mem_breakdown mem;
+	long z = 1;
+
+	if (plan_stage_memory(c, first, last, 1, 0, k, &mem))
+		return 1;
+	if (!zero_on)
+		return 0;
+	while (2 * z <= zmax)
+		z *= 2;
+	for (int zs = 1; z > 1 && zs <= 3; zs++)
+		if (plan_stage_memory(c, first, last, z, zs, k, &mem))
+			return 1;
+	return 0;
+}
+
+/* A stage's ZeRO copies and stage, found once (choice_of). */
+struct stage_choice {
+	unsigned stamp;
+	int fits, zs;
+	long z;
+};
+
 /* A suffix: its last-placed (first) stage and the rest through parent. */
 struct point {
 	double L, Y;		/* max load / z, max sync */
 	long y;			/* slots used */
 	int parent, next;	/* pool indices; next: in the state's list */
+	int same_y;		/* the next of its state's points of its y */
 	int j;			/* the stage's first row */
 	int z, zs, dead;
 };
@@ -64,7 +98,26 @@ struct search {
 	struct plan_shape_cache shapes;
 	struct plan_mode *modes;	/* the run modes searched */
 	size_t nmodes;
+	/* the cell's least stage counts, [k * (rows + 1) + j]
+	 * (stages_needed; NEED_UNKNOWN until asked) */
+	int *need;
+	size_t cap_need;
+	long need_kmax, need_zcap;
+	/* the next stage count's points by (first row, slots used):
+	 * [j * (K + 1) + y], a chain through point.same_y, current while
+	 * its stamp is the level's */
+	struct { unsigned stamp; int head; } *by_y;
+	size_t cap_by_y;
+	unsigned level_stamp;
+	/* the ZeRO choices of the state (k, j) being extended, by first
+	 * row (choice_of), current while their stamp is the state's */
+	struct stage_choice *fit;
+	size_t cap_fit;
+	unsigned state_stamp;
 };
+
+#define NEED_UNKNOWN (-1)
+#define NEED_NONE (INT_MAX / 2)
 
 static int
 push(struct search *s, struct point p)
@@ -77,14 +130,19 @@ push(struct search *s, struct point p)
 	return (int)s->npool++;
 }
 
-/* Insert into a state's list unless a point with the same y dominates. */
+/*
+ * Insert into a state's list unless a point with the same y dominates,
+ * comparing only those: with ZeRO a state holds points of many y, and a
+ * walk of the whole list made the search quadratic in them.  by_y: the
+ * head of the state's chain of y.
+ */
 static void
-insert(struct search *s, int *head, struct point p)
+insert(struct search *s, int *head, int *by_y, struct point p)
 {
-	for (int i = *head; i >= 0; i = s->pool[i].next) {
+	for (int i = *by_y; i >= 0; i = s->pool[i].same_y) {
 		struct point *q = &s->pool[i];
 
-		if (q->dead || q->y != p.y)
+		if (q->dead)
 			continue;
 		if (q->L <= p.L && q->Y <= p.Y)
 			return;
@@ -92,8 +150,33 @@ insert(struct search *s, int *head, struct point p)
 			q->dead = 1;
 	}
 	p.next = *head;
-	*head = push(s, p);
+	p.same_y = *by_y;
+	*head = *by_y = push(s, p);
 	s->states++;
+}
+
+/* The chain head of the next level's points of row j and y slots. */
+static int *
+chain_of(struct search *s, long K, int j, long y)
+{
+	size_t i = (size_t)j * (size_t)(K + 1) + (size_t)y;
+
+	if (s->by_y[i].stamp != s->level_stamp) {
+		s->by_y[i].stamp = s->level_stamp;
+		s->by_y[i].head = -1;
+	}
+	return &s->by_y[i].head;
+}
+
+/* A new level's chains: all stale at once by the stamp, cleared when it
+ * wraps. */
+static void
+next_level(struct search *s)
+{
+	if (++s->level_stamp == 0) {
+		memset(s->by_y, 0, s->cap_by_y * sizeof *s->by_y);
+		s->level_stamp = 1;
+	}
 }
 
 static void
@@ -137,51 +220,47 @@ chunks_fit(const struct plan_variant *v, int jj, int j, long nv, int ends)
 }
 
 /*
- * Can K one-slot stages hold the rows at all?  A stage's memory only grows
- * with its rows, so filling each stage from the last with as many rows as
- * fit covers the longest suffix that any K stages can (by induction on the
- * stages placed); rows left over mean no plan of the cell fits.  Each
- * stage's first row by bisection: O(K log rows), one test when all fit.
- * With ZeRO a stage fits when some z <= zmax copies and ZeRO stage hold
- * it (dp_stage_zero), and the test relaxes further: each stage as if it
- * took one slot, so up to K stages at positions 1..K from the end, which
- * every plan of the cell's K slots is one of.  A cell that fails holds no
- * plan: without the test a search with ZeRO, which nothing bounds until a
- * plan is found, walks every such cell's whole space.
+ * The fewest stages that can hold rows [0, j) when the last of them is
+ * k-th from the end of the pipeline (and the one before it k + 1-th, and
+ * so on), each with up to need_zcap ZeRO copies; NEED_NONE when none can.
+ * A stage's memory only grows with its rows and with k (the micro-batches
+ * it keeps in flight), so taking into each stage, from the last, as many
+ * rows as fit covers the longest prefix that any as many stages can (by
+ * induction on the stages placed): the count is exact for memory alone,
+ * and a lower bound on the stages of any plan, whose stages also pay
+ * slots and time.  Each stage's first row by bisection; memoized per
+ * cell, as the search asks for the same (k, j) from many states.
  */
 static int
-stage_may_fit(const struct plan_cell *c, size_t first, size_t last, long k,
-    int zero_on, long zmax)
+stages_needed(struct search *s, const struct plan_cell *c, long k, size_t j)
 {
-	long z;
-	int zs;
+	size_t rows = c->v->g->n, lo = 0, hi;
+	int *memo, more;
 
-	return dp_stage_zero(c, first, last, k, zero_on, zmax, &z, &zs) == 0;
-}
-
-static int
-cell_may_fit(const struct plan_cell *c, int zero_on, long zmax)
-{
-	size_t j = c->v->g->n;
-
-	for (long k = 1; k <= c->K; k++) {
-		size_t lo = 1, hi = j - 1;	/* the first row is in [lo, hi] */
-
-		if (stage_may_fit(c, 0, j - 1, k, zero_on, zmax))
-			return 1;
-		if (!stage_may_fit(c, j - 1, j - 1, k, zero_on, zmax))
-			return 0;
+	if (j == 0)
+		return 0;
+	if (k > s->need_kmax)
+		return NEED_NONE;
+	memo = &s->need[(size_t)k * (rows + 1) + j];
+	if (*memo != NEED_UNKNOWN)
+		return *memo;
+	if (!stage_fits(c, 0, j - 1, k, s->zero_on, s->need_zcap)) {
+		if (!stage_fits(c, j - 1, j - 1, k, s->zero_on, s->need_zcap))
+			return *memo = NEED_NONE;
+		lo = 1;		/* the first row is in [lo, hi] */
+		hi = j - 1;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (stage_may_fit(c, mid, j - 1, k, zero_on, zmax))
+			if (stage_fits(c, mid, j - 1, k, s->zero_on,
+			    s->need_zcap))
 				hi = mid;
 			else
 				lo = mid + 1;
 		}
-		j = lo;
 	}
-	return 0;
+	more = stages_needed(s, c, k + 1, lo);
+	return *memo = more == NEED_NONE ? NEED_NONE : more + 1;
 }
 
 /* The most ZeRO copies a stage of a K-slot cell may have (1: ZeRO off). */
@@ -191,6 +270,61 @@ zero_cap(const struct search *s, long K)
 	if (!s->zero_on)
 		return 1;
 	return s->o->zmax < K ? s->o->zmax : K;
+}
+
+/*
+ * Forget the last cell's stage counts.  A cell's plans have at most
+ * min(K, rows) stages, one slot each at least.
+ */
+static void
+need_reset(struct search *s, const struct plan_cell *c)
+{
+	size_t rows = c->v->g->n;
+	long smax = c->K < (long)rows ? c->K : (long)rows;
+	size_t n = (size_t)(smax + 1) * (rows + 1);
+
+	if (n > s->cap_need) {
+		s->cap_need = n;
+		s->need = xrealloc(s->need, n * sizeof *s->need);
+	}
+	memset(s->need, 0xff, n * sizeof *s->need);	/* NEED_UNKNOWN */
+	s->need_kmax = smax;
+	s->need_zcap = zero_cap(s, c->K);
+}
+
+/*
+ * The ZeRO choice of rows [jj, j) as the stage k-th from the end (k + 1
+ * in dp_stage_zero's count), or NULL when it does not fit: the same for
+ * every point of the state being extended, so computed once for it.
+ */
+static const struct stage_choice *
+choice_of(struct search *s, const struct plan_cell *c, int jj, int j, long k,
+    long zcap)
+{
+	struct stage_choice *ch = &s->fit[jj];
+
+	if (ch->stamp != s->state_stamp) {
+		long z = 1;
+		int zs = 0;
+
+		ch->stamp = s->state_stamp;
+		ch->fits = stage_fits(c, (size_t)jj, (size_t)j - 1, k + 1,
+		    s->zero_on, zcap) && dp_stage_zero(c, (size_t)jj,
+		    (size_t)j - 1, k + 1, s->zero_on, zcap, &z, &zs) == 0;
+		ch->z = z;
+		ch->zs = zs;
+	}
+	return ch->fits ? ch : NULL;
+}
+
+/* The compute and own collectives of rows [0, j): the least load the
+ * stages before row j carry between them. */
+static double
+prefix_load(const struct plan_variant *v, const struct plan_cell *c,
+    const double *coll, int j)
+{
+	return v->pf_fwd[j] + v->pf_bwd[j] +
+	    v->pf_rerun[c->mode.recompute][j] + coll[j];
 }
 
 static void
@@ -209,9 +343,28 @@ search_cell(struct search *s, struct plan_cell *c)
 	s->npool = 0;
 	memset(s->head, -1, (size_t)(smax + 1) * (size_t)(n + 1) *
 	    sizeof *s->head);
-	s->head[n] = push(s, (struct point){ 0, 0, 0, -1, -1, n, 1, 0, 0 });
+	if ((size_t)(n + 1) * (size_t)(K + 1) > s->cap_by_y) {
+		free(s->by_y);
+		s->cap_by_y = (size_t)(n + 1) * (size_t)(K + 1);
+		s->by_y = xcalloc(s->cap_by_y, sizeof *s->by_y);
+		s->level_stamp = 0;
+	}
+	if ((size_t)n + 1 > s->cap_fit) {
+		free(s->fit);
+		s->cap_fit = (size_t)n + 1;
+		s->fit = xcalloc(s->cap_fit, sizeof *s->fit);
+		s->state_stamp = 0;
+	}
+	s->head[n] = push(s, (struct point){ .parent = -1, .next = -1,
+	    .same_y = -1, .j = n, .z = 1 });
 	for (long k = 0; k < smax; k++) {
+		next_level(s);
 		for (int j = n; j >= 1; j--) {
+			if (++s->state_stamp == 0) {
+				memset(s->fit, 0, s->cap_fit *
+				    sizeof *s->fit);
+				s->state_stamp = 1;
+			}
 			for (int pi = s->head[k * (n + 1) + j]; pi >= 0;
 			    pi = s->pool[pi].next) {
 				struct point p = s->pool[pi];
@@ -219,10 +372,10 @@ search_cell(struct search *s, struct plan_cell *c)
 				if (p.dead)
 					continue;
 				for (int jj = j - 1; jj >= 0; jj--) {
-					long stages_left = jj > 0;
-					double comp, cmin;
+					int more;	/* stages before it */
+					double comp, cmin, rest, rest_slot;
+					const struct stage_choice *ch;
 					long z;
-					int zs;
 					struct stage_cost sc;
 					struct point q;
 
@@ -231,11 +384,8 @@ search_cell(struct search *s, struct plan_cell *c)
 					if (!s->zero_on && (jj < K - k - 1 ||
 					    (jj > 0 && k + 1 == K)))
 						continue;
-					comp = v->pf_fwd[j] - v->pf_fwd[jj] +
-					    v->pf_bwd[j] - v->pf_bwd[jj];
-					comp += v->pf_rerun[c->mode.recompute][j] -
-					    v->pf_rerun[c->mode.recompute][jj] +
-					    coll[j] - coll[jj];
+					comp = prefix_load(v, c, coll, j) -
+					    prefix_load(v, c, coll, jj);
 					cmin = s->zero_on ? (double)(m + k) :
 					    mult_fixed;
 					if (cmin * comp / (double)zcap + p.Y >=
@@ -246,17 +396,35 @@ search_cell(struct search *s, struct plan_cell *c)
 					if (nv > 1 && !chunks_fit(v, jj, j, nv,
 					    c->mode.ends_in_split))
 						continue;
+					/* the rows before it need stages of a
+					 * slot each at least, and the bound
+					 * below holds before the stage is
+					 * priced, with its load at least its
+					 * compute over zcap and a slot */
+					more = stages_needed(s, c, k + 2,
+					    (size_t)jj);
+					if (more == NEED_NONE ||
+					    p.y + 1 + more > K)
+						continue;
+					rest = prefix_load(v, c, coll, jj);
+					rest_slot = jj > 0 ? rest / (double)(K -
+					    p.y - 1) : 0;
+					if (s->zero_on && (double)(m + k +
+					    more) * fmax(fmax(p.L, comp /
+					    (double)zcap), rest_slot) + p.Y >=
+					    s->best)
+						continue;
 					/* memory only grows with the rows */
-					if (dp_stage_zero(c, (size_t)jj,
-					    (size_t)j - 1, k + 1, s->zero_on,
-					    zcap, &z, &zs) < 0)
+					if (!(ch = choice_of(s, c, jj, j, k,
+					    zcap)))
 						break;
-					if (p.y + z + stages_left > K)
+					z = ch->z;
+					if (p.y + z + more > K)
 						continue;
 					/* its memory: dp_stage_zero above */
 					plan_stage_cost(c, (size_t)jj,
-					    (size_t)j - 1, K - p.y - z, z, zs,
-					    &sc);
+					    (size_t)j - 1, K - p.y - z, z,
+					    ch->zs, &sc);
 					q = p;
 					q.L = fmax(p.L, sc.load_s / (double)z);
 					q.Y = fmax(p.Y, sc.sync_s);
@@ -264,7 +432,7 @@ search_cell(struct search *s, struct plan_cell *c)
 					q.parent = pi;
 					q.j = jj;
 					q.z = (int)z;
-					q.zs = zs;
+					q.zs = ch->zs;
 					q.dead = 0;
 					if (jj == 0) {
 						double T;
@@ -279,11 +447,16 @@ search_cell(struct search *s, struct plan_cell *c)
 						}
 						continue;
 					}
-					if ((s->zero_on ? (double)(m + k + 1) :
-					    mult_fixed) * q.L + q.Y >= s->best)
+					/* S >= k + 1 + more stages, and the
+					 * rows before share at most K - y
+					 * slots: their slowest stage carries
+					 * at least the mean compute a slot */
+					if ((s->zero_on ? (double)(m + k + more) :
+					    mult_fixed) * fmax(q.L, rest /
+					    (double)(K - q.y)) + q.Y >= s->best)
 						continue;
 					insert(s, &s->head[(k + 1) * (n + 1) +
-					    jj], q);
+					    jj], chain_of(s, K, jj, q.y), q);
 				}
 			}
 		}
@@ -629,11 +802,21 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 		const struct plan_variant *v = &s->v[cells[i].variant];
 		size_t last = v->g->n - 1;
 		struct plan_cell c;
+		int fewest;
 
 		plan_cell_init(&c, s->env, v, cells[i].d, cells[i].K,
 		    &s->modes[cells[i].mode]);
 		c.shared = &s->shapes;
-		if (!cell_may_fit(&c, s->zero_on, zero_cap(s, c.K))) {
+		/* a cell whose rows no K stages hold has no plan (without
+		 * the test a search with ZeRO, which nothing bounds until a
+		 * plan is found, walks the whole space of every such cell);
+		 * with ZeRO, whose bound took one stage, the step's
+		 * multiplier is at least m + S - 1 for the fewest stages S */
+		need_reset(s, &c);
+		fewest = stages_needed(s, &c, 1, v->g->n);
+		if (fewest > c.K || (s->zero_on && (cells[i].lb -
+		    cells[i].lb_sync) * ((double)(c.m + fewest - 1) /
+		    (double)c.m) + cells[i].lb_sync >= s->best)) {
 			plan_cell_release(&c);
 			continue;
 		}
@@ -771,6 +954,9 @@ out:
 	for (int i = 0; i < s.nbeta; i++)
 		free(s.beta[i].floor);
 	free(s.modes);
+	free(s.need);
+	free(s.by_y);
+	free(s.fit);
 	plan_shape_cache_release(&s.shapes);
 	return rc;
 }
