@@ -1,8 +1,9 @@
 /*
  * t-dp.c - the default evaluator against a step worked out by hand, and
  * the dynamic program against exhaustive enumeration of the same plan
- * space on 300 seeded random instances (chains of 2-8 layers, 2-32 devices
- * on 2-3 levels, binding memory, some infeasible, some needing ZeRO): the
+ * space on 550 seeded random instances (chains of 2-8 layers, 2-32 devices
+ * on 2-3 levels, binding memory, some infeasible, some needing ZeRO, 150
+ * with memory so short that only ZeRO pipelines fit): the
  * optimum is the same, and the returned plan re-evaluates to exactly the
  * step reported.  Also: network awareness (a 50x slower upper level keeps
  * pipeline cuts inside nodes; a flat-network plan is never better), ZeRO
@@ -254,7 +255,7 @@ random_instances(void)
 {
 	int agree = 0, exact = 0, flat_ok = 0, infeasible = 0, zero = 0;
 	int total = 550, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
-	int zero_heavy_solved = 0;
+	int zero_heavy_solved = 0, zero_pipelines = 0;
 
 	/* 300 chains of any rows (every fifth with an expert variant),
 	 * then 100 transformer-like ones (alike layers, small batches, fast
@@ -337,6 +338,8 @@ random_instances(void)
 			agree++;
 			zero += st.zero_used;
 			zero_heavy_solved += zero_heavy && st.zero_used;
+			zero_pipelines += zero_heavy && st.zero_used &&
+			    best.nstages > 1;
 			modes[best.recompute]++;
 			distopt += best.distopt;
 			interleaved += best.v > 1;
@@ -370,16 +373,18 @@ random_instances(void)
 	OK(zero > 10, "some need ZeRO");
 	OK(zero_heavy_solved > 30, "a fifth of the short-memory ones are "
 	    "solved with ZeRO");
+	OK(zero_pipelines > 15, "and of those, many by a pipeline of ZeRO "
+	    "stages");
 	OK(modes[RC_NONE] > 10 && modes[RC_FULL] > 10 &&
 	    modes[RC_SELECTIVE] > 10, "every recomputation kind wins somewhere");
 	OK(interleaved > 5, "interleaving wins somewhere");
 	OK(distopt > 10 && distopt < total - infeasible - 10,
 	    "the distributed optimizer wins somewhere, not everywhere");
 	printf("# %d infeasible, %d solved with ZeRO (%d of the short-memory "
-	    "ones), %d interleaved; "
+	    "ones, %d with more than one stage), %d interleaved; "
 	    "recompute none/full/selective %d/%d/%d, distributed optimizer "
 	    "%d; %ld plans enumerated\n", infeasible, zero,
-	    zero_heavy_solved, interleaved,
+	    zero_heavy_solved, zero_pipelines, interleaved,
 	    modes[0], modes[1], modes[2], distopt, brute_plans);
 }
 

@@ -27,28 +27,35 @@ dp_stage_zero(const struct plan_cell *c, size_t first, size_t last, long k,
 }
 
 /*
- * Whether dp_stage_zero finds a choice, in at most four tests instead of
- * up to nineteen: a stage's memory falls with z at every ZeRO stage
- * (mem.c divides by it), so some z <= zmax fits only if the largest
- * power of two does, at one of the ZeRO stages.
+ * Whether some ZeRO choice of dp_stage_zero (z > 1) fits, in at most three
+ * tests instead of up to eighteen: a stage's memory falls with z at every
+ * ZeRO stage (mem.c divides by it), so some z <= zmax fits only if the
+ * largest power of two does, at one of the ZeRO stages.
  */
 static int
-stage_fits(const struct plan_cell *c, size_t first, size_t last, long k,
-    int zero_on, long zmax)
+zero_may_fit(const struct plan_cell *c, size_t first, size_t last, long k,
+    long zmax)
 {
 	struct mem_breakdown mem;
 	long z = 1;
 
-	if (plan_stage_memory(c, first, last, 1, 0, k, &mem))
-		return 1;
-	if (!zero_on)
-		return 0;
 	while (2 * z <= zmax)
 		z *= 2;
 	for (int zs = 1; z > 1 && zs <= 3; zs++)
 		if (plan_stage_memory(c, first, last, z, zs, k, &mem))
 			return 1;
 	return 0;
+}
+
+/* Whether dp_stage_zero finds a choice (z = 1, or ZeRO when it is on). */
+static int
+stage_fits(const struct plan_cell *c, size_t first, size_t last, long k,
+    int zero_on, long zmax)
+{
+	struct mem_breakdown mem;
+
+	return plan_stage_memory(c, first, last, 1, 0, k, &mem) ||
+	    (zero_on && zero_may_fit(c, first, last, k, zmax));
 }
 
 /* A stage's ZeRO copies and stage, found once (choice_of). */
@@ -99,13 +106,16 @@ struct search {
 	struct plan_mode *modes;	/* the run modes searched */
 	size_t nmodes;
 	/* the cell's least stage counts, [k * (rows + 1) + j]
-	 * (stages_needed; NEED_UNKNOWN until asked) */
-	int *need;
+	 * (stages_needed), known while their stamp is the cell's */
+	struct { unsigned stamp; int stages; } *need;
 	size_t cap_need;
 	long need_kmax, need_zcap;
+	unsigned cell_stamp;
 	/* the next stage count's points by (first row, slots used):
 	 * [j * (K + 1) + y], a chain through point.same_y, current while
-	 * its stamp is the level's */
+	 * its stamp is the level's (rows x K entries of 8 bytes: K is at
+	 * most the rows without ZeRO, 16,384 for a ZeRO cell of 131,072
+	 * GPUs in slots of 8, about 17 MB at 130 rows) */
 	struct { unsigned stamp; int head; } *by_y;
 	size_t cap_by_y;
 	unsigned level_stamp;
@@ -116,7 +126,6 @@ struct search {
 	unsigned state_stamp;
 };
 
-#define NEED_UNKNOWN (-1)
 #define NEED_NONE (INT_MAX / 2)
 
 static int
@@ -234,19 +243,20 @@ chunks_fit(const struct plan_variant *v, int jj, int j, long nv, int ends)
 static int
 stages_needed(struct search *s, const struct plan_cell *c, long k, size_t j)
 {
-	size_t rows = c->v->g->n, lo = 0, hi;
-	int *memo, more;
+	size_t rows = c->v->g->n, lo = 0, hi, at;
+	int more;
 
 	if (j == 0)
 		return 0;
 	if (k > s->need_kmax)
 		return NEED_NONE;
-	memo = &s->need[(size_t)k * (rows + 1) + j];
-	if (*memo != NEED_UNKNOWN)
-		return *memo;
+	at = (size_t)k * (rows + 1) + j;
+	if (s->need[at].stamp == s->cell_stamp)
+		return s->need[at].stages;
+	s->need[at].stamp = s->cell_stamp;
 	if (!stage_fits(c, 0, j - 1, k, s->zero_on, s->need_zcap)) {
 		if (!stage_fits(c, j - 1, j - 1, k, s->zero_on, s->need_zcap))
-			return *memo = NEED_NONE;
+			return s->need[at].stages = NEED_NONE;
 		lo = 1;		/* the first row is in [lo, hi] */
 		hi = j - 1;
 		while (lo < hi) {
@@ -260,7 +270,7 @@ stages_needed(struct search *s, const struct plan_cell *c, long k, size_t j)
 		}
 	}
 	more = stages_needed(s, c, k + 1, lo);
-	return *memo = more == NEED_NONE ? NEED_NONE : more + 1;
+	return s->need[at].stages = more == NEED_NONE ? NEED_NONE : more + 1;
 }
 
 /* The most ZeRO copies a stage of a K-slot cell may have (1: ZeRO off). */
@@ -284,10 +294,15 @@ need_reset(struct search *s, const struct plan_cell *c)
 	size_t n = (size_t)(smax + 1) * (rows + 1);
 
 	if (n > s->cap_need) {
+		free(s->need);
 		s->cap_need = n;
-		s->need = xrealloc(s->need, n * sizeof *s->need);
+		s->need = xcalloc(n, sizeof *s->need);
+		s->cell_stamp = 0;
 	}
-	memset(s->need, 0xff, n * sizeof *s->need);	/* NEED_UNKNOWN */
+	if (++s->cell_stamp == 0) {	/* every entry stale again */
+		memset(s->need, 0, s->cap_need * sizeof *s->need);
+		s->cell_stamp = 1;
+	}
 	s->need_kmax = smax;
 	s->need_zcap = zero_cap(s, c->K);
 }
@@ -304,13 +319,16 @@ choice_of(struct search *s, const struct plan_cell *c, int jj, int j, long k,
 	struct stage_choice *ch = &s->fit[jj];
 
 	if (ch->stamp != s->state_stamp) {
+		struct mem_breakdown mem;
 		long z = 1;
 		int zs = 0;
 
 		ch->stamp = s->state_stamp;
-		ch->fits = stage_fits(c, (size_t)jj, (size_t)j - 1, k + 1,
-		    s->zero_on, zcap) && dp_stage_zero(c, (size_t)jj,
-		    (size_t)j - 1, k + 1, s->zero_on, zcap, &z, &zs) == 0;
+		ch->fits = plan_stage_memory(c, (size_t)jj, (size_t)j - 1, 1,
+		    0, k + 1, &mem) || (s->zero_on && zero_may_fit(c,
+		    (size_t)jj, (size_t)j - 1, k + 1, zcap) &&
+		    dp_stage_zero(c, (size_t)jj, (size_t)j - 1, k + 1, 1,
+		    zcap, &z, &zs) == 0);
 		ch->z = z;
 		ch->zs = zs;
 	}
@@ -401,8 +419,8 @@ search_cell(struct search *s, struct plan_cell *c)
 					 * below holds before the stage is
 					 * priced, with its load at least its
 					 * compute over zcap and a slot */
-					more = stages_needed(s, c, k + 2,
-					    (size_t)jj);
+					more = s->zero_on ? stages_needed(s, c,
+					    k + 2, (size_t)jj) : jj > 0;
 					if (more == NEED_NONE ||
 					    p.y + 1 + more > K)
 						continue;
