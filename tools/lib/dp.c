@@ -812,13 +812,40 @@ lb_bin(double lb)
 	return (long)(bits >> (52 - LB_BIN_BITS)) & (LB_NBINS - 1);
 }
 
+/*
+ * Whether a ZeRO-free cell's step, load part `load_lb`, cannot beat
+ * `best` by the exposed sync of its two ends: the first stage holds row 0
+ * at slot 0 and the last the last row at slot K - 1 (plan_row_sync_floor).
+ * What their overlap can hide is at most their passes over the most rows
+ * they can hold: all but one a stage for each of the other K - 1 (v = 1),
+ * the whole chain when interleaved (a stage's chunks lie anywhere in it).
+ * Without the overlap this is their whole sync: a cell whose step is set
+ * by the reduction of its embedding or head is priced no further.  The
+ * last stage first, as the search prices it first anyway (its network
+ * groups are then cached for it).
+ */
+static int
+ends_cannot_win(struct plan_cell *c, double load_lb, double best)
+{
+	const struct plan_variant *v = c->v;
+	const double *rerun = v->pf_rerun[c->mode.recompute];
+	size_t n = v->g->n;
+	size_t head_end = c->mode.v > 1 ? n : n - (size_t)c->K + 1;
+	size_t tail_start = c->mode.v > 1 ? 0 : (size_t)c->K - 1;
+
+	return load_lb + plan_row_sync_floor(c, n - 1, c->K - 1, v->pf_bwd[n] -
+	    v->pf_bwd[tail_start] + rerun[n] - rerun[tail_start],
+	    v->pf_fwd[n] - v->pf_fwd[tail_start]) >= best ||
+	    load_lb + plan_row_sync_floor(c, 0, 0, v->pf_bwd[head_end] +
+	    rerun[head_end], v->pf_fwd[head_end]) >= best;
+}
+
 static void
 search_listed(struct search *s, struct cell_key *cells, size_t n,
     struct dp_stats *st)
 {
 	for (size_t i = 0; i < n && cells[i].lb < s->best; i++) {
 		const struct plan_variant *v = &s->v[cells[i].variant];
-		size_t last = v->g->n - 1;
 		struct plan_cell c;
 		int fewest;
 
@@ -838,14 +865,8 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 			plan_cell_release(&c);
 			continue;
 		}
-		/* the first stage holds row 0 at slot 0 and the last the last
-		 * row at slot K - 1: their syncs bound the step from below
-		 * (ZeRO-free cells: with ZeRO the slots are not known; and
-		 * only when no computation hides the syncs) */
-		if (!s->zero_on && !c.mode.overlap_grad &&
-		    cells[i].lb - cells[i].lb_sync +
-		    fmax(plan_stage_sync(&c, 0, 0, 0), plan_stage_sync(&c,
-		    last, last, c.K - 1)) >= s->best) {
+		if (!s->zero_on && ends_cannot_win(&c, cells[i].lb -
+		    cells[i].lb_sync, s->best)) {
 			plan_cell_release(&c);
 			continue;
 		}

@@ -641,6 +641,20 @@ optimizer_step_s(const struct plan_cell *c, size_t first, size_t last,
 	    v->pf_dense[last + 1] - v->pf_dense[first]) / c->env->optimizer_Bps;
 }
 
+double
+plan_row_sync_floor(struct plan_cell *c, size_t i, long u, double bwd_max,
+    double fwd_max)
+{
+	double grad_s, param_s;
+
+	stage_sync(c, i, i, u, 1, 0, &grad_s, &param_s);
+	if (c->mode.overlap_grad)
+		grad_s = fmax(0, grad_s - bwd_max);
+	if (c->mode.overlap_param)
+		param_s = fmax(0, param_s - fwd_max);
+	return grad_s + param_s + optimizer_step_s(c, i, i, 1, 0);
+}
+
 /* The boundary from the last stage back to the first, which interleaved
  * 1F1B crosses v - 1 times a micro-batch: the replica's whole span. */
 static int

@@ -231,6 +231,16 @@ double plan_step(long m, int nstages, long v, double max_load_s,
  * none of it hidden. */
 double plan_stage_sync(struct plan_cell *c, size_t first, size_t last, long u);
 
+/*
+ * The least exposed sync (as plan_stage_cost's sync_s) of any one-copy
+ * stage at slot u that holds row i, when its backward and forward pass
+ * of a micro-batch are at most bwd_max and fwd_max: the reduction, the
+ * gather and the optimizer step of more rows cost no less than row i's
+ * alone, and the overlap hides at most those passes.
+ */
+double plan_row_sync_floor(struct plan_cell *c, size_t i, long u,
+    double bwd_max, double fwd_max);
+
 /* ceil(B / (b d)). */
 long plan_microbatches(long global_batch, long b, long d);
 
