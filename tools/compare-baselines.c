@@ -142,7 +142,8 @@ load_cell(struct cell *c, const struct opts *o)
 	    .optimizer = c->exp.optimizer, .global_batch = c->exp.global_batch,
 	    .grad_bytes_per_param = c->exp.grad_bytes_per_param,
 	    .distopt = BASELINE_DISTOPT, .overlap = BASELINE_OVERLAP,
-	    .grad_copies = 1, .optimizer_Bps = accel_memory_Bps(&c->accel) };
+	    .grad_copies = 1, .optimizer_Bps = accel_memory_Bps(&c->accel),
+	    .tp_comm_sm_share = accel_tp_comm_sm_share(&c->accel) };
 }
 
 /* The artifact's setup for the experiment at micro-batch mbs: its

@@ -415,7 +415,8 @@ main(int argc, char *argv[])
 	    .tp_overlap = o.tp_overlap, .grad_copies = o.grad_copies,
 	    .p2p_scatter_gather = o.scatter_gather,
 	    .tp_grad_blocking = o.tp_grad_blocking,
-	    .optimizer_Bps = accel_memory_Bps(&accel) };
+	    .optimizer_Bps = accel_memory_Bps(&accel),
+	    .tp_comm_sm_share = accel_tp_comm_sm_share(&accel) };
 	for (size_t i = 0; i < vs.n; i++)
 		if (vs.g[i].has_variant && vs.g[i].var_b > o.batch)
 			die("%s: micro-batch %ld is larger than the global batch "

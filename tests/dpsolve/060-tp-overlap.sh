@@ -10,7 +10,20 @@
 #                     again backward (sp): S0 + c = 1.25 S0
 #   products of 1 s:  its input-gradient reduce-scatter and the gather
 #                     again hidden (Megatron-LM's backward): S0 - c = 0.75 S0
-#   and --tp-comm-overlap: everything hidden: 0
+# and with --tp-comm-overlap, Transformer Engine's userbuffers (TE
+# v1.7-v1.10 defaults): the gathers before the column product and the row
+# product's input gradient run in t = 2 chunks through the copy engines
+# (a chunk's product hides the next chunk: min(c, g/2) hidden); the
+# row product's forward reduce-scatter in 4 splits, the last exposed
+# (3/4 min(c, g) hidden); the column product's backward collectives in
+# bulk beside it; the split and bulk kernels take 16 of the V100's 80 SMs,
+# so each second hidden costs the product s = 0.2 s:
+#   products of 1 s:  forward c/4 + 0.2 (3c/4), backward 0.2 c + 0.2 c:
+#                     0.8 c = 0.2 S0
+#   products of c/2 forward and c backward (c/2 each half):
+#                     forward gather c - c/4, reduce-scatter c - 0.8 (3c/8),
+#                     backward row gather c - c/4, column reduce-scatter
+#                     c - 0.8 c/2, gather again c/2 + 0.2 c/2: 3.4 c = 0.85 S0
 # Without sp, a column product's input-gradient all-reduce A hides behind
 # its weight gradient (async, 0) unless the runtime blocks (-W blocking, A).
 set -u
@@ -60,7 +73,11 @@ graph "$tmp/big.csv" 1 "$two" "$two" 0 "c:$X:1:2 r:$X:1:2"
 near "products of 0 s" "$(coll "$tmp/zero.csv" "$tmp/sp.xml")" "$(awk -v s="$S0" 'BEGIN { printf "%.17g", 1.25 * s }')"
 near "products of 0 s, --tp-comm-overlap" "$(coll "$tmp/zero.csv" "$tmp/tpo.xml")" "$(awk -v s="$S0" 'BEGIN { printf "%.17g", 1.25 * s }')"
 near "products of 1 s" "$(coll "$tmp/big.csv" "$tmp/sp.xml")" "$(awk -v s="$S0" 'BEGIN { printf "%.17g", 0.75 * s }')"
-near "products of 1 s, --tp-comm-overlap" "$(coll "$tmp/big.csv" "$tmp/tpo.xml")" 0
+near "products of 1 s, --tp-comm-overlap" "$(coll "$tmp/big.csv" "$tmp/tpo.xml")" "$(awk -v s="$S0" 'BEGIN { printf "%.17g", 0.2 * s }')"
+half=$(awk -v s="$S0" 'BEGIN { printf "%.17g", s / 8 }')
+cfull=$(awk -v s="$S0" 'BEGIN { printf "%.17g", s / 4 }')
+graph "$tmp/half.csv" 1 "$two" "$two" 0 "c:$X:$half:$cfull r:$X:$half:$cfull"
+near "products of c/2 and c, --tp-comm-overlap" "$(coll "$tmp/half.csv" "$tmp/tpo.xml")" "$(awk -v s="$S0" 'BEGIN { printf "%.17g", 0.85 * s }')"
 graph "$tmp/ar-none.csv" 0 0 0 "$X" ""
 A=$(coll "$tmp/ar-none.csv" "$tmp/nosp.xml")
 graph "$tmp/ar.csv" 0 0 0 "$X" "c:$X:1:2"

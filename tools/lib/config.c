@@ -183,6 +183,14 @@ accel_memory_Bps(const struct accel_cfg *a)
 }
 
 double
+accel_tp_comm_sm_share(const struct accel_cfg *a)
+{
+	if (a->gemm_units <= TE_UB_COMM_SMS)
+		return 0;
+	return (double)TE_UB_COMM_SMS / (double)a->gemm_units;
+}
+
+double
 model_parameters(const struct model_cfg *m)
 {
 	double h = (double)m->hidden, f = (double)m->ffn_hidden;

@@ -111,4 +111,14 @@ double model_parameters(const struct model_cfg *m);
  * `memory` efficiency, bytes/s. */
 double accel_memory_Bps(const struct accel_cfg *a);
 
+/*
+ * The share of a GPU's SMs that Transformer Engine's userbuffers kernels
+ * take beside the products they overlap (--tp-comm-overlap): 16, its
+ * default num_sm for the pipelined and bulk overlaps (TE v1.7-v1.10,
+ * module/base.py, initialize_ub), over the SMs of <gemm units>; 0 without
+ * a GEMM model or with no more units than that (not a GPU that runs it).
+ */
+#define TE_UB_COMM_SMS 16
+double accel_tp_comm_sm_share(const struct accel_cfg *a);
+
 #endif

@@ -171,6 +171,11 @@ hide(double *left, int k, double amount)
 	return h;
 }
 
+/* Transformer Engine's "pipeline" overlap runs a product in this many
+ * splits (TE v1.7-v1.10, module/base.py, initialize_ub: num_splits = 4
+ * by default). */
+#define TE_PIPELINE_SPLITS 4
+
 /*
  * What the products beside a row's tensor-parallel collectives hide of
  * them (docs/model.md, "Tensor-parallel overlap"), forward and backward,
@@ -178,10 +183,21 @@ hide(double *left, int k, double amount)
  * product keeps its input sharded and gathers it again for its weight
  * gradient, beside its input gradient.  A product's backward is its input
  * and its weight gradient, half each.  Megatron-LM's backward reduces the
- * input gradient beside the weight gradient (async, or always with sp);
- * --tp-comm-overlap (sp) pipelines the forward's gathers and reductions
- * and the backward's gathers of row-parallel products with the products
- * in t chunks, the last chunk's product hiding nothing.
+ * input gradient beside the weight gradient (async, or always with sp).
+ * --tp-comm-overlap (sp) runs Transformer Engine's userbuffers, with its
+ * default method a collective (TE v1.7-v1.10, initialize_ub):
+ * - the gathers before a column-parallel product's forward and a
+ *   row-parallel one's input gradient: "ring_exchange", the product in t
+ *   chunks, each beside the next chunk's arrival through the copy
+ *   engines: the first chunk is local, min(c, g (t - 1) / t) hidden;
+ * - the reductions after a row-parallel product's forward: "pipeline",
+ *   the product in 4 splits, each split's reduce-scatter beside the next
+ *   split: the last split's is exposed, (3/4) min(c, g) hidden;
+ * - the backward's of a column-parallel product under sp: "bulk", the
+ *   whole collective beside the whole product (as Megatron-LM's own).
+ * The pipelined and bulk kernels take 16 SMs while the product runs: each
+ * second of them hidden costs the product env->tp_comm_sm_share of a
+ * second, added to the exposed time.
  */
 static void
 tp_hidden(const struct plan_variant *v, const struct plan_env *env,
@@ -189,6 +205,9 @@ tp_hidden(const struct plan_variant *v, const struct plan_env *env,
     double *hid_bwd, double *extra_bwd)
 {
 	double pipe = v->t > 1 ? (double)(v->t - 1) / (double)v->t : 0;
+	double split = (double)(TE_PIPELINE_SPLITS - 1) /
+	    (double)TE_PIPELINE_SPLITS;
+	double sm = tpo ? env->tp_comm_sm_share : 0;
 	double left[LCOLL_N];
 
 	memcpy(left, kind_s, sizeof left);
@@ -203,17 +222,21 @@ tp_hidden(const struct plan_variant *v, const struct plan_env *env,
 
 		if (p->role == TP_ROW) {
 			if (tpo && v->sp) {
-				*hid_fwd += hide(left, LCOLL_REDUCE_SCATTER,
-				    fmin(rs, pipe * p->forward_s));
+				*hid_fwd += (1 - sm) * hide(left,
+				    LCOLL_REDUCE_SCATTER, split * fmin(rs,
+				    p->forward_s));
 				*hid_bwd += hide(left, LCOLL_ALL_GATHER,
 				    fmin(ag, pipe * half));
 			}
 			continue;
 		}
 		if (v->sp) {
-			*extra_bwd += ag - fmin(ag, half);
-			*hid_bwd += hide(left, LCOLL_REDUCE_SCATTER,
-			    fmin(rs, half));
+			/* TE's bulk kernels for TE's own products only */
+			double bulk_sm = p->role == TP_COLUMN ? sm : 0;
+
+			*extra_bwd += ag - (1 - bulk_sm) * fmin(ag, half);
+			*hid_bwd += (1 - bulk_sm) * hide(left,
+			    LCOLL_REDUCE_SCATTER, fmin(rs, half));
 			if (tpo && p->role == TP_COLUMN)
 				*hid_fwd += hide(left, LCOLL_ALL_GATHER,
 				    fmin(ag, pipe * p->forward_s));

@@ -64,6 +64,9 @@ struct plan_env {
 	/* the optimizer step's memory traffic: the accelerator's HBM
 	 * bandwidth times its memory efficiency, bytes/s; 0: not priced */
 	double optimizer_Bps;
+	/* the SMs --tp-comm-overlap's pipelined and bulk kernels take from
+	 * the products beside them (accel_tp_comm_sm_share); 0: not priced */
+	double tp_comm_sm_share;
 };
 
 /* How Megatron-LM runs a plan, beyond its layout. */
