@@ -236,10 +236,79 @@ zero_paper(void)
 	    "dense and expert states, each over its group");
 }
 
+/*
+ * What dpsolve's fit test relies on (dp.c, zero_may_fit): at every stage
+ * range, position, precision, gradient copies, optimizer and distributed
+ * optimizer (its shards d z), a stage's memory never rises with z (2..64)
+ * at a ZeRO stage, nor with the ZeRO stage (1..3) at a z, and every ZeRO
+ * choice holds no more than none.
+ */
+static void
+zero_monotone(void)
+{
+	struct layer_graph g = graph(0);
+	int checked = 0, rises = 0;
+
+	for (size_t first = 0; first < 4; first++)
+	for (size_t last = first; last < 4; last++)
+	for (long k = 1; k <= 4; k++)
+	for (int gb = 2; gb <= 4; gb += 2)
+	for (int copies = 1; copies <= 2; copies++)
+	for (int opt = 0; opt < 2; opt++)
+	for (long d = 0; d <= 4; d += 4) {
+		double none = 0, prev_z[4] = { 0 };
+
+		for (long z = 1; z <= 64; z *= 2)
+			for (int zs = z > 1; zs <= (z > 1 ? 3 : 0); zs++) {
+				struct mem_stage s = stage(first, last, zs, z,
+				    k, 4);
+				struct mem_breakdown b;
+
+				s.grad_bytes_per_param = gb;
+				s.grad_copies = copies;
+				s.optimizer_shards_dense = s.optimizer_shards_expert =
+				    (double)(d * z);
+				mem_stage_breakdown(&g, &s, opt ? OPT_SGD : OPT_ADAM,
+				    &b);
+				if (z == 1) {
+					none = b.total;
+					continue;
+				}
+				rises += b.total > none;
+				rises += z > 2 && b.total > prev_z[zs];
+				prev_z[zs] = b.total;
+				checked++;
+			}
+		/* at each z, the ZeRO stages in turn */
+		for (long z = 2; z <= 64; z *= 2) {
+			double prev = HUGE_VAL;
+
+			for (int zs = 1; zs <= 3; zs++) {
+				struct mem_stage s = stage(first, last, zs, z,
+				    k, 4);
+				struct mem_breakdown b;
+
+				s.grad_bytes_per_param = gb;
+				s.grad_copies = copies;
+				s.optimizer_shards_dense = s.optimizer_shards_expert =
+				    (double)(d * z);
+				mem_stage_breakdown(&g, &s, opt ? OPT_SGD : OPT_ADAM,
+				    &b);
+				rises += b.total > prev;
+				prev = b.total;
+			}
+		}
+	}
+	EQ_INT(rises, 0, "memory never rises with z, nor with the ZeRO stage, "
+	    "nor above no ZeRO");
+	OK(checked > 10000, "over every range, position and setting");
+}
+
 int
 main(void)
 {
 	zero_stages();
+	zero_monotone();
 	stash();
 	recompute();
 	interleaved();

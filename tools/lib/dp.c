@@ -27,10 +27,11 @@ dp_stage_zero(const struct plan_cell *c, size_t first, size_t last, long k,
 }
 
 /*
- * Whether some ZeRO choice of dp_stage_zero (z > 1) fits, in at most three
- * tests instead of up to eighteen: a stage's memory falls with z at every
- * ZeRO stage (mem.c divides by it), so some z <= zmax fits only if the
- * largest power of two does, at one of the ZeRO stages.
+ * Whether some ZeRO choice of dp_stage_zero (z > 1) fits, in one test
+ * instead of up to eighteen: a stage's memory falls with z and with the
+ * ZeRO stage (mem.c divides the optimizer states by z from stage 1, the
+ * gradients from 2, the weights at 3; t-mem checks it), so some choice
+ * fits only if the largest power of two at stage 3 does.
  */
 static int
 zero_may_fit(const struct plan_cell *c, size_t first, size_t last, long k,
@@ -41,10 +42,7 @@ zero_may_fit(const struct plan_cell *c, size_t first, size_t last, long k,
 
 	while (2 * z <= zmax)
 		z *= 2;
-	for (int zs = 1; z > 1 && zs <= 3; zs++)
-		if (plan_stage_memory(c, first, last, z, zs, k, &mem))
-			return 1;
-	return 0;
+	return z > 1 && plan_stage_memory(c, first, last, z, 3, k, &mem);
 }
 
 /* Whether dp_stage_zero finds a choice (z = 1, or ZeRO when it is on). */

@@ -393,9 +393,11 @@ plan_cell_init(struct plan_cell *c, const struct plan_env *env,
 	c->m = plan_microbatches(env->global_batch, v->b, d);
 	c->cut_level = xmalloc((size_t)(K + 1));
 	memset(c->cut_level, -2, (size_t)(K + 1));
-	c->sync_dense = xcalloc(n, sizeof *c->sync_dense);
-	c->sync_expert = xcalloc(n, sizeof *c->sync_expert);
-	c->zero_gather = xcalloc(n, sizeof *c->zero_gather);
+	/* the costs are read only where `have` says they were made: no
+	 * need to clear them (a ZeRO cell has K up to the devices / w) */
+	c->sync_dense = xmalloc(n * sizeof *c->sync_dense);
+	c->sync_expert = xmalloc(n * sizeof *c->sync_expert);
+	c->zero_gather = xmalloc(n * sizeof *c->zero_gather);
 	c->have = xcalloc(n, 1);
 }
 
