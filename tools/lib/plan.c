@@ -195,9 +195,13 @@ hide(double *left, int k, double amount)
  *   split: the last split's is exposed, (3/4) min(c, g) hidden;
  * - the backward's of a column-parallel product under sp: "bulk", the
  *   whole collective beside the whole product (as Megatron-LM's own).
- * The pipelined and bulk kernels take 16 SMs while the product runs: each
- * second of them hidden costs the product env->tp_comm_sm_share of a
- * second, added to the exposed time.
+ * The pipelined and bulk kernels are 16 thread blocks on a high-priority
+ * stream that take their SMs from the product as its blocks finish
+ * (set_sm_margin 0): to first order, each second of them hidden costs
+ * the product env->tp_comm_sm_share of a second, added to the exposed
+ * time.  Bulk is TE's fused-norm column-parallel products'
+ * (TELayerNormColumnParallelLinear: q/k/v and the MLP's first), the
+ * TP_COLUMN pairs; TP_OUTSIDE (experts, head) get Megatron-LM's own.
  */
 static void
 tp_hidden(const struct plan_variant *v, const struct plan_env *env,
