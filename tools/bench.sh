@@ -8,11 +8,12 @@
 # 4,096 of 4,096 and 8,192 of 2,048): Meta's Llama 3 cluster at 16,384
 # and 24,576 GPUs, a rail-optimized H100 cluster cut to 16,384 .. 131,072
 # GPUs (-N) and a 32,768-GPU one, a TPU-v4-style torus of 8,192 chips.
-# Table 3: a search that needs ZeRO: the 1T GPT of Megatron's SC'21 table
+# Table 3: searches that need ZeRO: the 1T GPT of Megatron's SC'21 table
 # at its 3,072 A100 of Selene and batch, without recomputation, sequence
 # parallelism or the distributed optimizer (as that run's Megatron-LM
-# had; make validate asks this of dpsolve), where no plan fits
-# without ZeRO and the search of ZeRO cells has to prove its optimum.
+# had; make validate asks this of dpsolve), and Llama 3 405B asked the
+# same on 16,384 GPUs of Llama 3's cluster, where no plan fits without
+# ZeRO and the search of ZeRO cells has to prove its optimum.
 # One dpsolve process a cell, its own -T statistics (solve time, peak
 # RSS).  Prints the tables, the ratio of solve times per doubling of the
 # rail cluster, and the targets of issues 4 and 13 and of the ZeRO
@@ -62,6 +63,8 @@ cell 2 torus-tpuv4 torus-tpuv4-8192 tpuv4 llama3-70b 8192 4096
 cell 2 torus-tpuv4 torus-tpuv4-8192 tpuv4 gpt3-175b 8192 8192
 cell 3 selene-zero selene-a100-4480 a100-80gb sc21-gpt-1008b 3072 3072 \
     -r none -D off results/layers/a100-80gb/sc21-gpt-1008b/b1/b1-t*-sp0-e1-c1.csv
+cell 3 llama3-h100-zero llama3-h100-24576 h100-80gb llama3-405b 16384 2048 \
+    -r none -D off results/layers/h100-80gb/llama3-405b/b1/b1-t*-sp0-e1-c1.csv
 
 awk -F, 'NR == 1 { next }
 	$1 != last { printf "%s%-14s %-13s %7s %7s %9s %9s %9s\n", (NR > 2 ? "\n" : ""),
@@ -69,12 +72,12 @@ awk -F, 'NR == 1 { next }
 	{ printf "%-14s %-13s %7d %7d %9.3f %9.1f %9d\n", $2, $3, $4, $5, $6, $7 / 1048576, $9
 	  if ($1 == 1 && $4 <= 1024) grid += $6
 	  if ($1 == 1 && $3 == "gpt3-175b" && $4 == 1024) g1024 = $6
-	  if ($4 == 16384 && $6 > big) big = $6
+	  if ($1 != 3 && $4 == 16384 && $6 > big) big = $6
 	  if ($4 == 131072 && $6 > huge) huge = $6
 	  if ($4 == 131072 && $7 > hugerss) hugerss = $7
 	  if ($7 > rss) rss = $7
 	  if ($2 == "rail-h100") t[$3 "," $4] = $6
-	  if ($1 == 3) zero = $6 }
+	  if ($1 == 3 && $6 > zero) zero = $6 }
 	END {
 	  printf "\nsolve time per doubling of the rail cluster (linear: 2.0x)\n"
 	  printf "%-14s %11s %11s %11s\n", "model", "16k->32k", "32k->64k", "64k->128k"
@@ -96,6 +99,6 @@ awk -F, 'NR == 1 { next }
 	  printf "peak RSS at 131072 devices, MB    %10.1f %7s  %s\n", hugerss / 1048576, "1024", hugerss < 1073741824 ? "yes" : "NO"
 	  printf "worst growth per doubling         %9.2fx %7s  %s\n", worst, "~2x", worst < 2.5 ? "yes" : "NO"
 	  printf "peak RSS of any cell, MB          %10.1f %7s  %s\n", rss / 1048576, "500", rss < 500 * 1048576 ? "yes" : "NO"
-	  printf "ZeRO search (table 3), s          %10.3f %7s  %s\n", zero, "20", zero < 20 ? "yes" : "NO"
+	  printf "slowest ZeRO search (table 3), s  %10.3f %7s  %s\n", zero, "20", zero < 20 ? "yes" : "NO"
 	}' "$tmp/bench.csv"
 mv "$tmp/bench.csv" "$OUT"
