@@ -56,6 +56,49 @@ stage_fits(const struct plan_cell *c, size_t first, size_t last, long k,
 	    (zero_on && zero_may_fit(c, first, last, k, zmax));
 }
 
+/*
+ * A cache whose entries are current while their stamp, each entry's first
+ * member, is the table's: made stale all at once by a new stamp (cleared
+ * only when it wraps), not by clearing entries a cell, level or state.
+ */
+struct stamped {
+	void *e;
+	size_t cap, size;	/* entries, bytes an entry */
+	unsigned stamp;
+};
+
+/* Room for n entries of `size` bytes, all stale. */
+static void
+stamped_reserve(struct stamped *t, size_t n, size_t size)
+{
+	if (n > t->cap || size != t->size) {
+		free(t->e);
+		t->e = xcalloc(n, size);
+		t->cap = n;
+		t->size = size;
+		t->stamp = 0;
+	}
+}
+
+/* Every entry stale. */
+static void
+stamped_renew(struct stamped *t)
+{
+	if (++t->stamp == 0) {
+		memset(t->e, 0, t->cap * t->size);
+		t->stamp = 1;
+	}
+}
+
+/* The cache's entries (stamped). */
+struct need_entry {
+	unsigned stamp;
+	int stages;
+};
+struct chain_head {
+	unsigned stamp;
+	int head;
+};
 /* A stage's ZeRO copies and stage, found once (choice_of). */
 struct stage_choice {
 	unsigned stamp;
@@ -103,25 +146,19 @@ struct search {
 	struct plan_shape_cache shapes;
 	struct plan_mode *modes;	/* the run modes searched */
 	size_t nmodes;
-	/* the cell's least stage counts, [k * (rows + 1) + j]
-	 * (stages_needed), known while their stamp is the cell's */
-	struct { unsigned stamp; int stages; } *need;
-	size_t cap_need;
+	/* the cell's least stage counts, need_entry [k * (rows + 1) + j]
+	 * (stages_needed), renewed a cell */
+	struct stamped need;
 	long need_kmax, need_zcap;
-	unsigned cell_stamp;
 	/* the next stage count's points by (first row, slots used):
-	 * [j * (K + 1) + y], a chain through point.same_y, current while
-	 * its stamp is the level's (rows x K entries of 8 bytes: K is at
-	 * most the rows without ZeRO, 16,384 for a ZeRO cell of 131,072
-	 * GPUs in slots of 8, about 17 MB at 130 rows) */
-	struct { unsigned stamp; int head; } *by_y;
-	size_t cap_by_y;
-	unsigned level_stamp;
-	/* the ZeRO choices of the state (k, j) being extended, by first
-	 * row (choice_of), current while their stamp is the state's */
-	struct stage_choice *fit;
-	size_t cap_fit;
-	unsigned state_stamp;
+	 * chain_head [j * (K + 1) + y], a chain through point.same_y,
+	 * renewed a level (rows x K entries of 8 bytes: K is at most the
+	 * rows without ZeRO, 16,384 for a ZeRO cell of 131,072 GPUs in
+	 * slots of 8, about 17 MB at 130 rows) */
+	struct stamped by_y;
+	/* the ZeRO choices of the state (k, j) being extended, stage_choice
+	 * by first row (choice_of), renewed a state */
+	struct stamped fit;
 };
 
 #define NEED_NONE (INT_MAX / 2)
@@ -166,24 +203,14 @@ insert(struct search *s, int *head, int *by_y, struct point p)
 static int *
 chain_of(struct search *s, long K, int j, long y)
 {
-	size_t i = (size_t)j * (size_t)(K + 1) + (size_t)y;
+	struct chain_head *c = (struct chain_head *)s->by_y.e +
+	    (size_t)j * (size_t)(K + 1) + (size_t)y;
 
-	if (s->by_y[i].stamp != s->level_stamp) {
-		s->by_y[i].stamp = s->level_stamp;
-		s->by_y[i].head = -1;
+	if (c->stamp != s->by_y.stamp) {
+		c->stamp = s->by_y.stamp;
+		c->head = -1;
 	}
-	return &s->by_y[i].head;
-}
-
-/* A new level's chains: all stale at once by the stamp, cleared when it
- * wraps. */
-static void
-next_level(struct search *s)
-{
-	if (++s->level_stamp == 0) {
-		memset(s->by_y, 0, s->cap_by_y * sizeof *s->by_y);
-		s->level_stamp = 1;
-	}
+	return &c->head;
 }
 
 static void
@@ -241,20 +268,21 @@ chunks_fit(const struct plan_variant *v, int jj, int j, long nv, int ends)
 static int
 stages_needed(struct search *s, const struct plan_cell *c, long k, size_t j)
 {
-	size_t rows = c->v->g->n, lo = 0, hi, at;
+	size_t rows = c->v->g->n, lo = 0, hi;
+	struct need_entry *memo;
 	int more;
 
 	if (j == 0)
 		return 0;
 	if (k > s->need_kmax)
 		return NEED_NONE;
-	at = (size_t)k * (rows + 1) + j;
-	if (s->need[at].stamp == s->cell_stamp)
-		return s->need[at].stages;
-	s->need[at].stamp = s->cell_stamp;
+	memo = (struct need_entry *)s->need.e + (size_t)k * (rows + 1) + j;
+	if (memo->stamp == s->need.stamp)
+		return memo->stages;
+	memo->stamp = s->need.stamp;
 	if (!stage_fits(c, 0, j - 1, k, s->zero_on, s->need_zcap)) {
 		if (!stage_fits(c, j - 1, j - 1, k, s->zero_on, s->need_zcap))
-			return s->need[at].stages = NEED_NONE;
+			return memo->stages = NEED_NONE;
 		lo = 1;		/* the first row is in [lo, hi] */
 		hi = j - 1;
 		while (lo < hi) {
@@ -268,7 +296,7 @@ stages_needed(struct search *s, const struct plan_cell *c, long k, size_t j)
 		}
 	}
 	more = stages_needed(s, c, k + 1, lo);
-	return s->need[at].stages = more == NEED_NONE ? NEED_NONE : more + 1;
+	return memo->stages = more == NEED_NONE ? NEED_NONE : more + 1;
 }
 
 /* The most ZeRO copies a stage of a K-slot cell may have (1: ZeRO off). */
@@ -289,18 +317,10 @@ need_reset(struct search *s, const struct plan_cell *c)
 {
 	size_t rows = c->v->g->n;
 	long smax = c->K < (long)rows ? c->K : (long)rows;
-	size_t n = (size_t)(smax + 1) * (rows + 1);
 
-	if (n > s->cap_need) {
-		free(s->need);
-		s->cap_need = n;
-		s->need = xcalloc(n, sizeof *s->need);
-		s->cell_stamp = 0;
-	}
-	if (++s->cell_stamp == 0) {	/* every entry stale again */
-		memset(s->need, 0, s->cap_need * sizeof *s->need);
-		s->cell_stamp = 1;
-	}
+	stamped_reserve(&s->need, (size_t)(smax + 1) * (rows + 1),
+	    sizeof(struct need_entry));
+	stamped_renew(&s->need);
 	s->need_kmax = smax;
 	s->need_zcap = zero_cap(s, c->K);
 }
@@ -314,14 +334,14 @@ static const struct stage_choice *
 choice_of(struct search *s, const struct plan_cell *c, int jj, int j, long k,
     long zcap)
 {
-	struct stage_choice *ch = &s->fit[jj];
+	struct stage_choice *ch = (struct stage_choice *)s->fit.e + jj;
 
-	if (ch->stamp != s->state_stamp) {
+	if (ch->stamp != s->fit.stamp) {
 		struct mem_breakdown mem;
 		long z = 1;
 		int zs = 0;
 
-		ch->stamp = s->state_stamp;
+		ch->stamp = s->fit.stamp;
 		ch->fits = plan_stage_memory(c, (size_t)jj, (size_t)j - 1, 1,
 		    0, k + 1, &mem) || (s->zero_on && zero_may_fit(c,
 		    (size_t)jj, (size_t)j - 1, k + 1, zcap) &&
@@ -359,28 +379,15 @@ search_cell(struct search *s, struct plan_cell *c)
 	s->npool = 0;
 	memset(s->head, -1, (size_t)(smax + 1) * (size_t)(n + 1) *
 	    sizeof *s->head);
-	if ((size_t)(n + 1) * (size_t)(K + 1) > s->cap_by_y) {
-		free(s->by_y);
-		s->cap_by_y = (size_t)(n + 1) * (size_t)(K + 1);
-		s->by_y = xcalloc(s->cap_by_y, sizeof *s->by_y);
-		s->level_stamp = 0;
-	}
-	if ((size_t)n + 1 > s->cap_fit) {
-		free(s->fit);
-		s->cap_fit = (size_t)n + 1;
-		s->fit = xcalloc(s->cap_fit, sizeof *s->fit);
-		s->state_stamp = 0;
-	}
+	stamped_reserve(&s->by_y, (size_t)(n + 1) * (size_t)(K + 1),
+	    sizeof(struct chain_head));
+	stamped_reserve(&s->fit, (size_t)n + 1, sizeof(struct stage_choice));
 	s->head[n] = push(s, (struct point){ .parent = -1, .next = -1,
 	    .same_y = -1, .j = n, .z = 1 });
 	for (long k = 0; k < smax; k++) {
-		next_level(s);
+		stamped_renew(&s->by_y);
 		for (int j = n; j >= 1; j--) {
-			if (++s->state_stamp == 0) {
-				memset(s->fit, 0, s->cap_fit *
-				    sizeof *s->fit);
-				s->state_stamp = 1;
-			}
+			stamped_renew(&s->fit);
 			for (int pi = s->head[k * (n + 1) + j]; pi >= 0;
 			    pi = s->pool[pi].next) {
 				struct point p = s->pool[pi];
@@ -991,9 +998,9 @@ out:
 	for (int i = 0; i < s.nbeta; i++)
 		free(s.beta[i].floor);
 	free(s.modes);
-	free(s.need);
-	free(s.by_y);
-	free(s.fit);
+	free(s.need.e);
+	free(s.by_y.e);
+	free(s.fit.e);
 	plan_shape_cache_release(&s.shapes);
 	return rc;
 }
