@@ -670,6 +670,16 @@ optimizer_step_s(const struct plan_cell *c, size_t first, size_t last,
 	    v->pf_dense[last + 1] - v->pf_dense[first]) / c->env->optimizer_Bps;
 }
 
+/* What the mode leaves exposed of a gradient reduction and a parameter
+ * gather beside a backward and a forward pass of bwd_s and fwd_s. */
+static double
+exposed_sync(const struct plan_cell *c, double grad_s, double param_s,
+    double bwd_s, double fwd_s)
+{
+	return (c->mode.overlap_grad ? fmax(0, grad_s - bwd_s) : grad_s) +
+	    (c->mode.overlap_param ? fmax(0, param_s - fwd_s) : param_s);
+}
+
 double
 plan_row_sync_floor(struct plan_cell *c, size_t i, long u, double bwd_max,
     double fwd_max)
@@ -677,11 +687,8 @@ plan_row_sync_floor(struct plan_cell *c, size_t i, long u, double bwd_max,
 	double grad_s, param_s;
 
 	stage_sync(c, i, i, u, 1, 0, &grad_s, &param_s);
-	if (c->mode.overlap_grad)
-		grad_s = fmax(0, grad_s - bwd_max);
-	if (c->mode.overlap_param)
-		param_s = fmax(0, param_s - fwd_max);
-	return grad_s + param_s + optimizer_step_s(c, i, i, 1, 0);
+	return exposed_sync(c, grad_s, param_s, bwd_max, fwd_max) +
+	    optimizer_step_s(c, i, i, 1, 0);
 }
 
 /* The boundary from the last stage back to the first, which interleaved
@@ -760,9 +767,8 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	stage_sync(c, first, last, u, z, zs, &grad_s, &param_s);
 	o->optimizer_s = optimizer_step_s(c, first, last, z, zs);
 	o->sync_total_s = grad_s + param_s + o->optimizer_s;
-	o->sync_s = (c->mode.overlap_grad ? fmax(0, grad_s - bwd - rerun) :
-	    grad_s) + (c->mode.overlap_param ? fmax(0, param_s - fwd) :
-	    param_s) + o->optimizer_s;
+	o->sync_s = exposed_sync(c, grad_s, param_s, bwd + rerun, fwd) +
+	    o->optimizer_s;
 	o->first_device = u * v->w;
 	o->devices = z * v->w;
 	o->fits = 1;
