@@ -130,6 +130,19 @@ read_recompute(const struct csvio_table *t, struct layer_graph *g,
 
 static const char tp_roles[] = "cro";
 
+/* A row's own copy of n tensor-parallel pairs (NULL for none). */
+static struct tp_pair *
+tp_pairs_dup(const struct tp_pair *pairs, int n)
+{
+	struct tp_pair *copy;
+
+	if (n <= 0)
+		return NULL;
+	copy = xcalloc((size_t)n, sizeof *copy);
+	memcpy(copy, pairs, (size_t)n * sizeof *copy);
+	return copy;
+}
+
 /* A row's tp_overlap cell: space-separated ROLE:BYTES:FORWARD_S:BACKWARD_S
  * items (empty: none), each number as strict as any other cell's. */
 static int
@@ -183,9 +196,7 @@ read_tp_pairs(const struct csvio_table *t, size_t r, int col, struct layer *L,
 		n++;
 	}
 	L->ntp = n;
-	L->tp = n ? xcalloc((size_t)n, sizeof *L->tp) : NULL;
-	if (n)
-		memcpy(L->tp, pair, (size_t)n * sizeof *pair);
+	L->tp = tp_pairs_dup(pair, n);
 	return 0;
 }
 
@@ -481,11 +492,7 @@ layers_copy_row(struct layer *dst, const struct layer *src)
 {
 	*dst = *src;
 	dst->schedule = src->schedule ? xstrdup(src->schedule) : NULL;
-	dst->tp = NULL;
-	if (src->ntp > 0) {
-		dst->tp = xcalloc((size_t)src->ntp, sizeof *dst->tp);
-		memcpy(dst->tp, src->tp, (size_t)src->ntp * sizeof *dst->tp);
-	}
+	dst->tp = tp_pairs_dup(src->tp, src->ntp);
 }
 
 void
