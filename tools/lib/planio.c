@@ -395,14 +395,15 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 	static const char *const flags[] = { "distributed_optimizer",
 		"overlap_grad_reduce", "overlap_param_gather",
 		"ends_in_pipeline_split", "tp_comm_overlap" };
-	int *dst[5] = { &p->distopt, &p->overlap_grad, &p->overlap_param,
-		&p->ends_in_split, &p->tp_overlap };
+	int *dst[sizeof flags / sizeof flags[0]] = { &p->distopt,
+		&p->overlap_grad, &p->overlap_param, &p->ends_in_split,
+		&p->tp_overlap };
 	long v = 1;
 
 	if (xmlio_attr_long(file, par, "virtual_stages", 1, &v, err) < 0)
 		return -1;
 	p->v = v;
-	for (int k = 0; k < 5; k++) {
+	for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) {
 		long f = 0;
 
 		if (xmlio_attr_long(file, par, flags[k], 0, &f, err) < 0)
