@@ -535,7 +535,10 @@ analytic_gemm_utilisation(const struct accel_cfg *a, double m, double n,
  * compute side of a matrix product scaled by its quantization.  The
  * backward of a weight product is two products: the input gradient
  * (m x n)(n x k) and the weight gradient (k x m)(m x n); of an attention
- * product, the gradients of its two operands, the same shapes. */
+ * product, the gradients of its two operands, the same shapes.  A weight
+ * product also pays the accelerator's fixed time once a product it runs
+ * (<gemm fixed_s>; a grouped product's experts run side by side, so
+ * once for all of them). */
 static double
 op_time(const struct accel_cfg *a, const struct aop *o, int backward)
 {
@@ -550,6 +553,9 @@ op_time(const struct accel_cfg *a, const struct aop *o, int backward)
 	else
 		u = analytic_gemm_utilisation(a, o->gemm_m, o->gemm_n,
 		    o->gemm_batch);
+	if (o->kind == AOP_MATMUL && flops > 0)
+		return roofline(a, o->kind, flops / u, bytes) +
+		    (backward ? 2 : 1) * a->gemm_fixed_s;
 	return roofline(a, o->kind, flops / u, bytes);
 }
 

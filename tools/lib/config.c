@@ -306,7 +306,9 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 	if ((n = xmlio_child(r, "gemm")) != NULL &&
 	    (attr_positive(path, n, "units", &a->gemm_units, err) < 0 ||
 	    attr_positive(path, n, "tile_m", &a->gemm_tile_m, err) < 0 ||
-	    attr_positive(path, n, "tile_n", &a->gemm_tile_n, err) < 0))
+	    attr_positive(path, n, "tile_n", &a->gemm_tile_n, err) < 0 ||
+	    xmlio_attr_double(path, n, "fixed_s", 0, &a->gemm_fixed_s,
+	    err) < 0))
 		goto done;
 	ret = xmlio_validate(doc, path, XMLIO_ACCELERATOR, err);
 done:

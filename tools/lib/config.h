@@ -51,6 +51,10 @@ struct accel_cfg {
 	 * gemm_tile_m x gemm_tile_n, one tile a unit (streaming
 	 * multiprocessor, matrix unit) at a time; 0 units: no quantization */
 	long gemm_units, gemm_tile_m, gemm_tile_n;
+	/* and a fixed time a product (<gemm fixed_s>): its launch, its first
+	 * tiles' loads and its last wave's drain, which do not shrink with
+	 * the product's K; 0 when not given */
+	double gemm_fixed_s;
 };
 
 enum { OPT_ADAM, OPT_SGD };
