@@ -28,9 +28,16 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		h0 = $c["hidden"]; l0 = $c["layers"]; s0 = $c["seq_len"]
 		pub[m] = 12 * l0 * h0 * h0 * (1 + 13 / (12 * h0) + (51200 + s0) / (12 * l0 * h0))
 	}
+	# the H100 weak-scaling table of Megatron-LM (2024) names its models by
+	# sizes rounded to two figures (1.7B for 1.754B, 32B for 31.5B)
+	tol = 0.01
+	if (m ~ /^mlm24-gpt-/) {
+		x = m; sub(/^mlm24-gpt-/, "", x); sub(/b$/, "", x)
+		pub[m] = x * 1e9; tol = 0.035; mlm24++
+	}
 	if (!(m in pub)) { print m ": no published total"; bad = 1; next }
 	sc21 += m ~ /^sc21-gpt-/
-	if (!near(p, pub[m], 0.01)) { print m ": " p " parameters, published " pub[m]; bad = 1 }
+	if (!near(p, pub[m], tol)) { print m ": " p " parameters, published " pub[m]; bad = 1 }
 	if ($c["graph_parameters"] != p) { print m ": graph has " $c["graph_parameters"] ", closed form " p; bad = 1 }
 	s = $c["seq_len"]; h = $c["hidden"]; a = $c["heads"]; L = $c["layers"]
 	if (m == "bertlarge" || m == "gpt3-175b") checked++
@@ -49,6 +56,7 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 END {
 	for (m in pub) if (!(m in seen)) { print m ": missing"; bad = 1 }
 	if (sc21 != 10) { print sc21 " of the 10 SC21 models checked"; bad = 1 }
+	if (mlm24 != 9) { print mlm24 " of the 9 H100 weak-scaling models checked"; bad = 1 }
 	if (checked != 2) { print "bertlarge and gpt3-175b not both checked"; bad = 1 }
 	exit bad
 }' "$out"
