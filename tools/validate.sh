@@ -26,11 +26,14 @@
 # graph (graph-normalize), Megatron's even split over p stages, and
 # dpsolve -E.  A step time is taken as it is; tokens a second a GPU
 # give B s / (rate x GPUs); TFLOP/s a GPU give F / (TFLOP/s x GPUs) with
-# the FLOPs a step that Narayanan et al. count (SC'21, Eq. 3: forward,
-# backward and, under full recomputation, a second forward pass; the
-# same count without it is the model FLOPs of MFU):
-#   full:  F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h))
-#   else:  F = 72 B s l h^2 (1 + s/(6h) + V/(12 l h))
+# the FLOPs a step that Megatron-LM counts (num_floating_point_operations
+# in training.py, core_r0.8.0: forward and backward, the model FLOPs of
+# MFU), with, under full recomputation, the layers' forward pass once more
+# as Narayanan et al. count it (SC'21, Eq. 3):
+#   F = 12 B s l h^2 (r ((1 + G/A + s/h) + k g f/h) + V/(2 l h))
+# (A heads, G key/value heads, f the MLP's width, k experts a token, g
+# 3/2 for a gated MLP, r 4/3 under full recomputation, else 1); for GPT
+# models, SC'21's 96 B s l h^2 (1 + s/6h + V/16lh) and 72 ... V/12lh.
 # dpsolve then searches its own plan on the run's cluster and batch (the
 # features the run's Megatron-LM had: tensor and pipeline parallelism
 # with interleaving, sequence and context parallelism (up to the run's
@@ -167,7 +170,11 @@ for table in "$@"; do
 	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends measure source; do
 		mx=configs/models/$model.xml
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
-		V=$(field "$mx" vocab)
+		V=$(field "$mx" vocab) A=$(field "$mx" heads) G=$(field "$mx" kv_heads)
+		f=$(field "$mx" ffn_hidden) k=$(field "$mx" top_k)
+		gated=$([ "$(field "$mx" mlp)" = gated ] && echo 1.5 || echo 1)
+		[ -n "$G" ] || G=$A
+		[ -n "$(field "$mx" experts)" ] && [ -n "$k" ] || k=1
 		gflag=$([ "$grads" = fp32 ] && echo fp32 || echo bf16)
 		ddpflag=$([ "$ddp" = torch ] && echo torch || echo megatron)
 		sgflag=$([ "$sg" = 1 ] && echo on || echo off)
@@ -227,6 +234,7 @@ for table in "$@"; do
 		    -o "$tmp/$run.same.xml" \
 		    "$tmp/$run.d/index.csv"
 		awk -v run="$run" -v B="$B" -v s="$s" -v L="$L" -v h="$h" -v V="$V" \
+		    -v A="$A" -v G="$G" -v f="$f" -v k="$k" -v gated="$gated" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
 		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
@@ -253,13 +261,17 @@ for table in "$@"; do
 			else if (meas[1] == "tokens_per_s_per_gpu")
 				measured = B * s / (meas[2] * n)
 			else {
-				# the count of Narayanan et al. (SC21, Eq. 3): the
-				# forward and backward passes, and under full
-				# recomputation a second forward pass
-				if (rc == "full")
-					F = 96 * B * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h))
-				else
-					F = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h))
+				# the count of Megatron-LM (num_floating_point_operations,
+				# training.py, core_r0.8.0): the forward and backward
+				# passes of attention (q and output projections, G/A
+				# of them for the keys and values, s/h for the scores
+				# and context), the MLP (f/h, k experts a token, 3/2
+				# gated) and the logits; under full recomputation the
+				# forward pass of the layers once more (Narayanan et al., SC21,
+				# Eq. 3).  For GPT models it is the count of SC21:
+				#   72 B s l h^2 (1 + s/6h + V/12lh), 96 ... V/16lh
+				layer = (1 + G / A + s / h) + f / h * k * gated
+				F = 12 * B * s * L * h * h * ((rc == "full" ? 4 / 3 : 1) * layer + V / (2 * L * h))
 				measured = F / (meas[2] * 1e12 * n)
 			}
 			scan(pub, a); scan(own, o); scan(same, r)

@@ -3,7 +3,8 @@
 # the optional columns left out (their default, 0, where the row says
 # nothing) comes out as the same row of results/validate.csv; sequence
 # parallelism, the distributed optimizer and --tp-comm-overlap reach the
-# published plan.  A bad table stops with one line naming the
+# published plan; TFLOP/s are turned into a step with the count of
+# Megatron-LM for the model's shape.  A bad table stops with one line naming the
 # file, the line and the field, exit 1, and writes nothing.
 set -u
 tmp=$(mktemp -d)
@@ -174,4 +175,25 @@ stages() { sed -n 's/.*<stage [^>]*first_layer="\([-0-9]*\)" last_layer="\([0-9]
     { echo "ends counted, p 2: stages $(stages "$tmp/plans/split-ends.xml"), want -1..11 12..24"; fail=1; }
 [ "$(stages "$tmp/plans/split-even.xml")" = "-1..5 6..11 12..17 18..24 " ] ||
     { echo "even split, p 4: stages $(stages "$tmp/plans/split-even.xml"), want -1..5 6..11 12..17 18..24"; fail=1; }
+# TFLOP/s in the count of Megatron-LM for a model that is not GPT-3's
+# shape: Mixtral 8x7B (8 of 32 key/value heads, two experts of a gated
+# MLP 14,336 wide a token, vocabulary 32,000, s = h = 4,096, 32 layers),
+# batch 64 on 32 GPUs at 400 TFLOP/s.  By hand, F = 12 B s l h^2
+# ((1 + 8/32 + 1) + 3.5 x 2 x 1.5 + 32000 / (2 x 32 x 4096)) =
+# 2.1738994e16 FLOPs, a step of F / (400e12 x 32) = 1.698359 s; under
+# full recomputation the layers count 4/3 times: 2.259110 s.
+moe() {	# recompute measurement-column value
+	printf 'run,model,accelerator,network,devices,t,p,d,global_batch_samples,micro_batch_samples,virtual_stages,recompute,overlap_grad_reduce,gradients,ddp,%s,source\n' "$2"
+	printf 'moe,mixtral-8x7b,a100-80gb,selene-a100-4480,32,8,4,1,64,1,1,%s,0,fp32,local,%s,by hand\n' "$1" "$3"
+}
+for rc_step in none:1.69835891785728 full:2.25910984802304; do
+	rc=${rc_step%%:*} step=${rc_step#*:}
+	moe "$rc" measured_tflops_per_gpu 400 > "$tmp/moe-tf.csv"
+	sh tools/validate.sh "$BIN" "$tmp/moe-tf.out" "$tmp/moe-tf.csv" > /dev/null 2>&1 ||
+	    { echo "Mixtral in TFLOP/s ($rc) was refused"; fail=1; }
+	awk -F, -v want="$step" -v rc="$rc" '$1 == "measured" { d = $3 / want - 1; if (d < 0) d = -d
+		if (d > 1e-6) { print "Mixtral, " rc ": " $3 " s from 400 TFLOP/s, by hand " want; exit 1 } }' \
+	    "$tmp/moe-tf.out" || fail=1
+done
+
 exit $fail
