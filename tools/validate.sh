@@ -137,6 +137,11 @@ rows() {	# table
 		if (v > 1 && (B / (d * b)) % p) bad("virtual_stages " v ": the " B / (d * b) " micro-batches are not a multiple of p " p)
 		if (((L + 2 * ends) / p) % v) bad("virtual_stages " v ": do not divide the " (L + 2 * ends) / p " layers a stage")
 		if (flag("sequence_parallel") == 1 && t == 1) bad("sequence_parallel 1 needs t > 1")
+		# --recompute-method block --recompute-num-layers N: N of each
+		# model chunk (of its (L + 2 ends) / (p v) layers) recomputed
+		rl = ("recompute_num_layers" in col && $col["recompute_num_layers"] != "") ? whole("recompute_num_layers") : 0
+		if (rl > 0 && $col["recompute"] != "full") bad("recompute_num_layers " rl " needs recompute full")
+		if (rl > (L + 2 * ends) / (p * v)) bad("recompute_num_layers " rl ": a model chunk has " (L + 2 * ends) / (p * v) " layers")
 		# Megatron-LM asserts both (arguments.py, core_r0.8.0)
 		if (flag("overlap_param_gather") == 1 && flag("distributed_optimizer") != 1) bad("overlap_param_gather 1 needs distributed_optimizer 1")
 		if (flag("overlap_param_gather") == 1 && flag("overlap_grad_reduce") != 1) bad("overlap_param_gather 1 needs overlap_grad_reduce 1")
@@ -161,13 +166,13 @@ rows() {	# table
 		    word("ddp", "torch local"), flag("p2p_scatter_gather"),
 		    flag("sequence_parallel"), flag("distributed_optimizer"),
 		    flag("overlap_param_gather"), flag("tp_comm_overlap"),
-		    flag("tp_grad_blocking"), c, ends, tf, src
+		    flag("tp_grad_blocking"), c, ends, rl, tf, src
 	}' OFS=, "$1"
 }
 
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
-	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends measure source; do
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl measure source; do
 		mx=configs/models/$model.xml
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
 		V=$(field "$mx" vocab) A=$(field "$mx" heads) G=$(field "$mx" kv_heads)
@@ -185,9 +190,9 @@ for table in "$@"; do
 		    -V "t=$t,b=$b,sp=$sp,c=$c" -o "$tmp/$run.csv"
 		awk -v L="$L" -v p="$p" -v d="$d" -v t="$t" -v b="$b" -v v="$v" \
 		    -v rc="$rcn" -v ovl="$ovl" -v ovlp="$ovlp" -v sp="$sp" -v dopt="$dopt" \
-		    -v c="$c" -v ends="$ends" -v tpo="$tpo" 'BEGIN {
+		    -v c="$c" -v ends="$ends" -v tpo="$tpo" -v rl="$rl" 'BEGIN {
 			printf "<plan micro_batch_samples=\"%d\">\n", b
-			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"1\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"/>\n", d, t, sp, c, rc, v, dopt, ovl, ovlp, ends, tpo
+			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"1\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s/>\n", d, t, sp, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : "")
 			# the rows of the graph: the embedding -1, the layers, the head L
 			if (ends) {
 				k = (L + 2) / p
@@ -236,7 +241,7 @@ for table in "$@"; do
 		awk -v run="$run" -v B="$B" -v s="$s" -v L="$L" -v h="$h" -v V="$V" \
 		    -v A="$A" -v G="$G" -v f="$f" -v k="$k" -v gated="$gated" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
-		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')" \
+		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v same="$tmp/$run.same.xml" '
 		function attr(line, name,   m) {

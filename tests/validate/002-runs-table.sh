@@ -49,6 +49,22 @@ mode_column() {	# short column what
 mode_column pg overlap_param_gather "the parameter gather's overlap"
 mode_column tpo tp_comm_overlap "--tp-comm-overlap"
 
+# --recompute-method block as a column: 2 of the 18.4B run's 40 layers
+# recomputed reach the published plan, and its step is shorter than full
+# recomputation's; without full recomputation, or with more layers than a
+# chunk holds, the row is refused (below, with the other bad tables)
+{ head -n 1 "$table" | sed 's/,measured_tflops/,recompute_num_layers,measured_tflops/'
+  sed -n 5p "$table" | awk -F, -v OFS=, '{ $17 = $17 ",2"; print }'; } > "$tmp/block.csv"
+VALIDATE_PLANS="$tmp/block-plans" sh tools/validate.sh "$BIN" "$tmp/block.out" "$tmp/block.csv" > /dev/null 2>&1 ||
+    { echo "the table with recompute_num_layers was refused"; fail=1; }
+grep -q 'recompute_layers="2"' "$tmp/block-plans/sc21-18.4b.xml" ||
+    { echo "recompute_num_layers not in the published plan"; fail=1; }
+{ head -n 1 "$table"; sed -n 5p "$table"; } > "$tmp/full.csv"
+sh tools/validate.sh "$BIN" "$tmp/full.out" "$tmp/full.csv" > /dev/null 2>&1 || fail=1
+awk -F, 'FNR == 2 { s[FILENAME] = $4 } END { exit !(s[ARGV[1]] < s[ARGV[2]]) }' \
+    "$tmp/block.out" "$tmp/full.out" ||
+    { echo "block recomputation of 2 layers did not shorten full recomputation's step"; fail=1; }
+
 bad() {	# name expected-message: the table in $tmp/bad.csv
 	if sh tools/validate.sh "$BIN" "$tmp/bad.out" "$tmp/bad.csv" > /dev/null 2> "$tmp/err"; then
 		echo "$1: accepted"; fail=1; return
@@ -175,6 +191,11 @@ stages() { sed -n 's/.*<stage [^>]*first_layer="\([-0-9]*\)" last_layer="\([0-9]
     { echo "ends counted, p 2: stages $(stages "$tmp/plans/split-ends.xml"), want -1..11 12..24"; fail=1; }
 [ "$(stages "$tmp/plans/split-even.xml")" = "-1..5 6..11 12..17 18..24 " ] ||
     { echo "even split, p 4: stages $(stages "$tmp/plans/split-even.xml"), want -1..5 6..11 12..17 18..24"; fail=1; }
+awk -F, -v OFS=, 'NR == 2 { $12 = "none" } 1' "$tmp/block.csv" > "$tmp/bad.csv"
+bad "block without full" "recompute_num_layers 2 needs recompute full"
+awk -F, -v OFS=, 'NR == 2 { $18 = 41 } 1' "$tmp/block.csv" > "$tmp/bad.csv"
+bad "block beyond a chunk" "recompute_num_layers 41: a model chunk has 40 layers"
+
 # TFLOP/s in the count of Megatron-LM for a model that is not GPT-3's
 # shape: Mixtral 8x7B (8 of 32 key/value heads, two experts of a gated
 # MLP 14,336 wide a token, vocabulary 32,000, s = h = 4,096, 32 layers),

@@ -110,7 +110,7 @@ static struct plan_mode
 bl_mode(const struct plan_env *env, int recompute)
 {
 	struct plan_mode m = { recompute, 1, env->distopt, env->overlap,
-		env->overlap && env->distopt, 0, env->tp_overlap };
+		env->overlap && env->distopt, 0, env->tp_overlap, 0 };
 
 	return m;
 }

@@ -512,7 +512,7 @@ list_modes(const struct search *s, struct plan_mode *out)
 				for (int ends = 0; ends <= (nv > 1); ends++)
 					out[n++] = (struct plan_mode){ rc, nv,
 					    dopt, o->overlap, o->overlap &&
-					    dopt, ends, o->tp_overlap };
+					    dopt, ends, o->tp_overlap, 0 };
 	return n;
 }
 

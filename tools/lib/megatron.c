@@ -232,7 +232,11 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	}
 	flag(fp, &l, "--micro-batch-size %ld", b);
 	flag(fp, &l, "--global-batch-size %ld", m->global_batch);
-	if (p->recompute == RC_FULL) {
+	if (p->recompute == RC_FULL && p->recompute_layers > 0) {
+		flag(fp, &l, "--recompute-granularity full");
+		flag(fp, &l, "--recompute-method block");
+		flag(fp, &l, "--recompute-num-layers %ld", p->recompute_layers);
+	} else if (p->recompute == RC_FULL) {
 		flag(fp, &l, "--recompute-granularity full");
 		flag(fp, &l, "--recompute-method uniform");
 		flag(fp, &l, "--recompute-num-layers 1");

@@ -128,7 +128,8 @@ plan_mode_of(const struct plan *p)
 {
 	struct plan_mode m = { p->recompute, p->v > 1 ? p->v : 1, p->distopt,
 		p->overlap_grad, p->overlap_param, p->ends_in_split,
-		p->tp_overlap };
+		p->tp_overlap, p->recompute == RC_FULL ? p->recompute_layers :
+		0 };
 
 	return m;
 }
@@ -617,19 +618,51 @@ plan_mem_stage(const struct plan_cell *c, size_t first, size_t last, long z,
 	return s;
 }
 
+/*
+ * Megatron's --recompute-method block recomputes the first N transformer
+ * layers of each of a stage's v model chunks and runs the rest as
+ * without recomputation.  The chunks' layers are alike, so which rows
+ * does not matter: the stage's first N v rows that full recomputation
+ * runs again (not the embedding or the head, which it never does) take
+ * the full tables, rows [first, split); the others, the tables of none.
+ * Returns last + 1 (every row full) outside block recomputation.
+ */
+static size_t
+block_split(const struct plan_cell *c, size_t first, size_t last)
+{
+	const double *rerun = c->v->pf_rerun[RC_FULL];
+	long left = c->mode.recompute_layers * c->mode.v;
+	size_t i = first;
+
+	if (c->mode.recompute != RC_FULL || c->mode.recompute_layers <= 0)
+		return last + 1;
+	for (; i <= last && left > 0; i++)
+		if (rerun[i + 1] > rerun[i])
+			left--;
+	return i;
+}
+
 int
 plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
     long z, int zs, long k, struct mem_breakdown *mem)
 {
 	const struct plan_variant *v = c->v;
 	int rc = c->mode.recompute;
+	size_t split = block_split(c, first, last);
 	struct mem_totals t = {
 		.params = v->pf_param[last + 1] - v->pf_param[first],
 		.dense_params = v->pf_dense[last + 1] - v->pf_dense[first],
-		.kept = v->pf_kept[rc][last + 1] - v->pf_kept[rc][first],
-		.working = working_max(v, rc, first, last),
+		.kept = v->pf_kept[rc][split] - v->pf_kept[rc][first],
+		.working = split > first ? working_max(v, rc, first, split - 1) :
+		    0,
 	};
 	struct mem_stage s = plan_mem_stage(c, first, last, z, zs, k);
+
+	/* block recomputation's rows that keep everything (added only then,
+	 * so that the other plans' sums stay bit for bit what they were) */
+	if (split <= last)
+		t.kept += v->pf_kept[RC_NONE][last + 1] -
+		    v->pf_kept[RC_NONE][split];
 
 	mem_breakdown_of(&t, &s, c->env->optimizer, mem);
 	return mem->total <= c->env->memory_bytes;
@@ -720,15 +753,22 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	size_t at = (size_t)u * NZ + (size_t)zlog(z);
 	double fwd = v->pf_fwd[last + 1] - v->pf_fwd[first];
 	double bwd = v->pf_bwd[last + 1] - v->pf_bwd[first];
-	double rerun = v->pf_rerun[c->mode.recompute][last + 1] -
+	size_t split = block_split(c, first, last);
+	double rerun = v->pf_rerun[c->mode.recompute][split] -
 	    v->pf_rerun[c->mode.recompute][first];
 	double params = v->pf_param[last + 1] - v->pf_param[first];
 	const double *coll = plan_coll(v, &c->mode);
+	struct plan_mode none = c->mode;
+	const double *coll_none;
 	double grad_s, param_s;
 	long nv = c->mode.v;
 
+	none.recompute = RC_NONE;
+	coll_none = plan_coll(v, &none);
 	o->compute_s = fwd + bwd + rerun;
-	o->collective_s = coll[last + 1] - coll[first];
+	o->collective_s = coll[split] - coll[first];
+	if (split <= last)
+		o->collective_s += coll_none[last + 1] - coll_none[split];
 	o->level_in = o->level_out = -1;
 	o->p2p_in_s = o->p2p_out_s = 0;
 	/* activations one way, their gradients the other; interleaved, each
@@ -856,6 +896,11 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 	if (p->recompute < 0 || p->recompute >= RC_N)
 		return pl_errf(err, NULL, p->line, "recompute %d is not 0 (none), 1 "
 		    "(full) or 2 (selective)", p->recompute);
+	if (p->recompute_layers < 0 || (p->recompute_layers > 0 &&
+	    p->recompute != RC_FULL))
+		return pl_errf(err, NULL, p->line, "recompute_layers %ld: block "
+		    "recomputation needs recompute 1 (full) and N >= 1",
+		    p->recompute_layers);
 	if (p->v < 0)
 		return pl_errf(err, NULL, p->line, "virtual stages %ld: not positive",
 		    p->v);

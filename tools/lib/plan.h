@@ -82,6 +82,10 @@ struct plan_mode {
 					 * pipeline-split) */
 	int tp_overlap;			/* --tp-comm-overlap (Transformer
 					 * Engine's userbuffers; sp only) */
+	long recompute_layers;		/* RC_FULL by --recompute-method
+					 * block: only the first N layers of
+					 * each model chunk recomputed, the
+					 * rest keep everything; 0: all */
 };
 
 struct plan_stage {
@@ -100,6 +104,7 @@ struct plan {
 	/* the rest of the plan's mode (0: v = 1, all off) */
 	long v;
 	int distopt, overlap_grad, overlap_param, ends_in_split, tp_overlap;
+	long recompute_layers;		/* as plan_mode's; 0: all */
 	size_t line;			/* of <parallelism> in a plan file, 0 */
 };
 

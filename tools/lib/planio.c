@@ -333,7 +333,7 @@ static const char *const plan_attrs[] = { "model", "network",
 static const char *const parallelism_attrs[] = { "p", "d", "t", "sp", "e",
 	"c", "recompute", "zero_stage", "zero_degree", "virtual_stages",
 	"distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
-	"ends_in_pipeline_split", "tp_comm_overlap", NULL };
+	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers", NULL };
 static const char *const stage_attrs[] = { "index", "first_layer",
 	"last_layer", "layers", "devices", "first_device", "zero_stage",
 	"zero_degree", "compute_s", "collective_s", "p2p_in_s", "p2p_in_level",
@@ -417,6 +417,14 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
 		    "<parallelism> overlap_param_gather: needs "
 		    "distributed_optimizer=\"1\" (only it gathers weights)");
+	/* Megatron's --recompute-method block, --recompute-num-layers N */
+	if (xmlio_attr_long(file, par, "recompute_layers", 1,
+	    &p->recompute_layers, err) < 0)
+		return -1;
+	if (p->recompute_layers > 0 && p->recompute != RC_FULL)
+		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
+		    "<parallelism> recompute_layers: %ld layers recomputed a "
+		    "chunk needs recompute=\"1\" (full)", p->recompute_layers);
 	/* Megatron-LM asserts it (arguments.py, core_r0.8.0) */
 	if (p->tp_overlap && !(p->g->has_variant && p->g->var_sp))
 		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
@@ -722,6 +730,8 @@ planio_write_xml(FILE *fp, const struct plan_meta *m, const struct plan *p,
 	prop_num(n, "overlap_param_gather", p->overlap_param);
 	prop_num(n, "ends_in_pipeline_split", p->ends_in_split);
 	prop_num(n, "tp_comm_overlap", p->tp_overlap);
+	if (p->recompute == RC_FULL && p->recompute_layers > 0)
+		prop_num(n, "recompute_layers", (double)p->recompute_layers);
 	for (int i = 0; i < p->nstages; i++) {
 		const struct plan_stage *s = &p->stage[i];
 		const struct stage_cost *c = &r->stage[i];
