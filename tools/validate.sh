@@ -32,7 +32,8 @@
 # as Narayanan et al. count it (SC'21, Eq. 3):
 #   F = 12 B s l h^2 (r ((1 + G/A + s/h) + k g f/h) + V/(2 l h))
 # (A heads, G key/value heads, f the MLP's width, k experts a token, g
-# 3/2 for a gated MLP, r 4/3 under full recomputation, else 1); for GPT
+# 3/2 for a gated MLP, r 4/3 under full recomputation, 1 + min(l, N p v)
+# / 3l under block recomputation of N layers a chunk, else 1); for GPT
 # models, SC'21's 96 B s l h^2 (1 + s/6h + V/16lh) and 72 ... V/12lh.
 # dpsolve then searches its own plan on the run's cluster and batch (the
 # features the run's Megatron-LM had: tensor and pipeline parallelism
@@ -141,7 +142,7 @@ rows() {	# table
 		# model chunk (of its (L + 2 ends) / (p v) layers) recomputed
 		rl = ("recompute_num_layers" in col && $col["recompute_num_layers"] != "") ? whole("recompute_num_layers") : 0
 		if (rl > 0 && $col["recompute"] != "full") bad("recompute_num_layers " rl " needs recompute full")
-		if (rl > (L + 2 * ends) / (p * v)) bad("recompute_num_layers " rl ": a model chunk has " (L + 2 * ends) / (p * v) " layers")
+		if (rl > (L + 2 * ends) / (p * v)) bad("recompute_num_layers " rl ": a model chunk has at most " (L + 2 * ends) / (p * v) " layers")
 		# Megatron-LM asserts both (arguments.py, core_r0.8.0)
 		if (flag("overlap_param_gather") == 1 && flag("distributed_optimizer") != 1) bad("overlap_param_gather 1 needs distributed_optimizer 1")
 		if (flag("overlap_param_gather") == 1 && flag("overlap_grad_reduce") != 1) bad("overlap_param_gather 1 needs overlap_grad_reduce 1")
@@ -240,6 +241,7 @@ for table in "$@"; do
 		    "$tmp/$run.d/index.csv"
 		awk -v run="$run" -v B="$B" -v s="$s" -v L="$L" -v h="$h" -v V="$V" \
 		    -v A="$A" -v G="$G" -v f="$f" -v k="$k" -v gated="$gated" \
+		    -v rl="$rl" -v p="$p" -v nv="$v" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
 		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
@@ -275,8 +277,11 @@ for table in "$@"; do
 				# forward pass of the layers once more (Narayanan et al., SC21,
 				# Eq. 3).  For GPT models it is the count of SC21:
 				#   72 B s l h^2 (1 + s/6h + V/12lh), 96 ... V/16lh
+				# (block recomputation: the recomputed share of
+				# the layers, N of each of the p v chunks)
 				layer = (1 + G / A + s / h) + f / h * k * gated
-				F = 12 * B * s * L * h * h * ((rc == "full" ? 4 / 3 : 1) * layer + V / (2 * L * h))
+				rfac = rc != "full" ? 1 : rl > 0 ? 1 + (rl * p * nv < L ? rl * p * nv : L) / (3 * L) : 4 / 3
+				F = 12 * B * s * L * h * h * (rfac * layer + V / (2 * L * h))
 				measured = F / (meas[2] * 1e12 * n)
 			}
 			scan(pub, a); scan(own, o); scan(same, r)

@@ -6,8 +6,11 @@
 # A100 (8 micro-batches), priced by dpsolve -E.  With r the forward time
 # a layer runs again (the graph's recompute_s) the first stage computes
 #   N = 0 (no recomputation) + N r,   and full recomputation + 12 r,
-# so N = 12 is full recomputation; interleaved in v = 2 chunks, N = 2 is
-# 4 layers.  A recomputed layer keeps its input, the others everything,
+# so N = 12 (or more, or 0: every layer) is full recomputation;
+# interleaved in v = 2 chunks, N = 2 is 4 layers.  At t = 2 the recomputed
+# layers run their forward collectives again: none's collectives + N/12 of
+# (full's - none's), with sp and --tp-comm-overlap too.  A recomputed
+# layer keeps its input, the others everything,
 # so its memory falls by the same bytes for each N (linear in N), and the
 # one working layer is there from N = 1 on.  Megatron's flags are
 # printed; block without full recomputation is refused.  (The plan prints
@@ -44,7 +47,7 @@ near() {	# got want what [relative tolerance]
 	    { echo "$3: $1, by hand $2"; fail=1; }
 }
 plan none 0 0 1; plan full 1 0 1
-for n in 3 6 9 12; do plan "b$n" 1 "$n" 1; done
+for n in 3 6 9 12 20; do plan "b$n" 1 "$n" 1; done
 plan v2 0 0 2; plan v2b2 1 2 2
 c0=$(first none compute_s)
 for n in 3 6 9; do
@@ -53,7 +56,37 @@ done
 near "$(first full compute_s)" "$(awk -v c="$c0" -v r="$r" 'BEGIN { printf "%.17g", c + 12 * r }')" "full: compute"
 near "$(first b12 compute_s)" "$(first full compute_s)" "N = 12: compute of full recomputation"
 near "$(mem b12)" "$(mem full)" "N = 12: memory of full recomputation"
+near "$(first b20 compute_s)" "$(first full compute_s)" "N = 20, more than the chunk: full recomputation"
+sed 's/recompute_layers="3"/recompute_layers="0"/' "$tmp/b3.xml" > "$tmp/b0.xml"
+"$BIN/dpsolve" -a $acc -n $net -N 2 -B 8 -E "$tmp/b0.xml" -o "$tmp/b0.out" "$tmp/g.csv" 2> /dev/null ||
+    { echo "recompute_layers 0 refused"; fail=1; }
+near "$(first b0 compute_s)" "$(first full compute_s)" "N = 0: every layer (uniform)"
 near "$(first v2b2 compute_s)" "$(awk -v c="$(first v2 compute_s)" -v r="$r" 'BEGIN { printf "%.17g", c + 4 * r }')" "v = 2, N = 2: compute (4 layers)"
+# at t = 2 the recomputed layers run their forward all-reduces again and
+# the others not: collectives = none's + N/12 of (full's - none's); the
+# same with sequence parallelism and --tp-comm-overlap
+for var in "t=2:0:0" "t=2,sp=1:1:1"; do
+	V=${var%%:*} rest=${var#*:} sp=${rest%%:*} tpo=${rest#*:}
+	"$BIN/graph-normalize" -c $model -a $acc -V "$V,b=1" -o "$tmp/g2.csv" || exit 1
+	for x in "none 0 0" "full 1 0" "b4 1 4"; do
+		set -- $x
+		extra=$([ "$3" -gt 0 ] && echo " recompute_layers=\"$3\"")
+		cat > "$tmp/t2$1.xml" <<PLAN
+<plan micro_batch_samples="1">
+<parallelism d="1" t="2" sp="$sp" e="1" c="1" recompute="$2" virtual_stages="1" tp_comm_overlap="$tpo"$extra/>
+<stage first_layer="-1" last_layer="11" zero_stage="0" zero_degree="1"/>
+<stage first_layer="12" last_layer="24" zero_stage="0" zero_degree="1"/>
+</plan>
+PLAN
+		"$BIN/dpsolve" -a $acc -n $net -N 4 -B 8 -E "$tmp/t2$1.xml" \
+		    -o "$tmp/t2$1.out" "$tmp/g2.csv" 2> "$tmp/t2.err" ||
+		    { echo "t = 2 ($V) $1: dpsolve -E failed"; cat "$tmp/t2.err"; fail=1; }
+	done
+	cn=$(first t2none collective_s) cf=$(first t2full collective_s)
+	awk -v n="$cn" -v f="$cf" 'BEGIN { exit !(f > n) }' ||
+	    { echo "$V: full recomputation runs no collectives again ($cf, $cn)"; fail=1; }
+	near "$(first t2b4 collective_s)" "$(awk -v n="$cn" -v f="$cf" 'BEGIN { printf "%.17g", n + 4 / 12 * (f - n) }')" "$V, N = 4: collectives"
+done
 m3=$(mem b3) m6=$(mem b6) m9=$(mem b9)
 near "$(awk -v a="$m3" -v b="$m6" 'BEGIN { printf "%.17g", a - b }')" "$(awk -v a="$m6" -v b="$m9" 'BEGIN { printf "%.17g", a - b }')" "memory linear in N" 1e-4
 awk -v a="$m3" -v b="$m6" -v n="$(mem none)" -v f="$(mem full)" 'BEGIN { exit !(f < b && b < a && a < n) }' ||

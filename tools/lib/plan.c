@@ -622,23 +622,29 @@ plan_mem_stage(const struct plan_cell *c, size_t first, size_t last, long z,
  * Megatron's --recompute-method block recomputes the first N transformer
  * layers of each of a stage's v model chunks and runs the rest as
  * without recomputation.  The chunks' layers are alike, so which rows
- * does not matter: the stage's first N v rows that full recomputation
- * runs again (not the embedding or the head, which it never does) take
- * the full tables, rows [first, split); the others, the tables of none.
- * Returns last + 1 (every row full) outside block recomputation.
+ * does not matter: the stage's first N v transformer rows (a graph
+ * without kinds: rows that full recomputation runs again) take the full
+ * tables, rows [first, split); the others, the tables of none.  Returns
+ * last + 1 (every row full) outside block recomputation, or when N v is
+ * the stage's layers or more.
  */
+static int
+block_counts(const struct layer *L)
+{
+	return L->kind[0] ? strcmp(L->kind, "transformer") == 0 :
+	    L->recompute_s > 0;
+}
+
 static size_t
 block_split(const struct plan_cell *c, size_t first, size_t last)
 {
-	const double *rerun = c->v->pf_rerun[RC_FULL];
 	long left = c->mode.recompute_layers * c->mode.v;
 	size_t i = first;
 
 	if (c->mode.recompute != RC_FULL || c->mode.recompute_layers <= 0)
 		return last + 1;
 	for (; i <= last && left > 0; i++)
-		if (rerun[i + 1] > rerun[i])
-			left--;
+		left -= block_counts(&c->v->g->l[i]);
 	return i;
 }
 

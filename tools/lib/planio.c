@@ -418,13 +418,14 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 		    "<parallelism> overlap_param_gather: needs "
 		    "distributed_optimizer=\"1\" (only it gathers weights)");
 	/* Megatron's --recompute-method block, --recompute-num-layers N */
-	if (xmlio_attr_long(file, par, "recompute_layers", 1,
+	if (xmlio_attr_long(file, par, "recompute_layers", 0,
 	    &p->recompute_layers, err) < 0)
 		return -1;
 	if (p->recompute_layers > 0 && p->recompute != RC_FULL)
 		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
-		    "<parallelism> recompute_layers: %ld layers recomputed a "
-		    "chunk needs recompute=\"1\" (full)", p->recompute_layers);
+		    "<parallelism> recompute_layers: %ld (block "
+		    "recomputation) needs recompute=\"1\" (full)",
+		    p->recompute_layers);
 	/* Megatron-LM asserts it (arguments.py, core_r0.8.0) */
 	if (p->tp_overlap && !(p->g->has_variant && p->g->var_sp))
 		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
