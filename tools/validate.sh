@@ -22,9 +22,12 @@
 # gradient after their weight gradient instead of beside it), c (context parallelism; t p c d = devices),
 # ends_in_pipeline_split (Megatron's --account-for-embedding-in-pipeline-
 # split and --account-for-loss-in-pipeline-split: the two ends count as a
-# layer each)) is priced exactly as it was run: its variant's per-layer
-# graph (graph-normalize), Megatron's even split over p stages, and
-# dpsolve -E.  A step time is taken as it is; tokens a second a GPU
+# layer each), recompute_num_layers (--recompute-method block
+# --recompute-num-layers N), decoder_first_pipeline_num_layers and
+# decoder_last_pipeline_num_layers (Megatron-Core's uneven split)) is
+# priced exactly as it was run: its variant's per-layer graph
+# (graph-normalize), Megatron's split over p stages (even, or as the
+# first and last stages' layers say), and dpsolve -E.  A step time is taken as it is; tokens a second a GPU
 # give B s / (rate x GPUs); TFLOP/s a GPU give F / (TFLOP/s x GPUs) with
 # the FLOPs a step that Megatron-LM counts (num_floating_point_operations
 # in training.py, core_r0.8.0: forward and backward, the model FLOPs of
@@ -129,20 +132,35 @@ rows() {	# table
 		# --account-for-{embedding,loss}-in-pipeline-split the embedding
 		# and the loss count as a layer each
 		ends = flag("ends_in_pipeline_split")
-		if (L < 1 || (L + 2 * ends) % p) bad("p " p ": the model'"'"'s " L " layers" (ends ? " and its two ends" : "") " do not split evenly")
 		v = whole("virtual_stages")
+		# or unevenly: --decoder-first-pipeline-num-layers F and
+		# --decoder-last-pipeline-num-layers Z, the other stages even
+		F = ("decoder_first_pipeline_num_layers" in col && $col["decoder_first_pipeline_num_layers"] != "") ? whole("decoder_first_pipeline_num_layers") : 0
+		Z = ("decoder_last_pipeline_num_layers" in col && $col["decoder_last_pipeline_num_layers"] != "") ? whole("decoder_last_pipeline_num_layers") : 0
+		if (F + Z > 0) {
+			if (ends) bad("decoder_first/last_pipeline_num_layers with ends_in_pipeline_split 1: one or the other")
+			if (p < 2) bad("decoder_first/last_pipeline_num_layers need p > 1")
+			mid = p - (F > 0) - (Z > 0); rest = L - F - Z
+			if (rest < 0 || (mid == 0 && rest != 0) || (mid > 0 && (rest % mid || rest < mid))) bad("p " p ": " L " layers less the first stage" "'"'"'s " F " and the last" "'"'"'s " Z " do not split evenly over the other " mid)
+			each = mid > 0 ? rest / mid : 0
+			if ((F ? F : each) % v || (Z ? Z : each) % v || (mid > 0 && each % v)) bad("virtual_stages " v ": do not divide every stage" "'"'"'s layers (" (F ? F : each) ", " each ", " (Z ? Z : each) ")")
+			big = F > Z ? F : Z; if (each > big) big = each
+		} else {
+			if (L < 1 || (L + 2 * ends) % p) bad("p " p ": the model'"'"'s " L " layers" (ends ? " and its two ends" : "") " do not split evenly")
+			big = (L + 2 * ends) / p
+		}
 		B = whole("global_batch_samples"); b = whole("micro_batch_samples")
 		if (B % (d * b)) bad("global_batch_samples " B " is not a multiple of d x micro_batch_samples = " d * b)
 		# what the interleaved schedule of Megatron needs (as dpsolve -E)
 		if (v > 1 && p < 2) bad("virtual_stages " v ": interleaving needs p > 1")
 		if (v > 1 && (B / (d * b)) % p) bad("virtual_stages " v ": the " B / (d * b) " micro-batches are not a multiple of p " p)
-		if (((L + 2 * ends) / p) % v) bad("virtual_stages " v ": do not divide the " (L + 2 * ends) / p " layers a stage")
+		if (F + Z == 0 && ((L + 2 * ends) / p) % v) bad("virtual_stages " v ": do not divide the " (L + 2 * ends) / p " layers a stage")
 		if (flag("sequence_parallel") == 1 && t == 1) bad("sequence_parallel 1 needs t > 1")
 		# --recompute-method block --recompute-num-layers N: N of each
 		# model chunk (of its (L + 2 ends) / (p v) layers) recomputed
 		rl = ("recompute_num_layers" in col && $col["recompute_num_layers"] != "") ? whole("recompute_num_layers") : 0
 		if (rl > 0 && $col["recompute"] != "full") bad("recompute_num_layers " rl " needs recompute full")
-		if (rl > (L + 2 * ends) / (p * v)) bad("recompute_num_layers " rl ": a model chunk has at most " (L + 2 * ends) / (p * v) " layers")
+		if (rl > big / v) bad("recompute_num_layers " rl ": a model chunk has at most " big / v " layers")
 		# Megatron-LM asserts both (arguments.py, core_r0.8.0)
 		if (flag("overlap_param_gather") == 1 && flag("distributed_optimizer") != 1) bad("overlap_param_gather 1 needs distributed_optimizer 1")
 		if (flag("overlap_param_gather") == 1 && flag("overlap_grad_reduce") != 1) bad("overlap_param_gather 1 needs overlap_grad_reduce 1")
@@ -167,13 +185,13 @@ rows() {	# table
 		    word("ddp", "torch local"), flag("p2p_scatter_gather"),
 		    flag("sequence_parallel"), flag("distributed_optimizer"),
 		    flag("overlap_param_gather"), flag("tp_comm_overlap"),
-		    flag("tp_grad_blocking"), c, ends, rl, tf, src
+		    flag("tp_grad_blocking"), c, ends, rl, F, Z, tf, src
 	}' OFS=, "$1"
 }
 
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
-	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl measure source; do
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z measure source; do
 		mx=configs/models/$model.xml
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
 		V=$(field "$mx" vocab) A=$(field "$mx" heads) G=$(field "$mx" kv_heads)
@@ -191,11 +209,19 @@ for table in "$@"; do
 		    -V "t=$t,b=$b,sp=$sp,c=$c" -o "$tmp/$run.csv"
 		awk -v L="$L" -v p="$p" -v d="$d" -v t="$t" -v b="$b" -v v="$v" \
 		    -v rc="$rcn" -v ovl="$ovl" -v ovlp="$ovlp" -v sp="$sp" -v dopt="$dopt" \
-		    -v c="$c" -v ends="$ends" -v tpo="$tpo" -v rl="$rl" 'BEGIN {
+		    -v c="$c" -v ends="$ends" -v tpo="$tpo" -v rl="$rl" -v F="$F" -v Z="$Z" 'BEGIN {
 			printf "<plan micro_batch_samples=\"%d\">\n", b
 			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"1\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s/>\n", d, t, sp, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : "")
 			# the rows of the graph: the embedding -1, the layers, the head L
-			if (ends) {
+			if (F + Z > 0) {
+				each = p - (F > 0) - (Z > 0) > 0 ? (L - F - Z) / (p - (F > 0) - (Z > 0)) : 0
+				at = 0
+				for (i = 0; i < p; i++) {
+					n = i == 0 && F ? F : i == p - 1 && Z ? Z : each
+					printf "<stage first_layer=\"%d\" last_layer=\"%d\" zero_stage=\"0\" zero_degree=\"1\"/>\n", i ? at : -1, i == p - 1 ? L : at + n - 1
+					at += n
+				}
+			} else if (ends) {
 				k = (L + 2) / p
 				for (i = 0; i < p; i++)
 					printf "<stage first_layer=\"%d\" last_layer=\"%d\" zero_stage=\"0\" zero_degree=\"1\"/>\n", i * k - 1, (i + 1) * k - 2
@@ -243,7 +269,7 @@ for table in "$@"; do
 		    -v A="$A" -v G="$G" -v f="$f" -v k="$k" -v gated="$gated" \
 		    -v rl="$rl" -v p="$p" -v nv="$v" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
-		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")" \
+		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v same="$tmp/$run.same.xml" '
 		function attr(line, name,   m) {

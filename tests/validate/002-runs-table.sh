@@ -202,6 +202,23 @@ bad "block without full" "recompute_num_layers 2 needs recompute full"
 awk -F, -v OFS=, 'NR == 2 { $18 = 41 } 1' "$tmp/block.csv" > "$tmp/bad.csv"
 bad "block beyond a chunk" "recompute_num_layers 41: a model chunk has at most 40 layers"
 
+# an uneven split, as Megatron-Core's --decoder-first-pipeline-num-layers
+# and --decoder-last-pipeline-num-layers run it: sc21-1.7b's 24 layers
+# over p 4 with 3 on the first stage and 5 on the last leave 8 each for
+# the two others: -1..2 3..10 11..18 19..24 (the embedding on the first,
+# the head, row 24, on the last); refused where the rest does not split
+# evenly or beside the ends counted
+{ head -n 1 "$tmp/plain.csv" | sed 's/,measured_tflops/,decoder_first_pipeline_num_layers,decoder_last_pipeline_num_layers,measured_tflops/'
+  sed -n 2p "$tmp/plain.csv" | sed 's/,32,1,1,32,512,16,/,32,1,4,8,512,16,/' | awk -F, -v OFS=, '{ $17 = $17 ",3,5"; print }'; } > "$tmp/uneven.csv"
+VALIDATE_PLANS="$tmp/uneven-plans" sh tools/validate.sh "$BIN" "$tmp/uneven.out" "$tmp/uneven.csv" > /dev/null 2> "$tmp/err" ||
+    { echo "the uneven split was refused:"; cat "$tmp/err"; fail=1; }
+[ "$(stages "$tmp/uneven-plans/sc21-1.7b.xml")" = "-1..2 3..10 11..18 19..24 " ] ||
+    { echo "uneven split: stages $(stages "$tmp/uneven-plans/sc21-1.7b.xml"), want -1..2 3..10 11..18 19..24"; fail=1; }
+grep -q '^measured,sc21-1.7b,.*,t1 p4 d8 b16 v1 first3 last5,yes,' "$tmp/uneven.out" ||
+    { echo "the uneven split not named in the plan"; cat "$tmp/uneven.out"; fail=1; }
+awk -F, -v OFS=, 'NR == 2 { $19 = 6 } 1' "$tmp/uneven.csv" > "$tmp/bad.csv"
+bad "uneven rest" "bad.csv:2: p 4: 24 layers less the first stage's 3 and the last's 6 do not split evenly over the other 2"
+
 # TFLOP/s in the count of Megatron-LM for a model that is not GPT-3's
 # shape: Mixtral 8x7B (8 of 32 key/value heads, two experts of a gated
 # MLP 14,336 wide a token, vocabulary 32,000, s = h = 4,096, 32 layers),
