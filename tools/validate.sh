@@ -101,6 +101,7 @@ rows() {	# table
 	awk -F, -v file="$1" '
 	function bad(what) { printf "validate: %s:%d: %s\n", file, NR, what > "/dev/stderr"; failed = 1; exit 1 }
 	function whole(name,   x) { x = $col[name]; if (x !~ /^[1-9][0-9]*$/) bad(name " \"" x "\" is not a positive whole number"); return x }
+	function opt_whole(name, absent) { return (name in col && $col[name] != "") ? whole(name) : absent }
 	function flag(name,   x) { if (!(name in col)) return 0; x = $col[name]; if (x != "0" && x != "1") bad(name " \"" x "\" is not 0 or 1"); return x }
 	function word(name, words,   x, w, k, n) { x = $col[name]; n = split(words, w, " "); for (k = 1; k <= n; k++) if (x == w[k]) return x; bad(name " \"" x "\" is not one of: " words) }
 	function layers_of(name,   f, line, n) { f = "configs/models/" name ".xml"; n = 0
@@ -135,8 +136,8 @@ rows() {	# table
 		v = whole("virtual_stages")
 		# or unevenly: --decoder-first-pipeline-num-layers F and
 		# --decoder-last-pipeline-num-layers Z, the other stages even
-		F = ("decoder_first_pipeline_num_layers" in col && $col["decoder_first_pipeline_num_layers"] != "") ? whole("decoder_first_pipeline_num_layers") : 0
-		Z = ("decoder_last_pipeline_num_layers" in col && $col["decoder_last_pipeline_num_layers"] != "") ? whole("decoder_last_pipeline_num_layers") : 0
+		F = opt_whole("decoder_first_pipeline_num_layers", 0)
+		Z = opt_whole("decoder_last_pipeline_num_layers", 0)
 		if (F + Z > 0) {
 			if (ends) bad("decoder_first/last_pipeline_num_layers with ends_in_pipeline_split 1: one or the other")
 			if (p < 2) bad("decoder_first/last_pipeline_num_layers need p > 1")
@@ -158,7 +159,7 @@ rows() {	# table
 		if (flag("sequence_parallel") == 1 && t == 1) bad("sequence_parallel 1 needs t > 1")
 		# --recompute-method block --recompute-num-layers N: N of each
 		# model chunk (of its (L + 2 ends) / (p v) layers) recomputed
-		rl = ("recompute_num_layers" in col && $col["recompute_num_layers"] != "") ? whole("recompute_num_layers") : 0
+		rl = opt_whole("recompute_num_layers", 0)
 		if (rl > 0 && $col["recompute"] != "full") bad("recompute_num_layers " rl " needs recompute full")
 		if (rl > big / v) bad("recompute_num_layers " rl ": a model chunk has at most " big / v " layers")
 		# Megatron-LM asserts both (arguments.py, core_r0.8.0)

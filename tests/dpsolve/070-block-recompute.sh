@@ -25,17 +25,17 @@ model=configs/models/sc21-gpt-1.7b.xml
 "$BIN/graph-normalize" -c $model -a $acc -V t=1,b=1 -o "$tmp/g.csv" || exit 1
 r=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	$c["layer_id"] == 0 { print $c["recompute_s"] }' "$tmp/g.csv")
-plan() {	# name recompute recompute_layers v
+plan() {	# name recompute recompute_layers v [t sp tpo graph devices]
 	extra=$([ "$3" -gt 0 ] && echo " recompute_layers=\"$3\"")
 	cat > "$tmp/$1.xml" <<PLAN
 <plan micro_batch_samples="1">
-<parallelism d="1" t="1" sp="0" e="1" c="1" recompute="$2" virtual_stages="$4"$extra/>
+<parallelism d="1" t="${5:-1}" sp="${6:-0}" e="1" c="1" recompute="$2" virtual_stages="$4" tp_comm_overlap="${7:-0}"$extra/>
 <stage first_layer="-1" last_layer="11" zero_stage="0" zero_degree="1"/>
 <stage first_layer="12" last_layer="24" zero_stage="0" zero_degree="1"/>
 </plan>
 PLAN
-	"$BIN/dpsolve" -a $acc -n $net -N 2 -B 8 -E "$tmp/$1.xml" \
-	    -o "$tmp/$1.out" "$tmp/g.csv" 2> "$tmp/$1.err" ||
+	"$BIN/dpsolve" -a $acc -n $net -N "${9:-2}" -B 8 -E "$tmp/$1.xml" \
+	    -o "$tmp/$1.out" "$tmp/${8:-g}.csv" 2> "$tmp/$1.err" ||
 	    { echo "$1: dpsolve -E failed"; cat "$tmp/$1.err"; fail=1; }
 }
 first() {	# name attribute: of the first stage
@@ -68,20 +68,9 @@ near "$(first v2b2 compute_s)" "$(awk -v c="$(first v2 compute_s)" -v r="$r" 'BE
 for var in "t=2:0:0" "t=2,sp=1:1:1"; do
 	V=${var%%:*} rest=${var#*:} sp=${rest%%:*} tpo=${rest#*:}
 	"$BIN/graph-normalize" -c $model -a $acc -V "$V,b=1" -o "$tmp/g2.csv" || exit 1
-	for x in "none 0 0" "full 1 0" "b4 1 4"; do
-		set -- $x
-		extra=$([ "$3" -gt 0 ] && echo " recompute_layers=\"$3\"")
-		cat > "$tmp/t2$1.xml" <<PLAN
-<plan micro_batch_samples="1">
-<parallelism d="1" t="2" sp="$sp" e="1" c="1" recompute="$2" virtual_stages="1" tp_comm_overlap="$tpo"$extra/>
-<stage first_layer="-1" last_layer="11" zero_stage="0" zero_degree="1"/>
-<stage first_layer="12" last_layer="24" zero_stage="0" zero_degree="1"/>
-</plan>
-PLAN
-		"$BIN/dpsolve" -a $acc -n $net -N 4 -B 8 -E "$tmp/t2$1.xml" \
-		    -o "$tmp/t2$1.out" "$tmp/g2.csv" 2> "$tmp/t2.err" ||
-		    { echo "t = 2 ($V) $1: dpsolve -E failed"; cat "$tmp/t2.err"; fail=1; }
-	done
+	plan t2none 0 0 1 2 "$sp" "$tpo" g2 4
+	plan t2full 1 0 1 2 "$sp" "$tpo" g2 4
+	plan t2b4 1 4 1 2 "$sp" "$tpo" g2 4
 	cn=$(first t2none collective_s) cf=$(first t2full collective_s)
 	awk -v n="$cn" -v f="$cf" 'BEGIN { exit !(f > n) }' ||
 	    { echo "$V: full recomputation runs no collectives again ($cf, $cn)"; fail=1; }
@@ -94,7 +83,7 @@ awk -v a="$m3" -v b="$m6" -v n="$(mem none)" -v f="$(mem full)" 'BEGIN { exit !(
 "$BIN/dpsolve" -A $model -f megatron -a $acc -n $net -N 2 -B 8 -E "$tmp/b3.xml" "$tmp/g.csv" > "$tmp/launch" 2>&1
 grep -q -- '--recompute-method block' "$tmp/launch" && grep -q -- '--recompute-num-layers 3' "$tmp/launch" ||
     { echo "no block flags in the launch:"; cat "$tmp/launch"; fail=1; }
-sed 's/recompute="1" virtual_stages="1" recompute_layers="3"/recompute="0" virtual_stages="1" recompute_layers="3"/' "$tmp/b3.xml" > "$tmp/bad.xml"
+sed 's/recompute="1" virtual_stages="1" tp_comm_overlap="0" recompute_layers="3"/recompute="0" virtual_stages="1" tp_comm_overlap="0" recompute_layers="3"/' "$tmp/b3.xml" > "$tmp/bad.xml"
 if "$BIN/dpsolve" -a $acc -n $net -N 2 -B 8 -E "$tmp/bad.xml" "$tmp/g.csv" > /dev/null 2> "$tmp/bad.err"; then
 	echo "block without full recomputation accepted"; fail=1
 fi

@@ -128,8 +128,7 @@ plan_mode_of(const struct plan *p)
 {
 	struct plan_mode m = { p->recompute, p->v > 1 ? p->v : 1, p->distopt,
 		p->overlap_grad, p->overlap_param, p->ends_in_split,
-		p->tp_overlap, p->recompute == RC_FULL ? p->recompute_layers :
-		0 };
+		p->tp_overlap, p->recompute_layers };
 
 	return m;
 }
@@ -764,17 +763,19 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	    v->pf_rerun[c->mode.recompute][first];
 	double params = v->pf_param[last + 1] - v->pf_param[first];
 	const double *coll = plan_coll(v, &c->mode);
-	struct plan_mode none = c->mode;
-	const double *coll_none;
 	double grad_s, param_s;
 	long nv = c->mode.v;
 
-	none.recompute = RC_NONE;
-	coll_none = plan_coll(v, &none);
 	o->compute_s = fwd + bwd + rerun;
 	o->collective_s = coll[split] - coll[first];
-	if (split <= last)
+	if (split <= last) {	/* block recomputation's rows run once */
+		struct plan_mode none = c->mode;
+		const double *coll_none;
+
+		none.recompute = RC_NONE;
+		coll_none = plan_coll(v, &none);
 		o->collective_s += coll_none[last + 1] - coll_none[split];
+	}
 	o->level_in = o->level_out = -1;
 	o->p2p_in_s = o->p2p_out_s = 0;
 	/* activations one way, their gradients the other; interleaved, each
