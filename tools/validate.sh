@@ -11,8 +11,10 @@
 # micro_batch_samples, virtual_stages, recompute, overlap_grad_reduce,
 # gradients, ddp (torch: PyTorch's DDP, whose buckets copy the gradients;
 # local: Megatron's), one measurement (measured_step_s,
-# measured_tokens_per_s_per_gpu or measured_tflops_per_gpu), source;
-# optional: p2p_scatter_gather (1: Megatron-LM of 2021-22 sent the
+# measured_tokens_per_s_per_gpu, measured_tflops_per_gpu, measured_mfu_pct
+# or measured_hfu_pct), source; optional: flops_count (hardware, the
+# default, or model: whose FLOPs a TFLOP/s figure counts),
+# p2p_scatter_gather (1: Megatron-LM of 2021-22 sent the
 # pipeline's activations in t pieces, dpsolve -P), sequence_parallel,
 # distributed_optimizer, overlap_param_gather (--overlap-param-gather:
 # the distributed optimizer's parameter gather during the next step's
@@ -31,13 +33,16 @@
 # give B s / (rate x GPUs); TFLOP/s a GPU give F / (TFLOP/s x GPUs) with
 # the FLOPs a step that Megatron-LM counts (num_floating_point_operations
 # in training.py, core_r0.8.0: forward and backward, the model FLOPs of
-# MFU), with, under full recomputation, the layers' forward pass once more
-# as Narayanan et al. count it (SC'21, Eq. 3):
-#   F = 12 B s l h^2 (r ((1 + G/A + s/h) + k g f/h) + V/(2 l h))
+# MFU), with, in the hardware count (the default), what recomputation
+# runs again as Narayanan et al. count it (SC'21, Eq. 3):
+#   F = 12 B s l h^2 (r ((1 + G/A + s/h) + k g f/h) + c + V/(2 l h))
 # (A heads, G key/value heads, f the MLP's width, k experts a token, g
 # 3/2 for a gated MLP, r 4/3 under full recomputation, 1 + min(l, N p v)
-# / 3l under block recomputation of N layers a chunk, else 1); for GPT
-# models, SC'21's 96 B s l h^2 (1 + s/6h + V/16lh) and 72 ... V/12lh.
+# / 3l under block recomputation of N layers a chunk, else 1; c s/3h
+# under selective, the attention core's forward, else 0; r 1 and c 0 in
+# the model count); for GPT models, SC'21's 96 B s l h^2 (1 + s/6h +
+# V/16lh) and 72 ... V/12lh.  A utilization is that share of the
+# accelerator's peak_matmul_flops_per_s in TFLOP/s.
 # dpsolve then searches its own plan on the run's cluster and batch (the
 # features the run's Megatron-LM had: tensor and pipeline parallelism
 # with interleaving, sequence and context parallelism (up to the run's
@@ -107,15 +112,18 @@ rows() {	# table
 	function layers_of(name,   f, line, n) { f = "configs/models/" name ".xml"; n = 0
 		while ((getline line < f) > 0) if (match(line, /<layers>[0-9]+<\/layers>/)) { n = substr(line, RSTART + 8, RLENGTH - 17) + 0; break }
 		close(f); return n }
+	function peak_of(name,   f, line, x) { f = "configs/accelerators/" name ".xml"; x = 0
+		while ((getline line < f) > 0) if (match(line, /<peak_matmul_flops_per_s>[^<]*</)) { x = substr(line, RSTART + 25, RLENGTH - 26) + 0; break }
+		close(f); return x }
 	function config(kind, name) { if (name !~ /^[A-Za-z0-9._-]+$/ || (getline junk < ("configs/" kind "/" name ".xml")) < 0) bad(kind " \"" name "\": no configs/" kind "/" name ".xml"); close("configs/" kind "/" name ".xml"); return name }
 	NR == 1 {
 		sub(/\r$/, ""); sub(/^\357\273\277/, "")
 		for (i = 1; i <= NF; i++) { if ($i in col) bad("column \"" $i "\" twice"); col[$i] = i }
 		n = split("run model accelerator network devices t p d global_batch_samples micro_batch_samples virtual_stages recompute overlap_grad_reduce gradients ddp source", need, " ")
 		for (i = 1; i <= n; i++) if (!(need[i] in col)) bad("no column \"" need[i] "\"")
-		nm = split("measured_step_s measured_tokens_per_s_per_gpu measured_tflops_per_gpu", measures, " ")
+		nm = split("measured_step_s measured_tokens_per_s_per_gpu measured_tflops_per_gpu measured_mfu_pct measured_hfu_pct", measures, " ")
 		for (i = 1; i <= nm; i++) if (measures[i] in col) k++
-		if (!k) bad("no measurement column (measured_step_s, measured_tokens_per_s_per_gpu or measured_tflops_per_gpu)")
+		if (!k) bad("no measurement column (measured_step_s, measured_tokens_per_s_per_gpu, measured_tflops_per_gpu, measured_mfu_pct or measured_hfu_pct)")
 		if (col["source"] != NF) bad("\"source\" must be the last column")
 		next
 	}
@@ -174,8 +182,25 @@ rows() {	# table
 			m = $col[measures[i]]; mname = measures[i]
 			if (m !~ /^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ || m + 0 <= 0 || m + 0 > 1e18) bad(mname " \"" m "\" is not a positive number")
 		}
-		if (m == "") bad("no measurement: one of " measures[1] ", " measures[2] ", " measures[3])
-		sub(/^measured_/, "", mname); tf = mname "=" m
+		if (m == "") bad("no measurement: one of " measures[1] ", " measures[2] ", " measures[3] ", " measures[4] ", " measures[5])
+		# FLOPs counted as the model has them (MFU, the TFLOP/s Megatron-Core logs)
+		# or as the hardware ran them (HFU: the recomputed
+		# forward passes too, as SC21 Eq. 3 counts; the default)
+		count = ("flops_count" in col) ? $col["flops_count"] : ""
+		if (count != "" && count != "hardware" && count != "model") bad("flops_count \"" count "\" is not one of: hardware model")
+		if (mname == "measured_mfu_pct" || mname == "measured_hfu_pct") {
+			want = mname == "measured_mfu_pct" ? "model" : "hardware"
+			if (count != "" && count != want) bad("flops_count " count " with " mname ": " mname " counts the " want " FLOPs")
+			if (m + 0 > 100) bad(mname " \"" m "\" is above 100")
+			count = want
+			# a share of the accelerator'"'"'s dense matmul peak, in TFLOP/s
+			peak = peak_of(config("accelerators", $col["accelerator"]))
+			if (peak <= 0) bad("accelerator " $col["accelerator"] ": no <peak_matmul_flops_per_s> for " mname)
+			m = sprintf("%.17g", m / 100 * peak / 1e12); mname = "measured_tflops_per_gpu"
+		} else if (count != "" && mname != "measured_tflops_per_gpu")
+			bad("flops_count " count " with " mname ": it says how FLOPs were counted")
+		if (count == "") count = "hardware"
+		sub(/^measured_/, "", mname); tf = mname "=" m "=" count
 		src = $col["source"]
 		for (i = col["source"] + 1; i <= NF; i++) src = src "," $i
 		print $col["run"], model,
@@ -307,8 +332,11 @@ for table in "$@"; do
 				# (block recomputation: the recomputed share of
 				# the layers, N of each of the p v chunks)
 				layer = (1 + G / A + s / h) + f / h * k * gated
-				rfac = rc != "full" ? 1 : rl > 0 ? 1 + (rl * p * nv < L ? rl * p * nv : L) / (3 * L) : 4 / 3
-				F = 12 * B * s * L * h * h * (rfac * layer + V / (2 * L * h))
+				rfac = rc != "full" || meas[3] == "model" ? 1 : rl > 0 ? 1 + (rl * p * nv < L ? rl * p * nv : L) / (3 * L) : 4 / 3
+				# selective: the attention core'"'"'s forward once more
+				# (a third of its s/h), in the hardware count
+				core = rc == "selective" && meas[3] == "hardware" ? s / (3 * h) : 0
+				F = 12 * B * s * L * h * h * (rfac * layer + core + V / (2 * L * h))
 				measured = F / (meas[2] * 1e12 * n)
 			}
 			scan(pub, a); scan(own, o); scan(same, r)

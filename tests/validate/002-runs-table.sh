@@ -4,7 +4,8 @@
 # nothing) comes out as the same row of results/validate.csv; sequence
 # parallelism, the distributed optimizer and --tp-comm-overlap reach the
 # published plan; TFLOP/s are turned into a step with the count of
-# Megatron-LM for the model's shape.  A bad table stops with one line naming the
+# Megatron-LM for the model's shape, in the hardware or the model count, and a
+# utilization (MFU, HFU) into TFLOP/s.  A bad table stops with one line naming the
 # file, the line and the field, exit 1, and writes nothing.
 set -u
 tmp=$(mktemp -d)
@@ -114,19 +115,22 @@ sh tools/validate.sh "$BIN" "$tmp/c.csv" "$tmp/bom.csv" > /dev/null 2>&1 &&
     cmp -s "$tmp/c.csv" "$tmp/b.csv" ||
     { echo "a byte-order mark or a blank line changed the result"; fail=1; }
 
-# the measurement in the three forms a publication gives it.  sc21-1.7b:
+# the measurement in the forms a publication gives it.  sc21-1.7b:
 # B 512, s 2048, l 24, h 2304, V 51200, 32 GPUs at 137 TFLOP/s under full
 # recomputation, F = 96 B s l h^2 (1 + s/6h + V/16lh) = 1.5467e16 FLOPs,
 # a step of F / (137e12 x 32) = 3.52802 s; the same step as a time, and
 # as 512 x 2048 / (3.52802 x 32) = 9287.9 tokens a second a GPU
-measure() {	# name column value: sc21-1.7b with only that measurement
-	{ head -n 1 "$tmp/plain.csv" | sed "s/,measured_tflops_per_gpu,/,$2,/"
-	  sed -n 2p "$tmp/plain.csv" | sed "s/,137,/,$3,/"; } > "$tmp/$1.csv"
+measure_file() {	# name want: the table $tmp/name.csv gives that step
 	sh tools/validate.sh "$BIN" "$tmp/$1.out" "$tmp/$1.csv" > /dev/null 2> "$tmp/err" ||
 	    { echo "$1: refused"; cat "$tmp/err"; fail=1; return; }
-	awk -F, -v want="$4" -v what="$1" 'NR == 2 { d = $3 - want; if (d < 0) d = -d
-		if (d > 1e-4 * want) { print what ": published step " $3 " s, not " want; exit 1 } }' \
+	awk -F, -v want="$2" -v what="$1" 'NR == 2 { d = $3 - want; if (d < 0) d = -d
+		if (d > 1e-5 * want) { print what ": published step " $3 " s, not " want; exit 1 } }' \
 	    "$tmp/$1.out" || fail=1
+}
+measure() {	# name column value step: sc21-1.7b with only that measurement
+	{ head -n 1 "$tmp/plain.csv" | sed "s/,measured_tflops_per_gpu,/,$2,/"
+	  sed -n 2p "$tmp/plain.csv" | sed "s/,137,/,$3,/"; } > "$tmp/$1.csv"
+	measure_file "$1" "$4"
 }
 measure tflops measured_tflops_per_gpu 137 3.52802
 measure step measured_step_s 3.52802 3.52802
@@ -136,6 +140,38 @@ measure tokens measured_tokens_per_s_per_gpu 9287.9 3.52802
 sed -i '2s/,full,/,none,/' "$tmp/plain.csv"
 measure no-recompute measured_tflops_per_gpu 137 2.68834
 sed -i '2s/,none,/,full,/' "$tmp/plain.csv"
+# the count of a Megatron-Core log (flops_count model) leaves the
+# recomputed forward out: 137 TFLOP/s under full recomputation is then
+# the 2.68834 s above; a utilization is a share of the accelerator's
+# 312 TFLOP/s: an MFU of 50% is F / (156e12 x 32) = 2.36091 s and an HFU
+# of 50% (SC'21's count) 1.5467e16 / (156e12 x 32) = 3.09832 s; with
+# selective recomputation the hardware count adds the attention core's
+# forward pass, a third of s/h: 72 B s l h^2 (1 + 2s/9h + V/12lh) =
+# 1.22609e16 FLOPs, 2.79668 s at 137 TFLOP/s
+counted() {	# name count: sc21-1.7b at 137 TFLOP/s counted that way
+	{ head -n 1 "$tmp/plain.csv" | sed 's/,measured_tflops_per_gpu,/,flops_count,measured_tflops_per_gpu,/'
+	  sed -n 2p "$tmp/plain.csv" | sed "s/,137,/,$2,137,/"; } > "$tmp/$1.csv"
+}
+counted model-count model
+measure_file model-count 2.68834
+counted hardware-count hardware
+measure_file hardware-count 3.52802
+measure mfu measured_mfu_pct 50 2.36091
+measure hfu measured_hfu_pct 50 3.09832
+sed '2s/,full,/,selective,/' "$tmp/hardware-count.csv" > "$tmp/selective-count.csv"
+measure_file selective-count 2.79668
+sed '2s/,hardware,137,/,model,137,/' "$tmp/selective-count.csv" > "$tmp/selective-model.csv"
+measure_file selective-model 2.68834
+sed '2s/,hardware,/,peak,/' "$tmp/hardware-count.csv" > "$tmp/bad.csv"
+bad "unknown count" "bad.csv:2: flops_count \"peak\" is not one of: hardware model"
+{ head -n 1 "$tmp/plain.csv" | sed 's/,measured_tflops_per_gpu,/,flops_count,measured_hfu_pct,/'
+  sed -n 2p "$tmp/plain.csv" | sed 's/,137,/,model,50,/'; } > "$tmp/bad.csv"
+bad "HFU counted as the model" "bad.csv:2: flops_count model with measured_hfu_pct: measured_hfu_pct counts the hardware FLOPs"
+{ head -n 1 "$tmp/plain.csv" | sed 's/,measured_tflops_per_gpu,/,flops_count,measured_step_s,/'
+  sed -n 2p "$tmp/plain.csv" | sed 's/,137,/,model,3.5,/'; } > "$tmp/bad.csv"
+bad "a count for a step" "bad.csv:2: flops_count model with measured_step_s: it says how FLOPs were counted"
+sed '1s/,measured_tflops_per_gpu,/,measured_mfu_pct,/; 2s/,137,/,101,/' "$tmp/plain.csv" > "$tmp/bad.csv"
+bad "MFU above 100" "bad.csv:2: measured_mfu_pct \"101\" is above 100"
 
 { head -n 1 "$tmp/plain.csv" | sed 's/,measured_tflops_per_gpu,/,measured_step_s,measured_tflops_per_gpu,/'
   sed -n 2p "$tmp/plain.csv" | sed 's/,137,/,3.5,137,/'; } > "$tmp/bad.csv"
