@@ -93,7 +93,7 @@ solve() {
 	    -G "$ddpflag" -P "$sgflag" -W "$tpwait" "$@"
 }
 
-header="kind,run,published,predicted,unit,error_pct,plan,fits,peak_memory_bytes,own_plan,own_over_published,own_peak_memory_bytes,own_same_recompute_plan,own_same_recompute_over_published,not_modelled"
+header="kind,run,published,predicted,unit,error_pct,plan,fits,peak_memory_bytes,own_plan,own_over_published,own_peak_memory_bytes,own_same_recompute_plan,own_same_recompute_over_published,compute_s,collectives_s,p2p_s,bubble_s,exposed_sync_s,not_modelled"
 echo "$header" > "$tmp/out.csv"
 
 # A runs table's rows in one order, whatever its columns' order, each
@@ -303,14 +303,35 @@ for table in "$@"; do
 			m = substr(line, RSTART + length(name) + 3, RLENGTH - length(name) - 4)
 			return m
 		}
-		function scan(file, what,   line, peak) {
-			peak = 0
+		# a priced plan: its label, step, fit and peak memory, and where
+		# its step goes: m micro-batches of the bottleneck stage (its
+		# compute, its collectives and ZeRO gathers, its point-to-point
+		# traffic), the fill and drain ((S - 1)/v slots of it) and the
+		# exposed gradient reduction with the optimizer step
+		function scan(file, what,   line, peak, mem, S, i, comp, coll, p2p, v, mb) {
+			peak = 0; S = 0
 			while ((getline line < file) > 0) {
-				if (line ~ /<parallelism /) what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (attr(line, "c") > 1 ? " c" attr(line, "c") : "") " d" attr(line, "d") " b" bsz " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "")
+				if (line ~ /<parallelism /) {
+					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (attr(line, "c") > 1 ? " c" attr(line, "c") : "") " d" attr(line, "d") " b" bsz " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "")
+					v = attr(line, "virtual_stages") + 0
+				}
 				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")
-				if (line ~ /<stage /) { m = attr(line, "memory_bytes") + 0; if (m > peak) peak = m }
-				if (line ~ /<result /) { what["step"] = attr(line, "step_s"); what["fits"] = attr(line, "fits") }
+				if (line ~ /<stage /) {
+					mem = attr(line, "memory_bytes") + 0; if (mem > peak) peak = mem
+					i = attr(line, "index") + 0; S++
+					comp[i] = attr(line, "compute_s")
+					coll[i] = attr(line, "collective_s") + attr(line, "zero_s")
+					p2p[i] = attr(line, "p2p_in_s") + attr(line, "p2p_out_s")
+				}
+				if (line ~ /<result /) {
+					what["step"] = attr(line, "step_s"); what["fits"] = attr(line, "fits")
+					i = attr(line, "bottleneck_stage") + 0; mb = attr(line, "microbatches")
+					what["compute"] = mb * comp[i]; what["coll"] = mb * coll[i]; what["p2p"] = mb * p2p[i]
+					what["bubble"] = (S - 1) / (v > 0 ? v : 1) * attr(line, "bottleneck_s")
+					what["sync"] = attr(line, "sync_s")
+				}
 			}
+			close(file)
 			what["peak"] = peak
 		}
 		BEGIN {
@@ -341,8 +362,9 @@ for table in "$@"; do
 			}
 			scan(pub, a); scan(own, o); scan(same, r)
 			err = 100 * (a["step"] - measured) / measured
-			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,%.6g,%s,%.4f,fp16 loss scaling and the timing of DDP buckets not modelled (their memory is)\n",
-			    run, measured, a["step"], err, plan, a["fits"], a["peak"], o["plan"], a["step"] / o["step"], o["peak"], r["plan"], a["step"] / r["step"]
+			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,%.6g,%s,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,fp16 loss scaling and the timing of DDP buckets not modelled (their memory is)\n",
+			    run, measured, a["step"], err, plan, a["fits"], a["peak"], o["plan"], a["step"] / o["step"], o["peak"], r["plan"], a["step"] / r["step"],
+			    a["compute"], a["coll"], a["p2p"], a["bubble"], a["sync"]
 		}' >> "$tmp/out.csv"
 		tail -n 1 "$tmp/out.csv" | awk -F, '{ printf "validate %s: measured %.3g s, predicted %.3g s (%+.1f%%), own plan %.2fx (%.2fx with its recomputation)\n", $2, $3, $4, $6, $11, $14 }' >&2
 	done < "$tmp/rows"
@@ -362,7 +384,7 @@ printf 'layer_id,parameter_bytes,activation_bytes,input_bytes\n0,15e9,0,0\n' > "
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{ split("120 31.4 16.6 1.9", pub, " "); k = NR - 1
 	  got = $c["total_bytes"] / 1e9
-	  printf "memory,zero-7.5b-%s,%.6g,%.6g,GB,%.2f,64-way data parallel ZeRO-%d,,,,,,,,\n",
+	  printf "memory,zero-7.5b-%s,%.6g,%.6g,GB,%.2f,64-way data parallel ZeRO-%d,,,,,,,,,,,,,\n",
 	      $c["stage"], pub[k], got, 100 * (got - pub[k]) / pub[k], k - 1 }' \
     "$tmp/zero.out" >> "$tmp/out.csv"
 
@@ -379,8 +401,8 @@ for model in gpt3-175b sc21-gpt-529.6b sc21-gpt-1008b; do
 	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	$c["kind"] == "transformer" {
 		sel = 34 * s * h / 8; full = 2 * s * h / 8
-		printf "memory,korthikanti-%s-selective,%.6g,%.6g,bytes,%.2f,t8 sp b1 selective,,,,,,,,\n", m, sel, $c["selective_bytes"], 100 * ($c["selective_bytes"] - sel) / sel
-		printf "memory,korthikanti-%s-full,%.6g,%.6g,bytes,%.2f,t8 sp b1 full,,,,,,,,\n", m, full, $c["checkpoint_bytes"], 100 * ($c["checkpoint_bytes"] - full) / full
+		printf "memory,korthikanti-%s-selective,%.6g,%.6g,bytes,%.2f,t8 sp b1 selective,,,,,,,,,,,,,\n", m, sel, $c["selective_bytes"], 100 * ($c["selective_bytes"] - sel) / sel
+		printf "memory,korthikanti-%s-full,%.6g,%.6g,bytes,%.2f,t8 sp b1 full,,,,,,,,,,,,,\n", m, full, $c["checkpoint_bytes"], 100 * ($c["checkpoint_bytes"] - full) / full
 		exit }' "$tmp/k-$model.csv" >> "$tmp/out.csv"
 done
 

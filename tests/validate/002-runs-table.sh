@@ -276,4 +276,24 @@ for rc_step in none:1.69835891785728 full:2.25910984802304; do
 	    "$tmp/moe-tf.out" || fail=1
 done
 
+# where a predicted step goes: the five parts sum to it, and the fill and
+# drain over the busy slots is the interleaved 1F1B schedule's (p - 1) /
+# (v m) (Narayanan et al. 2021, Section 2.2.2): sc21-145.6b, p 8, v 2,
+# m = 2304 / (24 x 2) = 48 micro-batches: 7 / 96 = 0.0729167; the
+# single-GPU-wide sc21-1.7b (t 1, p 1) has no collectives, no
+# point-to-point traffic and no bubble
+{ head -n 1 "$table"; sed -n 2p "$table"; sed -n 8p "$table"; } > "$tmp/parts.csv"
+sh tools/validate.sh "$BIN" "$tmp/parts.out" "$tmp/parts.csv" > /dev/null 2> "$tmp/err" ||
+    { echo "the two-run table was refused"; cat "$tmp/err"; fail=1; }
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+$1 == "measured" {
+	busy = $c["compute_s"] + $c["collectives_s"] + $c["p2p_s"]
+	sum = busy + $c["bubble_s"] + $c["exposed_sync_s"]
+	if (sum / $c["predicted"] - 1 > 1e-5 || 1 - sum / $c["predicted"] > 1e-5) { print $2 ": the parts sum to " sum " s, the step is " $c["predicted"]; bad = 1 }
+	if ($2 == "sc21-145.6b" && ($c["bubble_s"] / busy - 7 / 96 > 1e-5 || 7 / 96 - $c["bubble_s"] / busy > 1e-5)) { print $2 ": bubble over busy " $c["bubble_s"] / busy ", not 7/96"; bad = 1 }
+	if ($2 == "sc21-1.7b" && ($c["collectives_s"] != 0 || $c["p2p_s"] != 0 || $c["bubble_s"] != 0)) { print $2 ": collectives, p2p or bubble at t 1 p 1"; bad = 1 }
+	n++
+}
+END { if (n != 2) { print n " runs priced, not 2"; bad = 1 } exit bad }' "$tmp/parts.out" || fail=1
+
 exit $fail
