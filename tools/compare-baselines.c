@@ -123,6 +123,21 @@ load_cell(struct cell *c, const struct opts *o)
 		if (planio_read_variants(&c->vs, paths, 1, &err) < 0)
 			die_err(&err);
 	}
+	/* the reproduction's plan space folds the expert ranks over the
+	 * micro-batch's sequence (the experiments were set up so; dpsolve
+	 * also searches splitting its samples, Megatron-LM's plain expert
+	 * parallelism, docs/model.md) */
+	{
+		size_t kept = 0;
+
+		for (size_t i = 0; i < c->vs.n; i++) {
+			if (!c->vs.g[i].has_variant || !c->vs.g[i].var_ep_batch)
+				c->vs.g[kept++] = c->vs.g[i];
+			else
+				layers_release(&c->vs.g[i]);
+		}
+		c->vs.n = kept;
+	}
 	if (c->exp.model[mi].max_width > 0) {	/* the paper's plan space */
 		size_t kept = 0;
 

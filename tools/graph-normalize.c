@@ -24,6 +24,7 @@ struct opts {
 	const char *accel, *model, *edges, *out, *ops, *dir;
 	long nlayers;
 	int timing, summary;
+	int ep;			/* -V ep=: EP_FOLD, EP_BATCH or both (-D) */
 	struct variant v;
 	struct sched_opts sched;
 };
@@ -36,7 +37,7 @@ usage(FILE *fp, int status)
 	    "[-T seconds] [-t sequential|ilp] [-V variant] [-w model.lp] "
 	    "[graph-dir]\n"
 	    "       graph-normalize -D dir -a accelerator.xml -c model.xml "
-	    "[-V b=,t=,c=] [-o index.csv]\n"
+	    "[-V b=,t=,c=,ep=] [-o index.csv]\n"
 	    "       graph-normalize -s [-o file] model.xml ...\n");
 	exit(status);
 }
@@ -207,8 +208,12 @@ run_variants(const struct opts *o, const struct model_cfg *m,
     const struct accel_cfg *a, struct pl_err *err)
 {
 	static const char *const head[] = {
-		"file", "t", "e", "c", "sp", "micro_batch_samples", "width"
+		"file", "t", "e", "c", "sp", "micro_batch_samples", "width",
+		"ep_batch"
 	};
+	/* the ep_batch column only where batch splits are listed: other
+	 * indexes stay as they were */
+	size_t ncols = o->ep & EP_BATCH ? 8 : 7;
 	static const long searched[] = MBS_SEARCHED;
 	struct variant v[512];
 	size_t n = 0, nb = o->v.b ? 1 : sizeof searched / sizeof searched[0];
@@ -219,8 +224,8 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 	for (size_t k = 0; k < nb; k++) {
 		long b = o->v.b ? o->v.b : searched[k];
 
-		n += analytic_variants(m, b, o->v.t, o->v.c, v + (n < 512 ? n :
-		    512), n < 512 ? 512 - n : 0);
+		n += analytic_variants(m, b, o->v.t, o->v.c, o->ep,
+		    v + (n < 512 ? n : 512), n < 512 ? 512 - n : 0);
 	}
 	if (n > 512)
 		return pl_errf(err, NULL, 0, "model '%s': %zu variants, more "
@@ -231,14 +236,15 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 		    strerror(errno));
 	if (outfile_open(&idx, o->out, err) < 0)
 		return -1;
-	csvio_write_row(idx.fp, head, 7);
+	csvio_write_row(idx.fp, head, ncols);
 	for (size_t i = 0; i < n; i++) {
 		struct opts one = *o;
-		char name[96], path[4096], b[6][NUMFMT_LEN];
-		const char *f[7];
+		char name[96], path[4096], b[7][NUMFMT_LEN];
+		const char *f[8];
 
-		snprintf(name, sizeof(name), "b%ld-t%ld-sp%d-e%ld-c%ld.csv",
-		    v[i].b, v[i].t, v[i].sp, v[i].e, v[i].c);
+		snprintf(name, sizeof(name), "b%ld-t%ld-sp%d-e%ld-c%ld%s.csv",
+		    v[i].b, v[i].t, v[i].sp, v[i].e, v[i].c,
+		    v[i].ep_batch ? "-epb" : "");
 		snprintf(path, sizeof(path), "%s/%s", o->dir, name);
 		one.out = path;
 		one.v = v[i];
@@ -253,7 +259,8 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 		f[4] = numfmt(b[3], (double)v[i].sp);
 		f[5] = numfmt(b[4], (double)v[i].b);
 		f[6] = numfmt(b[5], (double)(v[i].t * v[i].e * v[i].c));
-		csvio_write_row(idx.fp, f, 7);
+		f[7] = numfmt(b[6], (double)v[i].ep_batch);
+		csvio_write_row(idx.fp, f, ncols);
 	}
 	return outfile_commit(&idx, err);
 }
@@ -272,7 +279,7 @@ run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 		"heads", "kv_heads", "ffn_hidden", "experts", "top_k", "seq_len",
 		"flops_per_token_fwd", "activation_bytes_per_layer"
 	};
-	struct variant one = { 1, 1, 1, 0, 1 };
+	struct variant one = { 1, 1, 1, 0, 1, 0 };
 	struct outfile out;
 
 	if (outfile_open(&out, o->out, err) < 0)
@@ -315,12 +322,13 @@ run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 	return outfile_commit(&out, err);
 }
 
-/* -V t=8,sp=1,e=1,c=1,b=1 (any subset, any order, each once). */
+/* -V t=8,sp=1,e=1,c=1,b=1,ep=fold (any subset, any order, each once);
+ * ep is fold, batch or (for -D) both. */
 static void
-parse_variant(const char *arg, struct variant *v)
+parse_variant(const char *arg, struct variant *v, int *ep)
 {
-	static const char *const keys[] = { "t", "e", "c", "b", "sp" };
-	long *dst[] = { &v->t, &v->e, &v->c, &v->b, NULL };
+	static const char *const keys[] = { "t", "e", "c", "b", "sp", "ep" };
+	long *dst[] = { &v->t, &v->e, &v->c, &v->b, NULL, NULL };
 	char *copy = xstrdup(arg), *tok = copy, *next;
 	unsigned seen = 0;
 
@@ -334,9 +342,9 @@ parse_variant(const char *arg, struct variant *v)
 		if ((eq = strchr(tok, '=')) == NULL)
 			goto bad;
 		*eq++ = '\0';
-		while (k < 5 && strcmp(tok, keys[k]) != 0)
+		while (k < 6 && strcmp(tok, keys[k]) != 0)
 			k++;
-		if (k == 5)
+		if (k == 6)
 			goto bad;
 		if (seen & 1u << k) {
 			warnx("-V: '%s' given twice in '%s'", keys[k], arg);
@@ -346,13 +354,25 @@ parse_variant(const char *arg, struct variant *v)
 		seen |= 1u << k;
 		if (dst[k])
 			*dst[k] = opt_long('V', eq, 1, 1L << 20);
-		else
+		else if (k == 4)
 			v->sp = (int)opt_long('V', eq, 0, 1);
+		else if (strcmp(eq, "fold") == 0)
+			*ep = EP_FOLD;
+		else if (strcmp(eq, "batch") == 0)
+			*ep = EP_BATCH;
+		else if (strcmp(eq, "both") == 0)
+			*ep = EP_FOLD | EP_BATCH;
+		else {
+			warnx("-V: ep=%s is not fold, batch or both", eq);
+			free(copy);
+			usage(stderr, 2);
+		}
 	} while ((tok = next) != NULL);
 	free(copy);
 	return;
 bad:
-	warnx("-V: '%s' is not a list of t=, e=, c=, sp=, b= settings", arg);
+	warnx("-V: '%s' is not a list of t=, e=, c=, sp=, b=, ep= settings",
+	    arg);
 	free(copy);
 	usage(stderr, 2);
 }
@@ -379,7 +399,7 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'D': o.dir = optarg; break;
 		case 'O': o.ops = optarg; break;
-		case 'V': parse_variant(optarg, &o.v); break;
+		case 'V': parse_variant(optarg, &o.v, &o.ep); break;
 		case 's': o.summary = 1; break;
 		case 'T': o.sched.time_limit_s = opt_double('T', optarg, 0.001,
 		    1e6); break;
@@ -415,9 +435,27 @@ main(int argc, char *argv[])
 		usage(stderr, 2);
 	}
 	if (o.dir && (o.v.sp || o.v.e > 1)) {
-		warnx("-D tries every sp and e: -V sets only b, t and c");
+		warnx("-D tries every sp and e: -V sets only b, t, c and ep");
 		usage(stderr, 2);
 	}
+	if (!o.dir && o.ep == (EP_FOLD | EP_BATCH)) {
+		warnx("-V ep=both lists variants: with -D only");
+		usage(stderr, 2);
+	}
+	if (!o.dir && o.ep == EP_BATCH && o.v.e < 2) {
+		warnx("-V ep=batch splits the samples over the expert ranks: "
+		    "it needs e > 1");
+		usage(stderr, 2);
+	}
+	/* -V b= is a rank's micro-batch (Megatron's --micro-batch-size):
+	 * split by samples, the variant's e ranks take e of them */
+	if (!o.dir && o.ep == EP_BATCH) {
+		o.v.ep_batch = 1;
+		o.v.b = (o.v.b ? o.v.b : 1) * o.v.e;
+	}
+	/* -D lists both expert splits unless told; one graph folds */
+	if (o.ep == 0)
+		o.ep = o.dir ? EP_FOLD | EP_BATCH : EP_FOLD;
 	o.v.t = o.v.t ? o.v.t : o.dir ? 8 : 1;
 	o.v.c = o.v.c ? o.v.c : o.dir ? 4 : 1;
 	if (!o.dir && o.v.b == 0)

@@ -329,6 +329,7 @@ struct plan_row {
 	char model[128];
 	long t, p, d, e, c, sp, b, v, zero_stage, zero_degree;
 	long tp_overlap;		/* --tp-comm-overlap (optional) */
+	long ep_batch;			/* the expert ranks split the samples */
 	int recompute, distopt;
 	double step_s, throughput, peak_bytes;
 };
@@ -428,6 +429,8 @@ read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 	    err) < 0 ||
 	    plan_long_opt(path, par, "tp_comm_overlap", 0, 1, &r->tp_overlap,
 	    err) < 0 ||
+	    plan_long_opt(path, par, "ep_batch", 0, 1, &r->ep_batch,
+	    err) < 0 ||
 	    plan_positive(path, res, "step_s", &r->step_s, err) < 0 ||
 	    plan_positive(path, res, "throughput_samples_per_s",
 	    &r->throughput, err) < 0)
@@ -480,7 +483,7 @@ plan_label(const struct plan_row *r, char *buf, size_t len)
 	if (r->sp)
 		ADD(" sp");
 	if (r->e > 1)
-		ADD(" e%ld", r->e);
+		ADD(" e%ld%s", r->e, r->ep_batch ? " epb" : "");
 	if (r->c > 1)
 		ADD(" c%ld", r->c);
 	ADD(" p%ld", r->p);

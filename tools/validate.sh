@@ -135,6 +135,15 @@ rows() {	# table
 		devices = whole("devices"); t = whole("t"); p = whole("p"); d = whole("d")
 		c = ("c" in col) ? whole("c") : 1
 		if (t * p * c * d != devices) bad("t p " (c > 1 ? "c " : "") "d = " t * p * c * d ", not devices " devices)
+		# expert parallelism as Megatron counts it: e of the
+		# data-parallel ranks, each its own micro-batch (batch), or
+		# of the context-parallel ranks, sharing one (fold)
+		E = opt_whole("e", 1)
+		esplit = ("expert_split" in col && $col["expert_split"] != "") ? word("expert_split", "batch fold") : "batch"
+		if (E > 1 && esplit == "batch" && d % E) bad("e " E " does not divide d " d " (expert_split batch: the expert ranks are data-parallel ranks)")
+		if (E > 1 && esplit == "batch" && c > 1) bad("e " E " with c " c ": a batch split of the experts needs c 1 (Megatron-Core folds them over the context ranks)")
+		if (E > 1 && esplit == "fold" && c % E) bad("e " E " does not divide c " c " (expert_split fold: the expert ranks are context-parallel ranks)")
+		if (E == 1 && "expert_split" in col && $col["expert_split"] != "") bad("expert_split " esplit " needs e > 1")
 		model = config("models", $col["model"])
 		L = layers_of(model)
 		# Megatron splits the layers evenly; with
@@ -211,13 +220,13 @@ rows() {	# table
 		    word("ddp", "torch local"), flag("p2p_scatter_gather"),
 		    flag("sequence_parallel"), flag("distributed_optimizer"),
 		    flag("overlap_param_gather"), flag("tp_comm_overlap"),
-		    flag("tp_grad_blocking"), c, ends, rl, F, Z, tf, src
+		    flag("tp_grad_blocking"), c, ends, rl, F, Z, E, esplit, tf, src
 	}' OFS=, "$1"
 }
 
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
-	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z measure source; do
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split measure source; do
 		mx=configs/models/$model.xml
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
 		V=$(field "$mx" vocab) A=$(field "$mx" heads) G=$(field "$mx" kv_heads)
@@ -230,14 +239,24 @@ for table in "$@"; do
 		sgflag=$([ "$sg" = 1 ] && echo on || echo off)
 		tpwait=$([ "$tpb" = 1 ] && echo blocking || echo async)
 		rcn=$(case $rc in none) echo 0 ;; full) echo 1 ;; selective) echo 2 ;; esac)
+		# the run in the planner's terms, a copy of the variant t e c
+		# devices: a batch split's e ranks are e of Megatron's d, its
+		# micro-batch e of theirs; a fold's are e of Megatron's c
+		pc=$c pd=$d pb=$b epv= epb=0
+		if [ "$E" -gt 1 ] && [ "$split" = batch ]; then
+			pd=$((d / E)) pb=$((b * E)) epv=",e=$E,ep=batch" epb=1
+		elif [ "$E" -gt 1 ]; then
+			pc=$((c / E)) epv=",e=$E,ep=fold"
+		fi
 		# the variant the run used, and Megatron's even split
 		"$BIN/graph-normalize" -c "$mx" -a "configs/accelerators/$acc.xml" \
-		    -V "t=$t,b=$b,sp=$sp,c=$c" -o "$tmp/$run.csv"
-		awk -v L="$L" -v p="$p" -v d="$d" -v t="$t" -v b="$b" -v v="$v" \
+		    -V "t=$t,b=$b,sp=$sp,c=$pc$epv" -o "$tmp/$run.csv"
+		awk -v L="$L" -v p="$p" -v d="$pd" -v t="$t" -v b="$pb" -v v="$v" \
 		    -v rc="$rcn" -v ovl="$ovl" -v ovlp="$ovlp" -v sp="$sp" -v dopt="$dopt" \
-		    -v c="$c" -v ends="$ends" -v tpo="$tpo" -v rl="$rl" -v F="$F" -v Z="$Z" 'BEGIN {
+		    -v c="$pc" -v e="$E" -v epb="$epb" \
+		    -v ends="$ends" -v tpo="$tpo" -v rl="$rl" -v F="$F" -v Z="$Z" 'BEGIN {
 			printf "<plan micro_batch_samples=\"%d\">\n", b
-			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"1\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s/>\n", d, t, sp, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : "")
+			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"%d\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s%s/>\n", d, t, sp, e, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : ""), (epb ? " ep_batch=\"1\"" : "")
 			# the rows of the graph: the embedding -1, the layers, the head L
 			if (F + Z > 0) {
 				each = p - (F > 0) - (Z > 0) > 0 ? (L - F - Z) / (p - (F > 0) - (Z > 0)) : 0
@@ -265,13 +284,13 @@ for table in "$@"; do
 		fi
 		# dpsolve's own plan on the same cluster and batch
 		# (context parallelism only if the run used it, up to its degree)
-		"$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$c" -c "$mx" \
+		"$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$pc" -c "$mx" \
 		    -a "configs/accelerators/$acc.xml" -o "$tmp/$run.all.csv"
 		# the run's own micro-batch too, so that the search space holds
 		# the published plan
 		case $b in
 		1|2|4|8) ;;
-		*) "$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$c,b=$b" -c "$mx" \
+		*) "$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$pc,b=$b" -c "$mx" \
 			-a "configs/accelerators/$acc.xml" -o "$tmp/$run.pub.csv"
 		   tail -n +2 "$tmp/$run.pub.csv" >> "$tmp/$run.all.csv" ;;
 		esac
@@ -295,7 +314,7 @@ for table in "$@"; do
 		    -v A="$A" -v G="$G" -v f="$f" -v k="$k" -v gated="$gated" \
 		    -v rl="$rl" -v p="$p" -v nv="$v" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
-		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")" \
+		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$E$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v same="$tmp/$run.same.xml" '
 		function attr(line, name,   m) {
@@ -308,11 +327,17 @@ for table in "$@"; do
 		# compute, its collectives and ZeRO gathers, its point-to-point
 		# traffic), the fill and drain ((S - 1)/v slots of it) and the
 		# exposed gradient reduction with the optimizer step
-		function scan(file, what,   line, peak, mem, S, i, comp, coll, p2p, v, mb) {
+		function scan(file, what,   line, peak, mem, S, i, comp, coll, p2p, v, mb, ee, eb, mc, md) {
 			peak = 0; S = 0
 			while ((getline line < file) > 0) {
 				if (line ~ /<parallelism /) {
-					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (attr(line, "c") > 1 ? " c" attr(line, "c") : "") " d" attr(line, "d") " b" bsz " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "")
+					# in Megatron'"'"'s terms, as the run'"'"'s own plan:
+					# a batch split'"'"'s expert ranks among d, with
+					# b / e samples each; a fold'"'"'s among c
+					ee = attr(line, "e") + 0; eb = attr(line, "ep_batch") + 0
+					mc = attr(line, "c") * (ee > 1 && !eb ? ee : 1)
+					md = attr(line, "d") * (ee > 1 && eb ? ee : 1)
+					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee (eb ? "" : " fold") : "") " b" (eb ? bsz / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "")
 					v = attr(line, "virtual_stages") + 0
 				}
 				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")

@@ -41,7 +41,7 @@ static void
 build(const struct model_cfg *m, long t, int sp, long e, long c, long b,
     struct aop_graph *g)
 {
-	struct variant v = { t, e, c, sp, b };
+	struct variant v = { t, e, c, sp, b, 0 };
 	struct pl_err err;
 
 	if (analytic_build(m, NULL, &v, g, &err) < 0) {
@@ -60,7 +60,7 @@ static void
 build_on(const struct model_cfg *m, const struct accel_cfg *a, long t, int sp,
     struct aop_graph *g)
 {
-	struct variant v = { t, 1, 1, sp, 1 };
+	struct variant v = { t, 1, 1, sp, 1, 0 };
 	struct pl_err err;
 
 	if (analytic_build(m, a, &v, g, &err) < 0) {
@@ -390,7 +390,7 @@ static void
 test_variants(void)
 {
 	struct model_cfg m = model("llama3-70b");
-	struct variant v[256], bad = { 16, 1, 1, 0, 1 };
+	struct variant v[256], bad = { 16, 1, 1, 0, 1, 0 };
 	struct aop_graph g;
 	struct pl_err err;
 	size_t n;
@@ -398,10 +398,10 @@ test_variants(void)
 	OK(analytic_build(&m, NULL, &bad, &g, &err) < 0,
 	    "t = 16 > kv heads 8 is refused");
 	/* t 1,2,4,8 (sp for t > 1: 7) x c 1,2,4 */
-	n = analytic_variants(&m, 1, 8, 4, v, 256);
+	n = analytic_variants(&m, 1, 8, 4, EP_FOLD, v, 256);
 	EQ_INT(n, 21, "llama3: 7 t/sp x 3 c variants");
 	m = model("mixtral-8x7b");
-	n = analytic_variants(&m, 1, 8, 4, v, 256);
+	n = analytic_variants(&m, 1, 8, 4, EP_FOLD, v, 256);
 	EQ_INT(n, 7 * 4 * 3, "mixtral: 7 t/sp x 4 e x 3 c variants");
 	m = model("bertlarge");
 	bad.t = 1, bad.sp = 1;
@@ -533,7 +533,7 @@ test_gemm_quantization(void)
 	layers_release(&lg);
 	analytic_release(&g);
 	{
-		struct variant v = { 1, 1, 1, 0, 2 };
+		struct variant v = { 1, 1, 1, 0, 2, 0 };
 
 		if (analytic_build(&m, &a, &v, &g, &err) < 0) {
 			printf("Bail out! bertlarge b=2\n");

@@ -19,10 +19,11 @@
 struct dims {
 	double n;		/* tokens on the device: b*s/(c*e) */
 	double s_full;		/* keys each query sees: s (whole sequence) */
-	double b;
+	double b;		/* sequences the device holds (part of): b, or
+				 * b/e when the expert ranks split the samples */
 	double h, kv, f, heads, vocab, experts, top_k;
 	double t, shard;	/* shard: t with sp (norm/residual tensors), else 1 */
-	double ce;		/* devices sharing the micro-batch's tokens */
+	double ce;		/* devices sharing a sequence: c*e, or c */
 	double e;
 	int dropout, gated, rms, bias, moe;
 	int causal, flash;
@@ -601,23 +602,38 @@ check_variant(const struct model_cfg *m, const struct variant *v,
 		snprintf(buf, sizeof(buf), "e = %ld does not divide the %ld "
 		    "experts", v->e, m->experts);
 		why = buf;
-	} else if (m->seq_len % (v->c * v->e)) {
+	} else if (v->ep_batch && v->e == 1) {
+		why = "a batch split of the experts needs e > 1";
+	} else if (v->ep_batch && v->c > 1) {
+		/* Megatron-Core folds its expert ranks over the context ranks
+		 * first: a batch split beside context parallelism cannot be
+		 * launched */
+		why = "a batch split of the experts needs c = 1";
+	} else if (v->ep_batch && v->b % v->e) {
+		snprintf(buf, sizeof(buf), "a batch split: e = %ld does not "
+		    "divide the micro-batch", v->e);
+		why = buf;
+	} else if (!v->ep_batch && m->seq_len % (v->c * v->e)) {
 		snprintf(buf, sizeof(buf), "c * e = %ld does not divide the "
 		    "sequence (%ld)", v->c * v->e, m->seq_len);
+		why = buf;
+	} else if (v->ep_batch && m->seq_len % v->c) {
+		snprintf(buf, sizeof(buf), "c = %ld does not divide the "
+		    "sequence (%ld)", v->c, m->seq_len);
 		why = buf;
 	} else if (v->sp && (v->b * m->seq_len / (v->c * v->e)) % v->t) {
 		why = "t does not divide the tokens a device holds";
 	}
 	if (why)
 		return pl_errf(err, NULL, 0, "model '%s', variant t=%ld e=%ld "
-		    "c=%ld sp=%d b=%ld: %s", m->name, v->t, v->e, v->c, v->sp,
-		    v->b, why);
+		    "c=%ld sp=%d b=%ld%s: %s", m->name, v->t, v->e, v->c, v->sp,
+		    v->b, v->ep_batch ? " ep=batch" : "", why);
 	return 0;
 }
 
 size_t
 analytic_variants(const struct model_cfg *m, long b, long max_t, long max_c,
-    struct variant *out, size_t cap)
+    int ep, struct variant *out, size_t cap)
 {
 	struct pl_err quiet;
 	size_t n = 0;
@@ -625,15 +641,20 @@ analytic_variants(const struct model_cfg *m, long b, long max_t, long max_c,
 	for (long t = 1; t <= max_t; t *= 2)
 		for (int sp = 0; sp <= (t > 1); sp++)
 			for (long e = 1; e <= m->experts; e *= 2)
-				for (long c = 1; c <= max_c; c *= 2) {
-					struct variant v = { t, e, c, sp, b };
+				for (long c = 1; c <= max_c; c *= 2)
+					for (int eb = 0; eb <= (e > 1); eb++) {
+						struct variant v = { t, e, c, sp,
+						    eb ? b * e : b, eb };
 
-					if (check_variant(m, &v, &quiet) < 0)
-						continue;
-					if (n < cap)
-						out[n] = v;
-					n++;
-				}
+						if (e > 1 && !(ep & (eb ? EP_BATCH :
+						    EP_FOLD)))
+							continue;
+						if (check_variant(m, &v, &quiet) < 0)
+							continue;
+						if (n < cap)
+							out[n] = v;
+						n++;
+					}
 	return n;
 }
 
@@ -649,8 +670,8 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 		return -1;
 	g->v = *v;
 	g->nlayers = m->layers + 2;
-	d.b = (double)v->b;
-	d.ce = (double)(v->c * v->e);
+	d.b = (double)(v->ep_batch ? v->b / v->e : v->b);
+	d.ce = (double)(v->ep_batch ? v->c : v->c * v->e);
 	d.s_full = (double)m->seq_len;
 	d.n = d.b * d.s_full / d.ce;
 	d.h = (double)m->hidden;
@@ -719,6 +740,7 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 	out->var_c = g->v.c;
 	out->var_sp = g->v.sp;
 	out->var_b = g->v.b;
+	out->var_ep_batch = g->v.ep_batch;
 	for (size_t r = 0; r < out->n; r++) {
 		struct layer *L = &out->l[r];
 

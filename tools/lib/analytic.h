@@ -14,8 +14,11 @@
  * sequence (context parallel); e splits the experts, and the e devices of
  * an expert-parallel group share the micro-batch's tokens for the dense
  * part as a context-parallel group (Megatron-Core's MoE parallel folding),
- * so a device of the variant holds b*s/(c*e) tokens.  The formulas, and
- * where each comes from, are in docs/model.md.
+ * or, with ep_batch, split its samples (Megatron-LM's expert parallelism
+ * inside the data-parallel group: each expert rank its own b/e samples,
+ * no key/value exchange; only with c = 1), so a device of the variant
+ * holds b*s/(c*e) tokens either way.  The formulas, and where each comes
+ * from, are in docs/model.md.
  */
 #ifndef NP_ANALYTIC_H
 #define NP_ANALYTIC_H
@@ -29,8 +32,13 @@
 struct variant {
 	long t, e, c;		/* tensor, expert, context parallel */
 	int sp;			/* sequence parallel (needs t > 1) */
-	long b;			/* micro-batch size (samples) */
+	long b;			/* micro-batch size (samples) of the t*e*c devices */
+	int ep_batch;		/* the e devices split b's samples, not its
+				 * sequences (needs e > 1, c = 1, e | b) */
 };
+
+/* Which expert-parallel splits analytic_variants lists (a bit set). */
+enum { EP_FOLD = 1, EP_BATCH = 2 };
 
 enum aop_kind { AOP_MATMUL, AOP_ATTENTION, AOP_VECTOR, AOP_NORM,
 	AOP_EMBEDDING, AOP_COLLECTIVE };
@@ -74,7 +82,8 @@ struct aop_graph {
 /*
  * Checks the variant against the model (t divides the heads, the key/value
  * heads and the MLP width; e divides the experts; c*e divides the
- * sequence; sp only with t > 1; e > 1 only with experts) and builds the
+ * sequence, or with ep_batch c = 1 and e divides b; sp only with t > 1;
+ * e > 1 only with experts) and builds the
  * graph.  `what` names the variant in messages.
  */
 int analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
@@ -90,11 +99,13 @@ double analytic_gemm_utilisation(const struct accel_cfg *a, double m,
 /*
  * The variants a planner considers for micro-batch b: t and c powers of
  * two up to max_t and max_c, sp on or off for t > 1, e a power of two
- * dividing the experts; those the model admits, in that nesting order.
+ * dividing the experts, each e > 1 in the splits of `ep` (EP_FOLD,
+ * EP_BATCH; a batch split at c = 1 with b samples an expert rank, so a
+ * micro-batch of b*e); those the model admits, in that nesting order.
  * Returns how many there are (only the first `cap` are stored).
  */
 size_t analytic_variants(const struct model_cfg *m, long b, long max_t,
-    long max_c, struct variant *out, size_t cap);
+    long max_c, int ep, struct variant *out, size_t cap);
 
 /* The per-layer graph: rows -1 (embedding), 0..L-1, L (head), chained. */
 void analytic_layers(const struct aop_graph *g, struct layer_graph *out);

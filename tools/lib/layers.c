@@ -65,6 +65,28 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 		return pl_errf(err, t->file, t->lines[0], "column "
 		    "'micro_batch_samples': %ld, more than %ld", g->var_b,
 		    (long)LAYERS_MAX_WIDTH);
+	if ((col[0] = csvio_col_opt(t, "ep_batch")) >= 0)
+		for (size_t r = 0; r < t->nrows; r++) {
+			long v;
+
+			if (csvio_long(t, r, col[0], CSVIO_NONNEG, &v, err) < 0)
+				return -1;
+			if (v > 1)
+				return pl_errf(err, t->file, t->lines[r], "column "
+				    "'ep_batch': %ld is not 0 or 1", v);
+			if (r > 0 && v != g->var_ep_batch)
+				return pl_errf(err, t->file, t->lines[r], "column "
+				    "'ep_batch': %ld differs from the first row's "
+				    "%ld (one variant a file)", v, g->var_ep_batch);
+			g->var_ep_batch = v;
+		}
+	/* what a batch split needs (docs/formats.md) */
+	if (g->var_ep_batch && (g->var_e < 2 || g->var_c != 1 ||
+	    g->var_b % g->var_e))
+		return pl_errf(err, t->file, t->lines[0], "column 'ep_batch': "
+		    "a batch split needs e > 1 dividing micro_batch_samples and "
+		    "c = 1 (e %ld, c %ld, micro_batch_samples %ld)", g->var_e,
+		    g->var_c, g->var_b);
 	g->has_variant = 1;
 	return 0;
 }
@@ -583,6 +605,9 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		head[nc++] = "dense_parameter_bytes";
 		for (int k = 0; k < 5; k++)
 			head[nc++] = variant_cols[k];
+		/* only where it is 1: other graphs stay as they were */
+		if (g->var_ep_batch)
+			head[nc++] = "ep_batch";
 	}
 	if (g->has_recompute)
 		for (int k = 0; k < 4; k++)
@@ -627,6 +652,8 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 				snprintf(b[c], NUMFMT_LEN, "%ld", v[k]);
 				f[c] = b[c], c++;
 			}
+			if (g->var_ep_batch)
+				f[c++] = "1";
 		}
 		if (g->has_recompute) {
 			double v[4] = { L->checkpoint_bytes, L->recompute_s,

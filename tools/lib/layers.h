@@ -105,6 +105,10 @@ struct layer_graph {
 	int has_times;		/* forward_s and backward_s are present */
 	int has_tp_overlap;	/* the tp_overlap column is present */
 	long var_t, var_e, var_c, var_sp, var_b;
+	/* the e devices split the micro-batch's samples (column ep_batch,
+	 * optional beside the variant's, 0 when absent: they share its
+	 * sequences, as context parallelism does) */
+	long var_ep_batch;
 	size_t n;
 	struct layer *l;
 	size_t nedges;

@@ -10,7 +10,10 @@
  * size), the c * e devices that share a micro-batch's tokens are
  * Megatron's context-parallel group, and e of them its expert-parallel
  * group, folded onto them (Megatron-Core's MoE parallel folding); d is
- * the data-parallel size.
+ * the data-parallel size.  A variant whose e devices split the
+ * micro-batch's samples (ep_batch, c = 1) is Megatron's plain expert
+ * parallelism: e data-parallel ranks (Megatron's data-parallel size is
+ * then d e, which it derives) with b/e samples each.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -101,7 +104,12 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	const struct layer_graph *g = p->g;
 	long t = var(g, g->var_t, 1), e = var(g, g->var_e, 1);
 	long c = var(g, g->var_c, 1), sp = var(g, g->var_sp, 0);
-	long b = var(g, g->var_b, 1), cp = c * e, zd = 1, layers = 0;
+	long b = var(g, g->var_b, 1), zd = 1, layers = 0;
+	/* folded, the expert ranks are context ranks (Megatron-Core puts
+	 * the expert group first over the context ranks); split by samples,
+	 * they are data-parallel ranks, each with b/e of the micro-batch */
+	int epb = g->has_variant && g->var_ep_batch;
+	long cp = epb ? c : c * e, rank_b = epb ? b / e : b;
 	long *k = xcalloc((size_t)p->nstages, sizeof *k);
 	long nproc, nnodes;
 	int S = p->nstages, zs = 0, even = even_split(g, p, 0);
@@ -148,9 +156,10 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		cannot(&l, "the plan has %ld transformer layers, the model %ld",
 		    layers, model->layers);
 
-	fprintf(fp, "# %s on %s: p=%d d=%ld t=%ld sp=%ld e=%ld c=%ld v=%ld, "
-	    "%ld devices, %.6g samples/s (nestplan evaluator)\n", m->label,
-	    m->network, S, p->d, t, sp, e, c, p->v > 1 ? p->v : 1,
+	fprintf(fp, "# %s on %s: p=%d d=%ld t=%ld sp=%ld e=%ld%s c=%ld "
+	    "v=%ld, %ld devices, %.6g samples/s (nestplan evaluator)\n",
+	    m->label, m->network, S, p->d, t, sp, e, epb ? " (in the "
+	    "data-parallel group)" : "", c, p->v > 1 ? p->v : 1,
 	    r->devices_used, r->throughput_samples_per_s);
 	fputs("# Megatron-LM core_v0.15.0; add data, tokenizer and schedule "
 	    "flags (a benchmark: --mock-data)\n", fp);
@@ -230,7 +239,7 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		flag(fp, &l, "--decoder-first-pipeline-num-layers %ld", k[0]);
 		flag(fp, &l, "--decoder-last-pipeline-num-layers %ld", k[S - 1]);
 	}
-	flag(fp, &l, "--micro-batch-size %ld", b);
+	flag(fp, &l, "--micro-batch-size %ld", rank_b);
 	flag(fp, &l, "--global-batch-size %ld", m->global_batch);
 	if (p->recompute == RC_FULL && p->recompute_layers > 0) {
 		flag(fp, &l, "--recompute-granularity full");

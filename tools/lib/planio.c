@@ -94,11 +94,11 @@ check_index_row(const struct csvio_table *t, size_t r,
     const struct layer_graph *g, struct pl_err *err)
 {
 	static const char *const cols[] = { "t", "e", "c", "sp",
-		"micro_batch_samples", "width" };
-	long want[6] = { g->var_t, g->var_e, g->var_c, g->var_sp, g->var_b,
-		layers_width(g) };
+		"micro_batch_samples", "width", "ep_batch" };
+	long want[7] = { g->var_t, g->var_e, g->var_c, g->var_sp, g->var_b,
+		layers_width(g), g->var_ep_batch };
 
-	for (int k = 0; k < 6; k++) {
+	for (int k = 0; k < 7; k++) {
 		int col = csvio_col_opt(t, cols[k]);
 		long v;
 
@@ -123,7 +123,7 @@ same_variant(const struct layer_graph *a, const struct layer_graph *b)
 {
 	return a->var_t == b->var_t && a->var_e == b->var_e &&
 	    a->var_c == b->var_c && a->var_sp == b->var_sp &&
-	    a->var_b == b->var_b;
+	    a->var_b == b->var_b && a->var_ep_batch == b->var_ep_batch;
 }
 
 /* The files of an index's column `col`, relative to its folder (the
@@ -178,8 +178,8 @@ read_entries(struct variants *vs, const struct csvio_table *t, int col,
 			if (g.has_variant && same_variant(&vs->g[j], &g)) {
 				layers_release(&g);
 				return pl_errf(err, t->file, t->lines[r], "column "
-				    "'file': the same t, e, c, sp and "
-				    "micro_batch_samples as line %zu",
+				    "'file': the same t, e, c, sp, "
+				    "micro_batch_samples and ep_batch as line %zu",
 				    t->lines[j - first]);
 			}
 		add_graph(vs, &g);
@@ -247,7 +247,7 @@ check_variants(const struct variants *vs, struct pl_err *err)
 		for (size_t j = 0; j < i; j++)
 			if (same_variant(&vs->g[j], b))
 				return pl_errf(err, b->file, 0, "inconsistent "
-				    "variants: the same t, e, c, sp and b as %s",
+				    "variants: the same t, e, c, sp, b and ep_batch as %s",
 				    vs->g[j].file);
 	}
 	return 0;
@@ -333,7 +333,8 @@ static const char *const plan_attrs[] = { "model", "network",
 static const char *const parallelism_attrs[] = { "p", "d", "t", "sp", "e",
 	"c", "recompute", "zero_stage", "zero_degree", "virtual_stages",
 	"distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
-	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers", NULL };
+	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
+	"ep_batch", NULL };
 static const char *const stage_attrs[] = { "index", "first_layer",
 	"last_layer", "layers", "devices", "first_device", "zero_stage",
 	"zero_degree", "compute_s", "collective_s", "p2p_in_s", "p2p_in_level",
@@ -535,9 +536,9 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 {
 	xmlDocPtr doc;
 	xmlNodePtr root, par, res, n;
-	long t, e, c, sp, b, d, rc, np;
+	long t, e, c, sp, b, d, rc, np, epb = 0;
 	size_t next = 0;
-	int ns, has_p;
+	int ns, has_p, eb;
 
 	memset(p, 0, sizeof *p);
 	if ((doc = xmlio_read(path, err)) == NULL)
@@ -553,18 +554,29 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	    attr_long(path, par, "sp", 0, &sp, err) < 0 ||
 	    attr_long(path, par, "recompute", 0, &rc, err) < 0)
 		goto fail;
+	/* optional: the expert ranks split the samples (absent: 0) */
+	if ((eb = xmlio_attr_long(path, par, "ep_batch", 0, &epb, err)) < 0)
+		goto fail;
+	if (eb > 0)
+		epb = 0;
+	if (epb > 1) {
+		pl_errf(err, path, (size_t)xmlGetLineNo(par), "<parallelism> "
+		    "ep_batch: %ld is not 0 or 1", epb);
+		goto fail;
+	}
 	for (size_t i = 0; i < vs->n && p->g == NULL; i++) {
 		const struct layer_graph *g = &vs->g[i];
 
 		if (g->has_variant ? g->var_t == t && g->var_e == e &&
-		    g->var_c == c && g->var_sp == sp && g->var_b == b :
-		    t == 1 && e == 1 && c == 1 && sp == 0)
+		    g->var_c == c && g->var_sp == sp && g->var_b == b &&
+		    g->var_ep_batch == epb :
+		    t == 1 && e == 1 && c == 1 && sp == 0 && epb == 0)
 			p->g = g;
 	}
 	if (p->g == NULL) {
 		pl_errf(err, path, (size_t)xmlGetLineNo(par), "no graph given "
-		    "for the variant t=%ld e=%ld c=%ld sp=%ld b=%ld", t, e, c,
-		    sp, b);
+		    "for the variant t=%ld e=%ld c=%ld sp=%ld b=%ld%s", t, e, c,
+		    sp, b, epb ? " ep_batch=1" : "");
 		goto fail;
 	}
 	p->d = d;
@@ -733,6 +745,8 @@ planio_write_xml(FILE *fp, const struct plan_meta *m, const struct plan *p,
 	prop_num(n, "tp_comm_overlap", p->tp_overlap);
 	if (p->recompute == RC_FULL && p->recompute_layers > 0)
 		prop_num(n, "recompute_layers", (double)p->recompute_layers);
+	if (g->has_variant && g->var_ep_batch)
+		prop_num(n, "ep_batch", 1);
 	for (int i = 0; i < p->nstages; i++) {
 		const struct plan_stage *s = &p->stage[i];
 		const struct stage_cost *c = &r->stage[i];
