@@ -386,6 +386,81 @@ test_collectives(void)
 	analytic_release(&g);
 }
 
+/*
+ * Expert ranks that split the micro-batch's samples (Megatron-LM's plain
+ * expert parallelism), by hand against the folded split of the same
+ * tokens: Mixtral 8x7B at t = 1, e = 8, a micro-batch of 8 sequences.
+ * Folded, a device holds 512 tokens of each of the 8 sequences and needs
+ * all 8 sequences' keys and values (2 x 8 x 4,096 tokens x 2 x 1,024
+ * bytes = 134,217,728 gathered); split by samples, it holds one whole
+ * sequence and gathers nothing.  Everything else a device computes is
+ * the same: 4,096 tokens through the same products, the same all-to-all
+ * (each sends its tokens' top-2 copies), the same parameters; its
+ * attention reads one sequence's keys and values instead of eight.
+ */
+static void
+test_expert_batch_split(void)
+{
+	struct model_cfg m = model_as_configured("mixtral-8x7b");
+	struct variant fold = { 1, 8, 1, 0, 8, 0 }, split = { 1, 8, 1, 0, 8, 1 };
+	struct variant bad = split;
+	struct aop_graph gf, gs;
+	struct pl_err err;
+	struct sums f, b;
+	int same = 1;
+
+	if (analytic_build(&m, NULL, &fold, &gf, &err) < 0 ||
+	    analytic_build(&m, NULL, &split, &gs, &err) < 0) {
+		printf("Bail out! mixtral e = 8: %s\n", err.msg);
+		exit(1);
+	}
+	f = layer_sums(&gf, 0);
+	b = layer_sums(&gs, 0);
+	EQ_DBL(f.fwd_bytes[LCOLL_CONTEXT_ALL_GATHER], 2.0 * 8 * 4096 * 2 * 1024,
+	    1e-12, "folded: all 8 sequences' keys and values gathered");
+	EQ_INT(b.fwd[LCOLL_CONTEXT_ALL_GATHER] + b.bwd[LCOLL_CONTEXT_REDUCE_SCATTER],
+	    0, "split by samples: no key/value exchange");
+	EQ_DBL(b.matmul_flops, f.matmul_flops, 1e-12, "the same products");
+	EQ_DBL(b.fwd_bytes[LCOLL_ALL_TO_ALL], f.fwd_bytes[LCOLL_ALL_TO_ALL],
+	    1e-12, "the same all-to-all");
+	EQ_DBL(b.fwd_bytes[LCOLL_ALL_TO_ALL], 2 * (2.0 * 4096 * 2 * 4096),
+	    1e-12, "each device sends its 4,096 tokens' top-2 copies");
+	EQ_DBL(b.params, f.params, 1e-12, "the same parameters");
+	EQ_DBL(b.act, f.act, 1e-12, "the same activations kept");
+	/* operator by operator, the folded graph's gathers left out */
+	for (size_t i = 0, j = 0; i < gs.n || j < gf.n; i++, j++) {
+		while (j < gf.n && strcmp(gf.op[j].name, "kv_gather") == 0)
+			j++;
+		if (i >= gs.n || j >= gf.n || strcmp(gs.op[i].name,
+		    gf.op[j].name) != 0 || gs.op[i].fwd_flops !=
+		    gf.op[j].fwd_flops || gs.op[i].bwd_flops != gf.op[j].bwd_flops)
+			same = 0;
+		if (!same)
+			break;
+	}
+	OK(same, "every other operator, and its FLOPs, the same");
+	for (size_t i = 0; i < gs.n; i++)
+		if (gs.op[i].layer == 0 && strcmp(gs.op[i].name, "flash_attention") == 0)
+			for (size_t j = 0; j < gf.n; j++)
+				if (gf.op[j].layer == 0 &&
+				    strcmp(gf.op[j].name, "flash_attention") == 0)
+					EQ_DBL(gf.op[j].fwd_bytes -
+					    gs.op[i].fwd_bytes, 2.0 * 2 * 7 *
+					    4096 * 1024, 1e-9, "attention reads "
+					    "7 sequences' keys and values less");
+	analytic_release(&gf);
+	analytic_release(&gs);
+	bad.e = 1;
+	OK(analytic_build(&m, NULL, &bad, &gs, &err) < 0, "a batch split at "
+	    "e = 1 refused");
+	bad = split, bad.c = 2;
+	OK(analytic_build(&m, NULL, &bad, &gs, &err) < 0, "a batch split "
+	    "beside context parallelism refused");
+	bad = split, bad.b = 12;
+	OK(analytic_build(&m, NULL, &bad, &gs, &err) < 0, "a batch split of "
+	    "12 samples over 8 ranks refused");
+}
+
 static void
 test_variants(void)
 {
@@ -403,6 +478,15 @@ test_variants(void)
 	m = model("mixtral-8x7b");
 	n = analytic_variants(&m, 1, 8, 4, EP_FOLD, v, 256);
 	EQ_INT(n, 7 * 4 * 3, "mixtral: 7 t/sp x 4 e x 3 c variants");
+	/* split by samples: e 2, 4, 8 at c = 1, a micro-batch of e ranks'
+	 * one sample; e = 1 at c 1, 2, 4 as before */
+	n = analytic_variants(&m, 1, 8, 4, EP_BATCH, v, 256);
+	EQ_INT(n, 7 * 3 + 7 * 3, "mixtral, batch splits: 7 t/sp x 3 c at "
+	    "e = 1, x 3 e at c = 1");
+	EQ_INT(v[3].e * v[3].b * v[3].ep_batch, 4, "after t = 1's three e = 1 "
+	    "variants: e = 2 split, 2 samples");
+	n = analytic_variants(&m, 1, 8, 4, EP_FOLD | EP_BATCH, v, 256);
+	EQ_INT(n, 7 * 4 * 3 + 7 * 3, "mixtral, both splits");
 	m = model("bertlarge");
 	bad.t = 1, bad.sp = 1;
 	OK(analytic_build(&m, NULL, &bad, &g, &err) < 0, "sp at t = 1 refused");
@@ -639,5 +723,6 @@ main(void)
 	test_conservation();
 	test_collectives();
 	test_variants();
+	test_expert_batch_split();
 	return tap_done();
 }

@@ -1,0 +1,123 @@
+# Expert ranks that split the micro-batch's samples (Megatron-LM's plain
+# expert parallelism, inside the data-parallel group) against the folded
+# split of the same tokens (MoE parallel folding: the expert ranks share
+# a sequence, as context ranks do): Mixtral 8x7B at t 1, e 8, a micro-batch
+# of 8 sequences (one a rank when split), p 4 d 4 on 128 H100, priced by
+# dpsolve -E.  The two do the same work on the same tokens; folded, the
+# keys and values of all 8 sequences are gathered over the 8 ranks and
+# their gradients reduce-scattered back, split they are not exchanged at
+# all.  So the split plan's step is the folded plan's priced on a copy of
+# its graph whose context columns are zero, to the byte; its compute is
+# the folded plan's.  The plan keeps ep_batch through -E; Megatron's
+# launch has a micro-batch of one a rank and no context parallelism where
+# the fold has 8 and 8.  -D lists both splits by default.  Refusals: a
+# split plan without its graph, ep_batch 2, a split beside context
+# parallelism, at e 1, or ep=both for one graph.
+set -u
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+acc=configs/accelerators/h100-80gb.xml
+net=configs/networks/spineleaf-h100-128.xml
+model=configs/models/mixtral-8x7b.xml
+say() { echo "$*"; fail=1; }
+
+"$BIN/graph-normalize" -c $model -a $acc -V t=1,e=8,b=1,ep=batch -o "$tmp/split.csv" &&
+"$BIN/graph-normalize" -c $model -a $acc -V t=1,e=8,b=8 -o "$tmp/fold.csv" || exit 1
+# the folded graph without its key/value exchange
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^context_/) z[i] = 1; print; next }
+	{ for (i in z) $i = 0; print }' "$tmp/fold.csv" > "$tmp/nokv.csv"
+printf 'file\nsplit.csv\nfold.csv\n' > "$tmp/index.csv"
+
+plan() {	# name ep_batch-attribute
+	cat > "$tmp/$1.xml" <<PLAN
+<plan micro_batch_samples="8">
+<parallelism d="4" t="1" sp="0" e="8" c="1" recompute="0" distributed_optimizer="1" overlap_grad_reduce="1" overlap_param_gather="1"$2/>
+<stage first_layer="-1" last_layer="7" zero_stage="0" zero_degree="1"/>
+<stage first_layer="8" last_layer="15" zero_stage="0" zero_degree="1"/>
+<stage first_layer="16" last_layer="23" zero_stage="0" zero_degree="1"/>
+<stage first_layer="24" last_layer="32" zero_stage="0" zero_degree="1"/>
+</plan>
+PLAN
+}
+price() {	# plan graph-or-index out
+	"$BIN/dpsolve" -a $acc -n $net -N 128 -B 1024 -E "$tmp/$1.xml" \
+	    -o "$tmp/$3" "$2" 2> "$tmp/$3.err" ||
+	    { say "$1 on $2: dpsolve -E failed: $(cat "$tmp/$3.err")"; return 1; }
+}
+attr() {	# file element attribute: the first such element's
+	sed -n "s/.*<$2 [^>]*\b$3=\"\([^\"]*\)\".*/\1/p" "$1" | head -n 1
+}
+plan split ' ep_batch="1"'
+plan fold ''
+price split "$tmp/index.csv" split.out
+price fold "$tmp/index.csv" fold.out
+price fold "$tmp/nokv.csv" nokv.out
+
+[ "$(attr "$tmp/split.out" result step_s)" = "$(attr "$tmp/nokv.out" result step_s)" ] ||
+    say "split step $(attr "$tmp/split.out" result step_s), the fold without its exchange $(attr "$tmp/nokv.out" result step_s)"
+[ "$(attr "$tmp/split.out" stage compute_s)" = "$(attr "$tmp/fold.out" stage compute_s)" ] ||
+    say "split compute $(attr "$tmp/split.out" stage compute_s), folded $(attr "$tmp/fold.out" stage compute_s)"
+awk -v s="$(attr "$tmp/split.out" stage collective_s)" -v f="$(attr "$tmp/fold.out" stage collective_s)" \
+    'BEGIN { exit !(f > s) }' || say "the fold's collectives are not dearer than the split's"
+[ "$(attr "$tmp/split.out" parallelism ep_batch)" = 1 ] || say "-E dropped ep_batch"
+[ -z "$(attr "$tmp/fold.out" parallelism ep_batch)" ] || say "a folded plan wrote ep_batch"
+# the priced plan prices again to the same bytes
+cp "$tmp/split.out" "$tmp/again.xml"
+price again "$tmp/index.csv" again.out && cmp -s "$tmp/split.out" "$tmp/again.out" ||
+    say "-E of -E's output changed it"
+
+# Megatron's launch: a rank's micro-batch, context parallelism only folded
+launch() {	# name
+	"$BIN/dpsolve" -A $model -a $acc -n $net -N 128 -B 1024 -E "$tmp/$1.xml" \
+	    -f megatron -o "$tmp/$1.sh" "$tmp/index.csv" 2> "$tmp/$1.sh.err" ||
+	    say "$1: -f megatron failed: $(cat "$tmp/$1.sh.err")"
+}
+has() { grep -q -- "$2" "$tmp/$1.sh" || say "$1: no '$2' in the launch"; }
+launch split
+launch fold
+has split '--micro-batch-size 1 '
+has split '--expert-model-parallel-size 8 '
+has split 'e=8 (in the data-parallel group)'
+grep -q -- '--context-parallel-size' "$tmp/split.sh" && say "split: context parallelism launched"
+has fold '--micro-batch-size 8 '
+has fold '--context-parallel-size 8 '
+has fold '--expert-model-parallel-size 8 '
+
+# -D lists both splits unless told
+"$BIN/graph-normalize" -D "$tmp/all" -V t=1,c=1 -c $model -a $acc -o "$tmp/all.csv" || say "-D failed"
+head -n 1 "$tmp/all.csv" | grep -q ',ep_batch$' || say "-D: no ep_batch column"
+grep -q '^b8-t1-sp0-e8-c1-epb.csv,1,8,1,0,8,8,1$' "$tmp/all.csv" ||
+    say "-D: no split of e 8 at b 1 a rank: $(grep epb "$tmp/all.csv" | head -n 3)"
+grep -q '^b8-t1-sp0-e8-c1.csv,1,8,1,0,8,8,0$' "$tmp/all.csv" || say "-D: no fold of e 8 at b 8"
+
+# refusals: one line, exit 1 (bad input) or 2 (usage)
+refuse() {	# name want-rc want-message command...
+	name=$1 rc=$2 msg=$3
+	shift 3
+	"$@" > /dev/null 2> "$tmp/err"
+	got=$?
+	[ "$got" = "$rc" ] || say "$name: exit $got, not $rc"
+	grep -q -- "$msg" "$tmp/err" || say "$name: no '$msg' in: $(cat "$tmp/err")"
+}
+printf 'file\nfold.csv\n' > "$tmp/foldonly.csv"
+refuse "split plan, no graph" 1 "no graph given for the variant t=1 e=8 c=1 sp=0 b=8 ep_batch=1" \
+    "$BIN/dpsolve" -a $acc -n $net -N 128 -B 1024 -E "$tmp/split.xml" "$tmp/foldonly.csv"
+plan two ' ep_batch="2"'
+refuse "ep_batch 2" 1 "ep_batch: 2 is not 0 or 1" \
+    "$BIN/dpsolve" -a $acc -n $net -N 128 -B 1024 -E "$tmp/two.xml" "$tmp/index.csv"
+refuse "split beside c" 1 "a batch split of the experts needs c = 1" \
+    "$BIN/graph-normalize" -c $model -a $acc -V t=1,e=2,c=2,ep=batch -o "$tmp/bad.csv"
+refuse "split at e 1" 2 "it needs e > 1" \
+    "$BIN/graph-normalize" -c $model -a $acc -V t=1,ep=batch -o "$tmp/bad.csv"
+refuse "both for one graph" 2 "with -D only" \
+    "$BIN/graph-normalize" -c $model -a $acc -V e=2,ep=both -o "$tmp/bad.csv"
+refuse "unknown split" 2 "ep=sideways is not fold, batch or both" \
+    "$BIN/graph-normalize" -c $model -a $acc -V e=2,ep=sideways -o "$tmp/bad.csv"
+[ -e "$tmp/bad.csv" ] && say "a refused graph was written"
+# a layer graph that says it splits by samples beside context parallelism
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "c") k = i; print; next } { $k = 2; print }' \
+    "$tmp/split.csv" > "$tmp/badc.csv"
+refuse "split graph with c 2" 1 "column 'ep_batch': a batch split needs" \
+    "$BIN/dpsolve" -a $acc -n $net -N 128 -B 1024 "$tmp/badc.csv"
+exit $fail
