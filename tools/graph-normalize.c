@@ -211,9 +211,7 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 		"file", "t", "e", "c", "sp", "micro_batch_samples", "width",
 		"ep_batch"
 	};
-	/* the ep_batch column only where batch splits are listed: other
-	 * indexes stay as they were */
-	size_t ncols = o->ep & EP_BATCH ? 8 : 7;
+	size_t ncols = 7;
 	static const long searched[] = MBS_SEARCHED;
 	struct variant v[512];
 	size_t n = 0, nb = o->v.b ? 1 : sizeof searched / sizeof searched[0];
@@ -230,6 +228,11 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 	if (n > 512)
 		return pl_errf(err, NULL, 0, "model '%s': %zu variants, more "
 		    "than 512", m->name, n);
+	/* the ep_batch column only where a batch split is listed: other
+	 * indexes stay as they were */
+	for (size_t i = 0; i < n; i++)
+		if (v[i].ep_batch)
+			ncols = 8;
 	/* the folder is made if it is missing (one level, like mkdir) */
 	if (mkdir(o->dir, 0777) < 0 && errno != EEXIST)
 		return pl_errf(err, o->dir, 0, "cannot create folder: %s",

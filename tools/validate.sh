@@ -112,6 +112,9 @@ rows() {	# table
 	function layers_of(name,   f, line, n) { f = "configs/models/" name ".xml"; n = 0
 		while ((getline line < f) > 0) if (match(line, /<layers>[0-9]+<\/layers>/)) { n = substr(line, RSTART + 8, RLENGTH - 17) + 0; break }
 		close(f); return n }
+	function experts_of(name,   f, line, n) { f = "configs/models/" name ".xml"; n = 1
+		while ((getline line < f) > 0) if (match(line, /<experts>[0-9]+<\/experts>/)) { n = substr(line, RSTART + 9, RLENGTH - 19) + 0; break }
+		close(f); return n }
 	function peak_of(name,   f, line, x) { f = "configs/accelerators/" name ".xml"; x = 0
 		while ((getline line < f) > 0) if (match(line, /<peak_matmul_flops_per_s>[^<]*</)) { x = substr(line, RSTART + 25, RLENGTH - 26) + 0; break }
 		close(f); return x }
@@ -145,6 +148,7 @@ rows() {	# table
 		if (E > 1 && esplit == "fold" && c % E) bad("e " E " does not divide c " c " (expert_split fold: the expert ranks are context-parallel ranks)")
 		if (E == 1 && "expert_split" in col && $col["expert_split"] != "") bad("expert_split " esplit " needs e > 1")
 		model = config("models", $col["model"])
+		if (E > 1 && experts_of(model) % E) bad("e " E ": does not divide the " experts_of(model) " experts of " model)
 		L = layers_of(model)
 		# Megatron splits the layers evenly; with
 		# --account-for-{embedding,loss}-in-pipeline-split the embedding

@@ -10,9 +10,12 @@
 # its graph whose context columns are zero, to the byte; its compute is
 # the folded plan's.  The plan keeps ep_batch through -E; Megatron's
 # launch has a micro-batch of one a rank and no context parallelism where
-# the fold has 8 and 8.  -D lists both splits by default.  Refusals: a
-# split plan without its graph, ep_batch 2, a split beside context
-# parallelism, at e 1, or ep=both for one graph.
+# the fold has 8 and 8.  The same equality at t 2 with sequence
+# parallelism and e 4.  A search over both splits picks the split here
+# and is no slower than one over the folds.  -D lists both splits by
+# default.  Refusals: a split plan without its graph, ep_batch 2, a split
+# beside context parallelism, at e 1, or ep=both for one graph; a split
+# graph with c 2, with a key/value exchange, or without the variant.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -78,11 +81,36 @@ launch split
 launch fold
 has split '--micro-batch-size 1 '
 has split '--expert-model-parallel-size 8 '
-has split 'e=8 (in the data-parallel group)'
+has split "the 8 expert ranks split each micro-batch's 8 samples: Megatron's data-parallel size 32, 1 a rank"
 grep -q -- '--context-parallel-size' "$tmp/split.sh" && say "split: context parallelism launched"
 has fold '--micro-batch-size 8 '
 has fold '--context-parallel-size 8 '
 has fold '--expert-model-parallel-size 8 '
+
+# the same at t 2 with sequence parallelism, e 4 (a copy is still 8 GPUs)
+"$BIN/graph-normalize" -c $model -a $acc -V t=2,sp=1,e=4,b=2,ep=batch -o "$tmp/split2.csv" &&
+"$BIN/graph-normalize" -c $model -a $acc -V t=2,sp=1,e=4,b=8 -o "$tmp/fold2.csv" || exit 1
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^context_/) z[i] = 1; print; next }
+	{ for (i in z) $i = 0; print }' "$tmp/fold2.csv" > "$tmp/nokv2.csv"
+sed 's/ t="1" sp="0" e="8" / t="2" sp="1" e="4" /' "$tmp/split.xml" > "$tmp/split2.xml"
+sed 's/ t="1" sp="0" e="8" / t="2" sp="1" e="4" /' "$tmp/fold.xml" > "$tmp/fold2.xml"
+price split2 "$tmp/split2.csv" split2.out
+price fold2 "$tmp/nokv2.csv" nokv2.out
+[ "$(attr "$tmp/split2.out" result step_s)" = "$(attr "$tmp/nokv2.out" result step_s)" ] ||
+    say "t 2 sp e 4: split step $(attr "$tmp/split2.out" result step_s), the fold without its exchange $(attr "$tmp/nokv2.out" result step_s)"
+
+# a search over both splits finds the split here (the fold's exchange is
+# dear), and is at least as fast as one over the folds alone, a subset
+for ep in both fold; do
+	"$BIN/graph-normalize" -D "$tmp/s-$ep" -V t=1,c=1,b=1,ep=$ep -c $model -a $acc \
+	    -o "$tmp/s-$ep/index.csv" &&
+	"$BIN/dpsolve" -a $acc -n $net -N 128 -B 1024 -o "$tmp/s-$ep.xml" "$tmp/s-$ep/index.csv" ||
+	    say "the search over $ep failed"
+done
+[ "$(attr "$tmp/s-both.xml" parallelism ep_batch)" = 1 ] || say "the search over both splits chose a fold"
+awk -v a="$(attr "$tmp/s-both.xml" result throughput_samples_per_s)" \
+    -v f="$(attr "$tmp/s-fold.xml" result throughput_samples_per_s)" 'BEGIN { exit !(a >= f) }' ||
+    say "the search over both splits is slower than over the folds"
 
 # -D lists both splits unless told
 "$BIN/graph-normalize" -D "$tmp/all" -V t=1,c=1 -c $model -a $acc -o "$tmp/all.csv" || say "-D failed"
@@ -120,4 +148,15 @@ awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "c") k = i; prin
     "$tmp/split.csv" > "$tmp/badc.csv"
 refuse "split graph with c 2" 1 "column 'ep_batch': a batch split needs" \
     "$BIN/dpsolve" -a $acc -n $net -N 128 -B 1024 "$tmp/badc.csv"
+# ... or that exchanges keys and values anyway
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "context_all_gather_bytes") k = i; print; next }
+	$1 == -1 { $k = 1000 } { print }' "$tmp/split.csv" > "$tmp/badkv.csv"
+refuse "split graph with a key/value exchange" 1 "badkv.csv:2: column 'context_all_gather_bytes': 1000 bytes" \
+    "$BIN/dpsolve" -a $acc -n $net -N 128 -B 1024 "$tmp/badkv.csv"
+# ... or names the split without the variant
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^(t|e|c|sp|micro_batch_samples)$/) z[i] = 1 }
+	{ o = ""; for (i = 1; i <= NF; i++) if (!(i in z)) o = o (o == "" ? "" : ",") $i; print o }' \
+    "$tmp/split.csv" > "$tmp/bare.csv"
+refuse "ep_batch without the variant" 1 "column 'ep_batch' without the variant's columns" \
+    "$BIN/dpsolve" -a $acc -n $net -N 128 -B 1024 "$tmp/bare.csv"
 exit $fail

@@ -310,6 +310,8 @@ ep bad 4 8 8 fold > "$tmp/bad.csv"
 bad "e not dividing c" "bad.csv:2: e 8 does not divide c 4"
 ep bad 1 32 1 batch > "$tmp/bad.csv"
 bad "a split without e" "bad.csv:2: expert_split batch needs e > 1"
+ep bad 1 32 16 "" > "$tmp/bad.csv"
+bad "e above the experts" "bad.csv:2: e 16: does not divide the 8 experts of mixtral-8x7b"
 
 # where a predicted step goes: the five parts sum to it, and the fill and
 # drain over the busy slots is the interleaved 1F1B schedule's (p - 1) /

@@ -617,17 +617,17 @@ check_variant(const struct model_cfg *m, const struct variant *v,
 		snprintf(buf, sizeof(buf), "c * e = %ld does not divide the "
 		    "sequence (%ld)", v->c * v->e, m->seq_len);
 		why = buf;
-	} else if (v->ep_batch && m->seq_len % v->c) {
-		snprintf(buf, sizeof(buf), "c = %ld does not divide the "
-		    "sequence (%ld)", v->c, m->seq_len);
-		why = buf;
 	} else if (v->sp && (v->b * m->seq_len / (v->c * v->e)) % v->t) {
 		why = "t does not divide the tokens a device holds";
 	}
+	if (why && v->ep_batch && v->e > 0)
+		return pl_errf(err, NULL, 0, "model '%s', variant t=%ld e=%ld "
+		    "c=%ld sp=%d ep=batch b=%ld (%ld/%ld a rank): %s", m->name,
+		    v->t, v->e, v->c, v->sp, v->b, v->b, v->e, why);
 	if (why)
 		return pl_errf(err, NULL, 0, "model '%s', variant t=%ld e=%ld "
-		    "c=%ld sp=%d b=%ld%s: %s", m->name, v->t, v->e, v->c, v->sp,
-		    v->b, v->ep_batch ? " ep=batch" : "", why);
+		    "c=%ld sp=%d b=%ld: %s", m->name, v->t, v->e, v->c, v->sp,
+		    v->b, why);
 	return 0;
 }
 

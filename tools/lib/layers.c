@@ -32,6 +32,9 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 
 	for (int k = 0; k < 5; k++)
 		present += (col[k] = csvio_col_opt(t, variant_cols[k])) >= 0;
+	if (present == 0 && csvio_col_opt(t, "ep_batch") >= 0)
+		return pl_errf(err, t->file, 1, "column 'ep_batch' without the "
+		    "variant's columns (t, e, c, sp, micro_batch_samples)");
 	if (present == 0)
 		return 0;
 	for (int k = 0; k < 5; k++) {
@@ -424,6 +427,22 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 	if (read_variant(tab, g, err) < 0 || read_recompute(tab, g, err) < 0 ||
 	    check_copies(tab, g, err) < 0)
 		goto fail;
+	/* expert ranks that split the samples exchange no keys or values
+	 * (c is 1): bytes that say otherwise would be priced over no one */
+	for (size_t r = 0; g->var_ep_batch && r < g->n; r++) {
+		static const int kinds[] = { LCOLL_CONTEXT_ALL_GATHER,
+			LCOLL_CONTEXT_REDUCE_SCATTER, LCOLL_ALL_GATHER };
+
+		for (int k = 0; k < 3; k++)
+			if (g->l[r].coll_bytes[kinds[k]] > 0 &&
+			    (kinds[k] != LCOLL_ALL_GATHER || g->var_t == 1)) {
+				pl_errf(err, tab->file, g->l[r].line, "column '%s': "
+				    "%g bytes, but ep_batch 1 and c 1 leave no one "
+				    "to exchange keys and values with",
+				    coll_cols[kinds[k]], g->l[r].coll_bytes[kinds[k]]);
+				goto fail;
+			}
+	}
 	return 0;
 fail:
 	layers_release(g);

@@ -136,10 +136,11 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		    "\"zero_optimization\": {\"stage\": %d}; Megatron shards "
 		    "only the optimizer, over the data-parallel group)", zs, zd,
 		    zs);
+	/* in Megatron's terms: a split's ranks are data-parallel ranks */
 	if (m->global_batch % (b * p->d))
 		cannot(&l, "a global batch of %ld is not a multiple of the "
 		    "micro-batch %ld x data-parallel size %ld", m->global_batch,
-		    b, p->d);
+		    rank_b, epb ? p->d * e : p->d);
 	if (p->overlap_param && !p->overlap_grad)
 		cannot(&l, "--overlap-param-gather needs --overlap-grad-reduce");
 	if (model && cp > 1 && model->seq_len % (2 * cp))
@@ -156,11 +157,14 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		cannot(&l, "the plan has %ld transformer layers, the model %ld",
 		    layers, model->layers);
 
-	fprintf(fp, "# %s on %s: p=%d d=%ld t=%ld sp=%ld e=%ld%s c=%ld "
-	    "v=%ld, %ld devices, %.6g samples/s (nestplan evaluator)\n",
-	    m->label, m->network, S, p->d, t, sp, e, epb ? " (in the "
-	    "data-parallel group)" : "", c, p->v > 1 ? p->v : 1,
+	fprintf(fp, "# %s on %s: p=%d d=%ld t=%ld sp=%ld e=%ld c=%ld v=%ld, "
+	    "%ld devices, %.6g samples/s (nestplan evaluator)\n", m->label,
+	    m->network, S, p->d, t, sp, e, c, p->v > 1 ? p->v : 1,
 	    r->devices_used, r->throughput_samples_per_s);
+	if (epb)
+		fprintf(fp, "# the %ld expert ranks split each micro-batch's %ld "
+		    "samples: Megatron's data-parallel size %ld, %ld a rank\n",
+		    e, b, p->d * e, rank_b);
 	fputs("# Megatron-LM core_v0.15.0; add data, tokenizer and schedule "
 	    "flags (a benchmark: --mock-data)\n", fp);
 	for (int i = 0; i < l.nwhy; i++)
