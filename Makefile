@@ -198,10 +198,10 @@ plots/validate.png plots/validate.svg: results/validate.csv tools/plot.sh
 validate: results/validate.csv plots/validate.png
 	@sh tools/validate.sh --summary results/validate.csv
 
-# make validate-heldout: runs whose plans are only partly published
-# (data/heldout/*.csv, each row's source says what was assumed), priced
-# the same way and reported, not held to the targets (README, "Where the
-# model is not yet right").
+# make validate-heldout: runs whose plans are only partly published, or
+# that ran on another runtime (data/heldout/*.csv, each row's source says
+# what was assumed), priced the same way and reported, not held to the
+# targets (README, "Where the model is not yet right").
 HELDOUT_RUNS = $(wildcard data/heldout/*.csv)
 results/validate-heldout.csv: $(HELDOUT_RUNS) tools/validate.sh bin/dpsolve \
     bin/graph-normalize bin/memmodel $(wildcard configs/models/*.xml \

@@ -35,11 +35,11 @@
 # in training.py, core_r0.8.0: forward and backward, the model FLOPs of
 # MFU), with, in the hardware count (the default), what recomputation
 # runs again as Narayanan et al. count it (SC'21, Eq. 3):
-#   F = 12 B s l h^2 (r ((1 + G/A + s/h) + k g f/h) + c + V/(2 l h))
+#   F = 12 B s l h^2 (r ((1 + G/A + s/h) + k g f/h) + q + V/(2 l h))
 # (A heads, G key/value heads, f the MLP's width, k experts a token, g
 # 3/2 for a gated MLP, r 4/3 under full recomputation, 1 + min(l, N p v)
-# / 3l under block recomputation of N layers a chunk, else 1; c s/3h
-# under selective, the attention core's forward, else 0; r 1 and c 0 in
+# / 3l under block recomputation of N layers a chunk, else 1; q s/3h
+# under selective, the attention core's forward, else 0; r 1 and q 0 in
 # the model count); for GPT models, SC'21's 96 B s l h^2 (1 + s/6h +
 # V/16lh) and 72 ... V/12lh.  A utilization is that share of the
 # accelerator's peak_matmul_flops_per_s in TFLOP/s.
