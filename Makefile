@@ -208,8 +208,11 @@ results/validate-heldout.csv: $(HELDOUT_RUNS) tools/validate.sh bin/dpsolve \
     configs/accelerators/*.xml configs/networks/*.xml)
 	@mkdir -p $(@D)
 	sh tools/validate.sh bin $@ $(HELDOUT_RUNS)
+plots/validate-heldout.png plots/validate-heldout.svg: results/validate-heldout.csv tools/plot.sh
+	@sh tools/plot.sh validate-heldout results plots
+	@echo "plots/validate-heldout.png plots/validate-heldout.svg"
 .PHONY: validate-heldout
-validate-heldout: results/validate-heldout.csv
+validate-heldout: results/validate-heldout.csv plots/validate-heldout.png
 	@sh tools/validate.sh --summary results/validate-heldout.csv
 
 # ---- make sweep: network co-design sweeps (configs/sweeps/) ---------------

@@ -3,7 +3,7 @@
 #
 #   sh tools/plot.sh FIGURE results-dir plots-dir [model]
 #
-# FIGURE is fig5, fig6, fig7, table4, validate or placement; each writes
+# FIGURE is fig5, fig6, fig7, table4, validate, validate-heldout or placement; each writes
 # plots/FIGURE.png and plots/FIGURE.svg (placement: one pair per model).
 #
 #   sh tools/plot.sh sweep TABLE plots-dir X Y
@@ -308,7 +308,7 @@ table4)
 	    "planner run time (s, log scale)" devices 1500,900 log \
 	    "Table 4: planner run time on this machine, H100 spine-leaf" $panels
 	;;
-validate)	# predicted against measured step time, one point a run
+validate|validate-heldout)	# predicted against measured step time, one point a run
 	# a label under its point, and under the labels of earlier runs
 	# within 20% of it (the small runs' step times nearly coincide); one
 	# colour a source (the run's name up to its first '-': sc21, k22)
@@ -318,13 +318,17 @@ validate)	# predicted against measured step time, one point a run
 				ly = y[i] * 0.9
 		src = $2; sub(/-.*/, "", src)
 		x[++n] = $3; y[n] = ly; print $3, $4, $2, ly, src }' \
-	    "$res/validate.csv" > "$tmp/validate.dat"
+	    "$res/$fig.csv" > "$tmp/validate.dat"
 	# both axes over every point and label, with a margin
 	range=$(awk 'NR == 1 { lo = hi = $1 }
 		{ for (i = 1; i <= 4; i++) if (i != 3) { if ($i < lo) lo = $i; if ($i > hi) hi = $i } }
-		END { printf "%g:%g", lo / 1.4, hi * 1.4 }' "$tmp/validate.dat")
+		END { printf "%g:%g", lo / 1.4, hi * 2 }' "$tmp/validate.dat")
 	{
-		echo "set title 'make validate: the model against published runs, one point a run'"
+		if [ "$fig" = validate ]; then
+			echo "set title 'make validate: the model against published runs, one point a run'"
+		else
+			echo "set title 'make validate-heldout: the model against held-out runs (partly published plans, another runtime)'"
+		fi
 		echo "set logscale xy"
 		echo "set xlabel 'measured step time (s)'"
 		echo "set ylabel 'predicted step time (s)'"
@@ -346,7 +350,7 @@ validate)	# predicted against measured step time, one point a run
 		done
 		echo "  '$tmp/validate.dat' using 1:4:3 with labels offset 1,0 left font 'Sans,8' notitle"
 	} > "$tmp/validate.body"
-	render validate "1000,800" "$tmp/validate.body"
+	render "$fig" "1000,800" "$tmp/validate.body"
 	;;
 sweep)	# $2: the sweep's table; $4, $5: the heat maps' axes
 	sweep_maps "$res" "$4" "$5"
