@@ -123,28 +123,20 @@ load_cell(struct cell *c, const struct opts *o)
 		if (planio_read_variants(&c->vs, paths, 1, &err) < 0)
 			die_err(&err);
 	}
-	/* the reproduction's plan space folds the expert ranks over the
+	/* the reproduction's plan space: the expert ranks folded over the
 	 * micro-batch's sequence (the experiments were set up so; dpsolve
 	 * also searches splitting its samples, Megatron-LM's plain expert
-	 * parallelism, docs/model.md) */
+	 * parallelism, docs/model.md), and the paper's widths where the
+	 * experiment limits them */
 	{
 		size_t kept = 0;
-
-		for (size_t i = 0; i < c->vs.n; i++) {
-			if (!c->vs.g[i].has_variant || !c->vs.g[i].var_ep_batch)
-				c->vs.g[kept++] = c->vs.g[i];
-			else
-				layers_release(&c->vs.g[i]);
-		}
-		c->vs.n = kept;
-	}
-	if (c->exp.model[mi].max_width > 0) {	/* the paper's plan space */
-		size_t kept = 0;
+		long max_width = c->exp.model[mi].max_width;
 
 		for (size_t i = 0; i < c->vs.n; i++) {
 			const struct layer_graph *g = &c->vs.g[i];
 
-			if (layers_width(g) <= c->exp.model[mi].max_width)
+			if (!(g->has_variant && g->var_ep_batch) &&
+			    (max_width <= 0 || layers_width(g) <= max_width))
 				c->vs.g[kept++] = *g;
 			else
 				layers_release(&c->vs.g[i]);

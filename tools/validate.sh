@@ -109,15 +109,15 @@ rows() {	# table
 	function opt_whole(name, absent) { return (name in col && $col[name] != "") ? whole(name) : absent }
 	function flag(name,   x) { if (!(name in col)) return 0; x = $col[name]; if (x != "0" && x != "1") bad(name " \"" x "\" is not 0 or 1"); return x }
 	function word(name, words,   x, w, k, n) { x = $col[name]; n = split(words, w, " "); for (k = 1; k <= n; k++) if (x == w[k]) return x; bad(name " \"" x "\" is not one of: " words) }
-	function layers_of(name,   f, line, n) { f = "configs/models/" name ".xml"; n = 0
-		while ((getline line < f) > 0) if (match(line, /<layers>[0-9]+<\/layers>/)) { n = substr(line, RSTART + 8, RLENGTH - 17) + 0; break }
-		close(f); return n }
-	function experts_of(name,   f, line, n) { f = "configs/models/" name ".xml"; n = 1
-		while ((getline line < f) > 0) if (match(line, /<experts>[0-9]+<\/experts>/)) { n = substr(line, RSTART + 9, RLENGTH - 19) + 0; break }
-		close(f); return n }
-	function peak_of(name,   f, line, x) { f = "configs/accelerators/" name ".xml"; x = 0
-		while ((getline line < f) > 0) if (match(line, /<peak_matmul_flops_per_s>[^<]*</)) { x = substr(line, RSTART + 25, RLENGTH - 26) + 0; break }
+	# a config element'"'"'s number: the first <tag>value< whose value
+	# matches the pattern, or `absent`
+	function number_of(kind, name, tag, pattern, absent,   f, line, x) {
+		f = "configs/" kind "/" name ".xml"; x = absent
+		while ((getline line < f) > 0) if (match(line, "<" tag ">" pattern "<")) { x = substr(line, RSTART + length(tag) + 2, RLENGTH - length(tag) - 3) + 0; break }
 		close(f); return x }
+	function layers_of(name) { return number_of("models", name, "layers", "[0-9]+", 0) }
+	function experts_of(name) { return number_of("models", name, "experts", "[0-9]+", 1) }
+	function peak_of(name) { return number_of("accelerators", name, "peak_matmul_flops_per_s", "[^<]*", 0) }
 	function config(kind, name) { if (name !~ /^[A-Za-z0-9._-]+$/ || (getline junk < ("configs/" kind "/" name ".xml")) < 0) bad(kind " \"" name "\": no configs/" kind "/" name ".xml"); close("configs/" kind "/" name ".xml"); return name }
 	NR == 1 {
 		sub(/\r$/, ""); sub(/^\357\273\277/, "")

@@ -620,14 +620,16 @@ check_variant(const struct model_cfg *m, const struct variant *v,
 	} else if (v->sp && (v->b * m->seq_len / (v->c * v->e)) % v->t) {
 		why = "t does not divide the tokens a device holds";
 	}
-	if (why && v->ep_batch && v->e > 0)
+	if (why) {
+		char split[64] = "";
+
+		if (v->ep_batch)
+			snprintf(split, sizeof(split), " ep=batch (%ld/%ld a "
+			    "rank)", v->b, v->e);
 		return pl_errf(err, NULL, 0, "model '%s', variant t=%ld e=%ld "
-		    "c=%ld sp=%d ep=batch b=%ld (%ld/%ld a rank): %s", m->name,
-		    v->t, v->e, v->c, v->sp, v->b, v->b, v->e, why);
-	if (why)
-		return pl_errf(err, NULL, 0, "model '%s', variant t=%ld e=%ld "
-		    "c=%ld sp=%d b=%ld: %s", m->name, v->t, v->e, v->c, v->sp,
-		    v->b, why);
+		    "c=%ld sp=%d b=%ld%s: %s", m->name, v->t, v->e, v->c, v->sp,
+		    v->b, split, why);
+	}
 	return 0;
 }
 

@@ -21,6 +21,30 @@ static const char *const variant_cols[] = {
 	"t", "e", "c", "sp", "micro_batch_samples"
 };
 
+/* Column `name` (at `col`), one value on every row: positive, or with
+ * `flag` 0 or 1. */
+static int
+read_one_value(const struct csvio_table *t, int col, const char *name,
+    int flag, long *out, struct pl_err *err)
+{
+	for (size_t r = 0; r < t->nrows; r++) {
+		long v;
+
+		if (csvio_long(t, r, col, flag ? CSVIO_NONNEG : CSVIO_POSITIVE,
+		    &v, err) < 0)
+			return -1;
+		if (flag && v > 1)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'%s': %ld is not 0 or 1", name, v);
+		if (r > 0 && v != *out)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'%s': %ld differs from the first row's %ld "
+			    "(one variant a file)", name, v, *out);
+		*out = v;
+	}
+	return 0;
+}
+
 /* The variant columns, all or none, each the same on every row. */
 static int
 read_variant(const struct csvio_table *t, struct layer_graph *g,
@@ -40,22 +64,9 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 	for (int k = 0; k < 5; k++) {
 		if (col[k] < 0)
 			return csvio_col(t, variant_cols[k], err);
-		for (size_t r = 0; r < t->nrows; r++) {
-			long v;
-
-			if (csvio_long(t, r, col[k], k == 3 ? CSVIO_NONNEG :
-			    CSVIO_POSITIVE, &v, err) < 0)
-				return -1;
-			if (k == 3 && v > 1)
-				return pl_errf(err, t->file, t->lines[r], "column "
-				    "'sp': %ld is not 0 or 1", v);
-			if (r > 0 && v != *dst[k])
-				return pl_errf(err, t->file, t->lines[r], "column "
-				    "'%s': %ld differs from the first row's %ld "
-				    "(one variant a file)", variant_cols[k], v,
-				    *dst[k]);
-			*dst[k] = v;
-		}
+		if (read_one_value(t, col[k], variant_cols[k], k == 3, dst[k],
+		    err) < 0)
+			return -1;
 	}
 	/* the variant's devices, t e c, and its samples stay far from
 	 * overflowing the planner's products */
@@ -68,21 +79,9 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 		return pl_errf(err, t->file, t->lines[0], "column "
 		    "'micro_batch_samples': %ld, more than %ld", g->var_b,
 		    (long)LAYERS_MAX_WIDTH);
-	if ((col[0] = csvio_col_opt(t, "ep_batch")) >= 0)
-		for (size_t r = 0; r < t->nrows; r++) {
-			long v;
-
-			if (csvio_long(t, r, col[0], CSVIO_NONNEG, &v, err) < 0)
-				return -1;
-			if (v > 1)
-				return pl_errf(err, t->file, t->lines[r], "column "
-				    "'ep_batch': %ld is not 0 or 1", v);
-			if (r > 0 && v != g->var_ep_batch)
-				return pl_errf(err, t->file, t->lines[r], "column "
-				    "'ep_batch': %ld differs from the first row's "
-				    "%ld (one variant a file)", v, g->var_ep_batch);
-			g->var_ep_batch = v;
-		}
+	if ((col[0] = csvio_col_opt(t, "ep_batch")) >= 0 &&
+	    read_one_value(t, col[0], "ep_batch", 1, &g->var_ep_batch, err) < 0)
+		return -1;
 	/* what a batch split needs (docs/formats.md) */
 	if (g->var_ep_batch && (g->var_e < 2 || g->var_c != 1 ||
 	    g->var_b % g->var_e))

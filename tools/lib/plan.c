@@ -255,7 +255,6 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
     const struct layer_graph *g, struct pl_err *err)
 {
 	double *diff;
-	long cp;
 
 	memset(v, 0, sizeof *v);
 	if (g->n == 0)
@@ -277,20 +276,19 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	/* Megatron's t-group runs the all-reduces and reduce-scatters (and
 	 * the all-gathers of sequence parallelism); all-to-all is the expert
 	 * group's; context parallelism's keys and values cross the c*e
-	 * devices sharing a sequence (t apart), the c alone where the
-	 * expert ranks split the samples.  An all-gather of a graph without
-	 * the context kinds at t = 1 is context parallel's. */
-	cp = g->has_variant && g->var_ep_batch ? v->c : v->c * v->e;
+	 * devices sharing a sequence (t apart; a graph whose expert ranks
+	 * split the samples has none, layers.c).  An all-gather of a graph
+	 * without the context kinds at t = 1 is context parallel's. */
 	v->coll[LCOLL_ALL_REDUCE] = group_cost(env, v->w, v->t, 1,
 	    NET_ALL_REDUCE);
 	v->coll[LCOLL_REDUCE_SCATTER] = group_cost(env, v->w, v->t, 1,
 	    NET_REDUCE_SCATTER);
 	v->coll[LCOLL_ALL_TO_ALL] = group_cost(env, v->w, v->e, v->t,
 	    NET_ALL_TO_ALL);
-	v->coll[LCOLL_CONTEXT_ALL_GATHER] = group_cost(env, v->w, cp, v->t,
-	    NET_ALL_GATHER);
-	v->coll[LCOLL_CONTEXT_REDUCE_SCATTER] = group_cost(env, v->w, cp,
-	    v->t, NET_REDUCE_SCATTER);
+	v->coll[LCOLL_CONTEXT_ALL_GATHER] = group_cost(env, v->w,
+	    v->c * v->e, v->t, NET_ALL_GATHER);
+	v->coll[LCOLL_CONTEXT_REDUCE_SCATTER] = group_cost(env, v->w,
+	    v->c * v->e, v->t, NET_REDUCE_SCATTER);
 	v->coll[LCOLL_ALL_GATHER] = v->t > 1 ?
 	    group_cost(env, v->w, v->t, 1, NET_ALL_GATHER) :
 	    v->coll[LCOLL_CONTEXT_ALL_GATHER];

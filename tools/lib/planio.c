@@ -538,7 +538,7 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	xmlNodePtr root, par, res, n;
 	long t, e, c, sp, b, d, rc, np, epb = 0;
 	size_t next = 0;
-	int ns, has_p, eb;
+	int ns, has_p;
 
 	memset(p, 0, sizeof *p);
 	if ((doc = xmlio_read(path, err)) == NULL)
@@ -555,10 +555,8 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	    attr_long(path, par, "recompute", 0, &rc, err) < 0)
 		goto fail;
 	/* optional: the expert ranks split the samples (absent: 0) */
-	if ((eb = xmlio_attr_long(path, par, "ep_batch", 0, &epb, err)) < 0)
+	if (xmlio_attr_long(path, par, "ep_batch", 0, &epb, err) < 0)
 		goto fail;
-	if (eb > 0)
-		epb = 0;
 	if (epb > 1) {
 		pl_errf(err, path, (size_t)xmlGetLineNo(par), "<parallelism> "
 		    "ep_batch: %ld is not 0 or 1", epb);
