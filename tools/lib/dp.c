@@ -121,7 +121,7 @@ struct cell_key {
 	double lb, lb_sync;
 	unsigned order;		/* its place in the listing: ties by it */
 	unsigned short variant;
-	unsigned char mode;	/* index into search.modes */
+	unsigned short mode;	/* index into search.modes */
 	long d, K;
 };
 
@@ -536,7 +536,8 @@ struct stream {
 	double p2p_cut, p2p_chunk;	/* least send of a cut, of a chunk */
 	long dmax, layers;
 	unsigned short variant;
-	unsigned char mode;
+	unsigned short mode;	/* index into search.modes (list_modes:
+				 * hundreds with large v, over a byte) */
 };
 
 /*
@@ -604,7 +605,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			struct stream *x = &st[n++];
 
 			x->variant = (unsigned short)vi;
-			x->mode = (unsigned char)mi;
+			x->mode = (unsigned short)mi;
 			/* a stage's load is at least its compute and its
 			 * layers' own collectives */
 			x->total = v->pf_fwd[rows] + v->pf_bwd[rows] +
