@@ -28,7 +28,7 @@ struct opts {
 	const char *accel, *network, *out, *csv, *evaluate, *stats, *label;
 	const char *model;
 	const char *compat, *setups, *setup;
-	long devices, batch, zmax, width, ep, vmax;
+	long devices, batch, zmax, width, ep, vmax, block_max;
 	double memory_bytes, grad_bytes, grad_copies;
 	int optimizer, rc_min, rc_max, zero, format, flat, seq_times;
 	int distopt_min, distopt_max, overlap, scatter_gather;
@@ -44,7 +44,7 @@ usage(FILE *fp, int status)
 	    "[-T stats.csv] [-U on|off] "
 	    "[-V on|off] [-W async|blocking] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron] "
 	    "[-g bf16|fp32] [-m label] [-o file] "
-	    "[-r none|full|selective|all] [-v vmax] [-z zmax] "
+	    "[-R layers] [-r none|full|selective|all] [-v vmax] [-z zmax] "
 	    "-a accelerator.xml -n network.xml graph.csv|index.csv ...\n"
 	    "       dpsolve -C nest [-hq] [-e ep] [-r 0|1] [-o file] -S setups.csv "
 	    "-s setup -N devices -w width graph-dir\n");
@@ -257,7 +257,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->overlap = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":A:B:C:D:E:FG:M:N:O:P:S:T:U:V:W:Z:a:c:e:f:g:hm:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FG:M:N:O:P:R:S:T:U:V:W:Z:a:c:e:f:g:hm:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'A': o->model = optarg; break;
@@ -338,6 +338,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 			}
 			break;
 		case 'v': o->vmax = opt_long('v', optarg, 1, 64); break;
+		case 'R': o->block_max = opt_long('R', optarg, 0, 128); break;
 		case 's': o->setup = optarg; break;
 		case 'w': o->width = opt_long('w', optarg, 1, 1L << 20); break;
 		case 'e': o->ep = opt_long('e', optarg, 1, 1L << 20); break;
@@ -376,6 +377,12 @@ main(int argc, char *argv[])
 			usage(stderr, 2);
 		}
 		return run_compat(&o, argv[0]);
+	}
+	if (o.block_max > 0 && (o.rc_min > RC_FULL || o.rc_max < RC_FULL ||
+	    o.evaluate)) {
+		warnx("-R: block recomputation is searched beside full "
+		    "recomputation (-r full, both or all), not with -E");
+		usage(stderr, 2);
 	}
 	if (argc < 1 || !o.accel || !o.network) {
 		warnx("needs -a accelerator.xml, -n network.xml and at least "
@@ -436,7 +443,7 @@ main(int argc, char *argv[])
 		const struct layer_graph **gp = xcalloc(vs.n, sizeof *gp);
 		struct dp_options dpo = { o.rc_min, o.rc_max, o.zero, o.zmax,
 		    o.vmax, o.distopt_min, o.distopt_max, o.overlap,
-		    o.tp_overlap };
+		    o.tp_overlap, o.block_max };
 
 		for (size_t i = 0; i < vs.n; i++)
 			gp[i] = &vs.g[i];

@@ -1,7 +1,8 @@
 /*
  * t-dp.c - the default evaluator against a step worked out by hand, and
  * the dynamic program against exhaustive enumeration of the same plan
- * space on 550 seeded random instances (chains of 2-8 layers, 2-32 devices
+ * space (block recomputation in three quarters of the transformer-like
+ * ones) on 550 seeded random instances (chains of 2-8 layers, 2-32 devices
  * on 2-3 levels, binding memory, some infeasible, some needing ZeRO, 150
  * with memory so short that only ZeRO pipelines fit): the
  * optimum is the same, and the returned plan re-evaluates to exactly the
@@ -125,7 +126,11 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 		size_t n = g[vi]->n;
 
 		plan_variant_init(&v, env, g[vi], NULL);
-		for (int rc = o->recompute_min; rc <= o->recompute_max; rc++)
+		/* each kind, then block recomputation of 1..block_max
+		 * layers a chunk (full's rows split) */
+		for (long k = o->recompute_min; k <= o->recompute_max +
+		    (o->recompute_min <= RC_FULL && o->recompute_max >=
+		    RC_FULL ? o->block_max : 0); k++)
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
 		for (long nv = 1; nv <= vmax; nv++)
 		for (int ends = 0; ends <= (nv > 1); ends++)
@@ -143,12 +148,16 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 			for (long d = 1; d * v.b <= env->global_batch &&
 			    d * v.w <= env->devices; d++) {
 				struct plan_cell c;
+				int block = k > o->recompute_max;
 				struct plan p = { .g = g[vi], .d = d,
-				    .recompute = rc, .nstages = S,
+				    .recompute = block ? RC_FULL : (int)k,
+				    .nstages = S,
 				    .stage = st, .v = nv, .distopt = dopt,
 				    .overlap_grad = o->overlap,
 				    .overlap_param = o->overlap && dopt,
-				    .ends_in_split = ends };
+				    .ends_in_split = ends,
+				    .recompute_layers = block ? k -
+				    o->recompute_max : 0 };
 				struct plan_mode mode = plan_mode_of(&p);
 				struct plan_result r;
 				long K = 0;
@@ -255,7 +264,8 @@ random_instances(void)
 {
 	int agree = 0, exact = 0, flat_ok = 0, infeasible = 0, zero = 0;
 	int total = 550, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
-	int zero_heavy_solved = 0, zero_pipelines = 0;
+	int zero_heavy_solved = 0, zero_pipelines = 0, block = 0;
+	int block_named = 0;
 
 	/* 300 chains of any rows (every fifth with an expert variant),
 	 * then 100 transformer-like ones (alike layers, small batches, fast
@@ -270,7 +280,7 @@ random_instances(void)
 		struct layer_graph *gm[2] = { &g[0], &g[1] };
 		struct plan_env env, fenv;
 		struct dp_options o = { RC_NONE, RC_SELECTIVE, DP_ZERO_AUTO, 4,
-		    pick(1, 3), 0, 1, uniform() < 0.5, 0 };
+		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0 };
 		struct dp_stats st;
 		struct plan best, fbest;
 		struct plan_result r;
@@ -319,6 +329,9 @@ random_instances(void)
 			env.optimizer = OPT_ADAM;
 			env.global_batch = 12;
 			o.distopt_max = 0;
+			/* block recomputation of up to 0-3 layers a chunk
+			 * (not drawn: the instances stay those of before) */
+			o.block_max = it % 4;
 		}
 		if (zero_heavy) {
 			env.devices = net.ndevices;
@@ -341,6 +354,18 @@ random_instances(void)
 			zero_pipelines += zero_heavy && st.zero_used &&
 			    best.nstages > 1;
 			modes[best.recompute]++;
+			/* block recomputation strictly faster than every
+			 * plan without it (and then the plan says so) */
+			if (o.block_max > 0) {
+				struct dp_options no = o;
+
+				no.block_max = 0;
+				if (step < brute_mode(&env, gm, ng,
+				    st.zero_used, &no)) {
+					block++;
+					block_named += best.recompute_layers > 0;
+				}
+			}
 			distopt += best.distopt;
 			interleaved += best.v > 1;
 			if (plan_evaluate(&env, &best, &r, NULL) == 0) {
@@ -378,14 +403,16 @@ random_instances(void)
 	OK(modes[RC_NONE] > 10 && modes[RC_FULL] > 10 &&
 	    modes[RC_SELECTIVE] > 10, "every recomputation kind wins somewhere");
 	OK(interleaved > 5, "interleaving wins somewhere");
+	EQ_INT(block_named, block, "where block recomputation wins, the "
+	    "plan is block recomputation");
 	OK(distopt > 10 && distopt < total - infeasible - 10,
 	    "the distributed optimizer wins somewhere, not everywhere");
 	printf("# %d infeasible, %d solved with ZeRO (%d of the short-memory "
 	    "ones, %d with more than one stage), %d interleaved; "
-	    "recompute none/full/selective %d/%d/%d, distributed optimizer "
-	    "%d; %ld plans enumerated\n", infeasible, zero,
+	    "recompute none/full/selective %d/%d/%d (block %d), distributed "
+	    "optimizer %d; %ld plans enumerated\n", infeasible, zero,
 	    zero_heavy_solved, zero_pipelines, interleaved,
-	    modes[0], modes[1], modes[2], distopt, brute_plans);
+	    modes[0], modes[1], modes[2], block, distopt, brute_plans);
 }
 
 /*
@@ -400,7 +427,7 @@ network_awareness(void)
 	struct layer_graph g;
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env, fenv;
-	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0, 0 };
+	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best, fbest;
 	struct plan_result r, fr;
@@ -447,6 +474,75 @@ network_awareness(void)
 	layers_release(&g);
 }
 
+/*
+ * Block recomputation by hand: an embedding, 4 alike layers (1 ms
+ * forward, 2 ms backward, 1 ms to rerun; 1e8 bytes of activations, 1e7
+ * kept under full recomputation: the layer's input) and a head on one
+ * device, 4 micro-batches, bf16 gradients and Adam: 8 bytes a parameter
+ * byte, 3.2e7 for the layers' 4e6.  Recomputing the first N layers, the
+ * stage keeps N x 1e7 + (4 - N) x 1e8 and rebuilds one layer's 9e7 at a
+ * time: 4.32e8 bytes at N = 0 (none) and 1, 3.42e8 at 2, 2.52e8 at 3,
+ * 1.62e8 at 4 (full).  In 3.5e8 bytes none does not fit, so without
+ * block recomputation the plan is full, 4 x 16 ms; with depths up to 1
+ * too (N = 1 saves nothing on one stage); with depths up to 3 it is N =
+ * 2, 4 x 14 ms, which the plan says and Megatron's launch would run.
+ */
+static void
+block_by_hand(void)
+{
+	struct network net;
+	struct layer_graph g;
+	const struct layer_graph *gp[1] = { &g };
+	struct plan_env env;
+	struct dp_options o = { RC_NONE, RC_FULL, DP_ZERO_OFF, 1, 1, 0, 0, 0, 0,
+	    0 };
+	struct dp_stats st;
+	struct plan best;
+	struct plan_result r;
+	double step;
+
+	memset(&net, 0, sizeof net);
+	net.nlevels = 1;
+	level(&net, 0, 1, 1e11, 0);
+	network_finish(&net, "net", NULL);
+	graph_alloc(&g, 6);
+	for (size_t i = 1; i <= 4; i++) {
+		set_row(&g, i, 1e-3, 2e-3, 1e6, 1e8, 1e7);
+		g.l[i].checkpoint_bytes = 1e7;
+		g.l[i].recompute_s = 1e-3;
+	}
+	env = (struct plan_env){ .net = &net, .devices = 1,
+	    .memory_bytes = 3.5e8, .optimizer = OPT_ADAM, .global_batch = 4,
+	    .grad_bytes_per_param = 2, .grad_copies = 1 };
+	/* depths up to 1 (N = 1 saves nothing here): full */
+	o.block_max = 1;
+	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0,
+	    "block up to 1 layer: solved");
+	EQ_DBL(step, 4 * 16e-3, 1e-15, "block up to 1 layer: full, 4 x 16 ms");
+	OK(best.recompute == RC_FULL && best.recompute_layers == 0,
+	    "and the plan says full");
+	free(best.stage);
+	o.block_max = 3;
+	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0,
+	    "block up to 3 layers: solved");
+	EQ_DBL(step, 4 * 14e-3, 1e-15, "block up to 3 layers: 2 of them, "
+	    "4 x 14 ms");
+	OK(best.recompute == RC_FULL && best.recompute_layers == 2,
+	    "and the plan says block, 2 layers");
+	OK(plan_evaluate(&env, &best, &r, NULL) == 0 && r.fits,
+	    "it evaluates, and fits");
+	EQ_DBL(r.stage[0].mem.total, 3.42e8, 1.0, "in 3.42e8 bytes");
+	plan_result_release(&r);
+	free(best.stage);
+	/* without block recomputation: full */
+	o.block_max = 0;
+	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0 &&
+	    step == 4 * 16e-3 && best.recompute_layers == 0,
+	    "without block recomputation: full, 4 x 16 ms");
+	free(best.stage);
+	layers_release(&g);
+}
+
 /* A layer too large for a device: ZeRO on that stage only; smaller
  * memory still: nothing fits. */
 static void
@@ -456,7 +552,7 @@ zero_when_needed(void)
 	struct layer_graph g;
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
-	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0, 0 };
+	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	double step;
@@ -865,6 +961,7 @@ main(void)
 	hand_example();
 	network_awareness();
 	zero_when_needed();
+	block_by_hand();
 	megatron_modes();
 	random_instances();
 	return tap_done();

@@ -226,6 +226,7 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 	s->plan->g = c->v->g;
 	s->plan->d = c->d;
 	s->plan->recompute = c->mode.recompute;
+	s->plan->recompute_layers = c->mode.recompute_layers;
 	s->plan->v = c->mode.v;
 	s->plan->distopt = c->mode.distopt;
 	s->plan->overlap_grad = c->mode.overlap_grad;
@@ -242,6 +243,9 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 		st->z = p->z;
 		st->zero_stage = p->zs;
 	}
+	/* block recomputation as deep as every stage: full, said simply */
+	if (s->plan->recompute_layers > 0 && plan_block_is_full(s->plan))
+		s->plan->recompute_layers = 0;
 }
 
 /* Rows [jj, j) split into nv model chunks of equal, non-zero layers. */
@@ -353,14 +357,33 @@ choice_of(struct search *s, const struct plan_cell *c, int jj, int j, long k,
 	return ch->fits ? ch : NULL;
 }
 
+/*
+ * The mode whose loads bound a mode's from below: itself, or for block
+ * recomputation, which reruns the first layers of each stage's chunks
+ * (which ones depends on the split), none's.  Its windows for hiding a
+ * reduction (the backward and rerun) are bounded from above by full's,
+ * the mode's own recompute kind.
+ */
+static struct plan_mode
+load_floor_mode(const struct plan_mode *md)
+{
+	struct plan_mode f = *md;
+
+	if (f.recompute_layers > 0) {
+		f.recompute = RC_NONE;
+		f.recompute_layers = 0;
+	}
+	return f;
+}
+
 /* The compute and own collectives of rows [0, j): the least load the
- * stages before row j carry between them. */
+ * stages before row j carry between them (fl: load_floor_mode). */
 static double
-prefix_load(const struct plan_variant *v, const struct plan_cell *c,
+prefix_load(const struct plan_variant *v, const struct plan_mode *fl,
     const double *coll, int j)
 {
-	return v->pf_fwd[j] + v->pf_bwd[j] +
-	    v->pf_rerun[c->mode.recompute][j] + coll[j];
+	return v->pf_fwd[j] + v->pf_bwd[j] + v->pf_rerun[fl->recompute][j] +
+	    coll[j];
 }
 
 static void
@@ -371,7 +394,8 @@ search_cell(struct search *s, struct plan_cell *c)
 	long K = c->K, m = c->m, nv = c->mode.v;
 	long smax = K < n ? K : n;
 	long zcap = zero_cap(s, K);
-	const double *coll = plan_coll(v, &c->mode);
+	const struct plan_mode fl = load_floor_mode(&c->mode);
+	const double *coll = plan_coll(v, &fl);
 	/* without ZeRO every stage has one slot, so S = K: the multiplier
 	 * of the slowest stage is known from the start */
 	double mult_fixed = (double)m + (double)(K - 1) / (double)nv;
@@ -407,8 +431,8 @@ search_cell(struct search *s, struct plan_cell *c)
 					if (!s->zero_on && (jj < K - k - 1 ||
 					    (jj > 0 && k + 1 == K)))
 						continue;
-					comp = prefix_load(v, c, coll, j) -
-					    prefix_load(v, c, coll, jj);
+					comp = prefix_load(v, &fl, coll, j) -
+					    prefix_load(v, &fl, coll, jj);
 					cmin = s->zero_on ? (double)(m + k) :
 					    mult_fixed;
 					if (cmin * comp / (double)zcap + p.Y >=
@@ -429,7 +453,7 @@ search_cell(struct search *s, struct plan_cell *c)
 					if (more == NEED_NONE ||
 					    p.y + 1 + more > K)
 						continue;
-					rest = prefix_load(v, c, coll, jj);
+					rest = prefix_load(v, &fl, coll, jj);
 					rest_slot = jj > 0 ? rest / (double)(K -
 					    p.y - 1) : 0;
 					if (s->zero_on && (double)(m + k +
@@ -496,23 +520,39 @@ cmp_cell(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* The modes a search tries: recomputation kinds x optimizers x
- * interleavings (v > 1 only without ZeRO, where S = K is known; the
- * embedding and head counted as layers of the split or not). */
+/* The block recomputation depths a search tries (dp_options). */
+static long
+block_depths(const struct dp_options *o)
+{
+	return o->block_max > 0 && o->recompute_min <= RC_FULL &&
+	    o->recompute_max >= RC_FULL ? o->block_max : 0;
+}
+
+/* The modes a search tries: recomputation kinds (and then block
+ * recomputation's depths, after the kinds so that a tie keeps the
+ * simpler plan) x optimizers x interleavings (v > 1 only without ZeRO,
+ * where S = K is known; the embedding and head counted as layers of the
+ * split or not). */
 static size_t
 list_modes(const struct search *s, struct plan_mode *out)
 {
 	const struct dp_options *o = s->o;
 	long vmax = s->zero_on || o->vmax < 1 ? 1 : o->vmax;
+	long nk = (long)(o->recompute_max - o->recompute_min + 1);
 	size_t n = 0;
 
-	for (int rc = o->recompute_min; rc <= o->recompute_max; rc++)
+	for (long k = 0; k < nk + block_depths(o); k++) {
+		int rc = k < nk ? o->recompute_min + (int)k : RC_FULL;
+		long layers = k < nk ? 0 : k - nk + 1;
+
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
 			for (long nv = 1; nv <= vmax; nv++)
 				for (int ends = 0; ends <= (nv > 1); ends++)
 					out[n++] = (struct plan_mode){ rc, nv,
 					    dopt, o->overlap, o->overlap &&
-					    dopt, ends, o->tp_overlap, 0 };
+					    dopt, ends, o->tp_overlap,
+					    layers };
+	}
 	return n;
 }
 
@@ -587,7 +627,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 	struct plan_mode *modes;
 
 	free(s->modes);
-	s->modes = modes = xcalloc((size_t)RC_N * 2 *
+	s->modes = modes = xcalloc((size_t)(RC_N + block_depths(s->o)) * 2 *
 	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax : 1), sizeof *modes);
 	s->nmodes = nmodes = list_modes(s, modes);
 	st = xcalloc(ng * nmodes, sizeof *st);
@@ -601,7 +641,8 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 		p2p_floors(s->env->net, v, &p2p_cut, &p2p_chunk);
 		for (size_t mi = 0; mi < nmodes; mi++) {
 			const struct plan_mode *md = &modes[mi];
-			const double *coll = plan_coll(v, md);
+			const struct plan_mode fl = load_floor_mode(md);
+			const double *coll = plan_coll(v, &fl);
 			struct stream *x = &st[n++];
 
 			x->variant = (unsigned short)vi;
@@ -609,7 +650,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			/* a stage's load is at least its compute and its
 			 * layers' own collectives */
 			x->total = v->pf_fwd[rows] + v->pf_bwd[rows] +
-			    v->pf_rerun[md->recompute][rows] + coll[rows];
+			    v->pf_rerun[fl.recompute][rows] + coll[rows];
 			/* every step pays at least one stage's gradient
 			 * reduction latency over d*c*e devices (halved when
 			 * it is a reduce-scatter: the distributed optimizer,
@@ -644,6 +685,8 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			x->p2p_cut = p2p_cut;
 			x->p2p_chunk = p2p_chunk;
 			x->fwd = v->pf_fwd[rows];
+			/* a window: full's rerun for block recomputation
+			 * (load_floor_mode) */
 			x->bwd_rerun = v->pf_bwd[rows] +
 			    v->pf_rerun[md->recompute][rows];
 			for (size_t i = 0; i < rows; i++)
@@ -651,7 +694,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 				    coll[i + 1] - coll[i] +
 				    v->g->l[i].forward_s +
 				    v->g->l[i].backward_s + mem_row_rerun_s(
-				    &v->g->l[i], md->recompute));
+				    &v->g->l[i], fl.recompute));
 			x->dmax = s->env->devices / v->w;
 			if (x->dmax > s->env->global_batch / v->b)
 				x->dmax = s->env->global_batch / v->b;

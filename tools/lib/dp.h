@@ -40,6 +40,11 @@ struct dp_options {
 				 * the distributed optimizer, the parameter
 				 * gather) with compute */
 	int tp_overlap;		/* --tp-comm-overlap on sp variants */
+	/* block recomputation (Megatron's --recompute-method block
+	 * --recompute-num-layers N: the first N layers of each model chunk
+	 * recomputed, the rest not) searched for N = 1..block_max as well
+	 * when full is in the range; 0: not */
+	long block_max;
 };
 
 struct dp_stats {

@@ -636,16 +636,39 @@ block_counts(const struct layer *L)
 }
 
 static size_t
-block_split(const struct plan_cell *c, size_t first, size_t last)
+block_rows(const struct layer_graph *g, long layers, size_t first,
+    size_t last)
 {
-	long left = c->mode.recompute_layers * c->mode.v;
 	size_t i = first;
 
+	for (; i <= last && layers > 0; i++)
+		layers -= block_counts(&g->l[i]);
+	return i;
+}
+
+static size_t
+block_split(const struct plan_cell *c, size_t first, size_t last)
+{
 	if (c->mode.recompute != RC_FULL || c->mode.recompute_layers <= 0)
 		return last + 1;
-	for (; i <= last && left > 0; i++)
-		left -= block_counts(&c->v->g->l[i]);
-	return i;
+	return block_rows(c->v->g, c->mode.recompute_layers * c->mode.v, first,
+	    last);
+}
+
+int
+plan_block_is_full(const struct plan *p)
+{
+	long v = p->v > 1 ? p->v : 1;
+
+	/* no layer past the split: the rows there (an embedding, a head)
+	 * are not recomputed under full either */
+	for (int i = 0; i < p->nstages; i++)
+		for (size_t r = block_rows(p->g, p->recompute_layers * v,
+		    p->stage[i].first, p->stage[i].last); r <= p->stage[i].last;
+		    r++)
+			if (block_counts(&p->g->l[r]))
+				return 0;
+	return 1;
 }
 
 int

@@ -111,6 +111,11 @@ struct plan {
 /* The mode of a plan (v = 0 read as 1). */
 struct plan_mode plan_mode_of(const struct plan *p);
 
+/* Whether p's block recomputation (recompute_layers N) reruns every
+ * layer of every stage, as full recomputation would: the plan is then
+ * full recomputation, at the same cost. */
+int plan_block_is_full(const struct plan *p);
+
 struct stage_cost {
 	double compute_s, collective_s, p2p_in_s, p2p_out_s, zero_s;
 	double load_s;			/* their sum: one micro-batch, one copy */
