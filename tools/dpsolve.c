@@ -41,10 +41,10 @@ usage(FILE *fp, int status)
 	fprintf(fp,
 	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
 	    "[-G megatron|torch] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] "
-	    "[-T stats.csv] [-U on|off] "
+	    "[-R layers] [-T stats.csv] [-U on|off] "
 	    "[-V on|off] [-W async|blocking] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron] "
 	    "[-g bf16|fp32] [-m label] [-o file] "
-	    "[-R layers] [-r none|full|selective|all] [-v vmax] [-z zmax] "
+	    "[-r none|full|selective|all] [-v vmax] [-z zmax] "
 	    "-a accelerator.xml -n network.xml graph.csv|index.csv ...\n"
 	    "       dpsolve -C nest [-hq] [-e ep] [-r 0|1] [-o file] -S setups.csv "
 	    "-s setup -N devices -w width graph-dir\n");
