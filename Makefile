@@ -9,6 +9,8 @@
 #   make regress    results/ against tests/expected/
 #   make validate   the model against published runs (results/validate.csv)
 #   make validate-heldout  and against partly published ones, not gated
+#   make validate-sensitivity  how validate's errors move with the model's
+#                   free parameters (results/validate-sensitivity.csv)
 #   make fuzz       every input reader under libFuzzer, FUZZ_SECONDS each
 #   make sweep SWEEP=name [ENGINE=slurm]
 #                   a network co-design sweep (configs/sweeps/NAME.xml)
@@ -214,6 +216,20 @@ plots/validate-heldout.png plots/validate-heldout.svg: results/validate-heldout.
 .PHONY: validate-heldout
 validate-heldout: results/validate-heldout.csv plots/validate-heldout.png
 	@sh tools/validate.sh --summary results/validate-heldout.csv
+
+# make validate-sensitivity: the published runs priced again with each free
+# parameter (the accelerators' efficiencies, the networks' bandwidths)
+# scaled by 0.9 and 1.1 on its own (tools/validate-sensitivity.sh); a
+# line a setting.
+results/validate-sensitivity.csv: $(VALIDATE_RUNS) tools/validate.sh \
+    tools/validate-sensitivity.sh bin/dpsolve bin/graph-normalize \
+    bin/memmodel $(wildcard configs/models/*.xml \
+    configs/accelerators/*.xml configs/networks/*.xml)
+	@mkdir -p $(@D)
+	sh tools/validate-sensitivity.sh bin $@ $(VALIDATE_RUNS)
+.PHONY: validate-sensitivity
+validate-sensitivity: results/validate-sensitivity.csv
+	@sh tools/validate-sensitivity.sh --summary results/validate-sensitivity.csv
 
 # ---- make sweep: network co-design sweeps (configs/sweeps/) ---------------
 # make sweep SWEEP=name: every point (model, cluster size, network) is its

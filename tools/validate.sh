@@ -3,7 +3,9 @@
 # training runs (make validate; README, "How far to trust the numbers").
 #
 #   sh tools/validate.sh BINDIR OUT.csv [runs.csv ...]
-#   (VALIDATE_PLANS=DIR keeps each published plan as priced, DIR/RUN.xml)
+#   (VALIDATE_PLANS=DIR keeps each published plan as priced, DIR/RUN.xml;
+#   VALIDATE_CONFIGS=DIR reads the models, accelerators and networks from
+#   DIR instead of configs, as tools/validate-sensitivity.sh does)
 #   sh tools/validate.sh --summary OUT.csv
 #
 # Each run of a runs table (docs/formats.md, "Published runs": run, model,
@@ -78,6 +80,7 @@ fi
 BIN=$1
 OUT=$2
 shift 2
+CONFIGS=${VALIDATE_CONFIGS:-configs}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
@@ -88,8 +91,8 @@ field() {	# model.xml element
 # dpsolve on the run's cluster, batch and gradient buffers (the loop's
 # variables at the time of the call), then the given options
 solve() {
-	"$BIN/dpsolve" -a "configs/accelerators/$acc.xml" \
-	    -n "configs/networks/$net.xml" -N "$devices" -B "$B" -g "$gflag" \
+	"$BIN/dpsolve" -a "$CONFIGS/accelerators/$acc.xml" \
+	    -n "$CONFIGS/networks/$net.xml" -N "$devices" -B "$B" -g "$gflag" \
 	    -G "$ddpflag" -P "$sgflag" -W "$tpwait" "$@"
 }
 
@@ -103,7 +106,7 @@ echo "$header" > "$tmp/out.csv"
 # optimizer).  The source, last, may hold commas.
 rows() {	# table
 	[ -r "$1" ] || { echo "validate: $1: cannot read the runs table" >&2; return 1; }
-	awk -F, -v file="$1" '
+	awk -F, -v file="$1" -v C="$CONFIGS" '
 	function bad(what) { printf "validate: %s:%d: %s\n", file, NR, what > "/dev/stderr"; failed = 1; exit 1 }
 	function whole(name,   x) { x = $col[name]; if (x !~ /^[1-9][0-9]*$/) bad(name " \"" x "\" is not a positive whole number"); return x }
 	function opt_whole(name, absent) { return (name in col && $col[name] != "") ? whole(name) : absent }
@@ -112,13 +115,13 @@ rows() {	# table
 	# a config element'"'"'s number: the first <tag>value< whose value
 	# matches the pattern, or `absent`
 	function number_of(kind, name, tag, pattern, absent,   f, line, x) {
-		f = "configs/" kind "/" name ".xml"; x = absent
+		f = C "/" kind "/" name ".xml"; x = absent
 		while ((getline line < f) > 0) if (match(line, "<" tag ">" pattern "<")) { x = substr(line, RSTART + length(tag) + 2, RLENGTH - length(tag) - 3) + 0; break }
 		close(f); return x }
 	function layers_of(name) { return number_of("models", name, "layers", "[0-9]+", 0) }
 	function experts_of(name) { return number_of("models", name, "experts", "[0-9]+", 1) }
 	function peak_of(name) { return number_of("accelerators", name, "peak_matmul_flops_per_s", "[^<]*", 0) }
-	function config(kind, name) { if (name !~ /^[A-Za-z0-9._-]+$/ || (getline junk < ("configs/" kind "/" name ".xml")) < 0) bad(kind " \"" name "\": no configs/" kind "/" name ".xml"); close("configs/" kind "/" name ".xml"); return name }
+	function config(kind, name) { if (name !~ /^[A-Za-z0-9._-]+$/ || (getline junk < (C "/" kind "/" name ".xml")) < 0) bad(kind " \"" name "\": no " C "/" kind "/" name ".xml"); close(C "/" kind "/" name ".xml"); return name }
 	NR == 1 {
 		sub(/\r$/, ""); sub(/^\357\273\277/, "")
 		for (i = 1; i <= NF; i++) { if ($i in col) bad("column \"" $i "\" twice"); col[$i] = i }
@@ -231,7 +234,7 @@ rows() {	# table
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
 	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split measure source; do
-		mx=configs/models/$model.xml
+		mx=$CONFIGS/models/$model.xml
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
 		V=$(field "$mx" vocab) A=$(field "$mx" heads) G=$(field "$mx" kv_heads)
 		f=$(field "$mx" ffn_hidden) k=$(field "$mx" top_k)
@@ -253,7 +256,7 @@ for table in "$@"; do
 			pc=$((c / E)) epv=",e=$E,ep=fold"
 		fi
 		# the variant the run used, and Megatron's even split
-		"$BIN/graph-normalize" -c "$mx" -a "configs/accelerators/$acc.xml" \
+		"$BIN/graph-normalize" -c "$mx" -a "$CONFIGS/accelerators/$acc.xml" \
 		    -V "t=$t,b=$b,sp=$sp,c=$pc$epv" -o "$tmp/$run.csv"
 		awk -v L="$L" -v p="$p" -v d="$pd" -v t="$t" -v b="$pb" -v v="$v" \
 		    -v rc="$rcn" -v ovl="$ovl" -v ovlp="$ovlp" -v sp="$sp" -v dopt="$dopt" \
@@ -289,13 +292,13 @@ for table in "$@"; do
 		# dpsolve's own plan on the same cluster and batch
 		# (context parallelism only if the run used it, up to its degree)
 		"$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$pc" -c "$mx" \
-		    -a "configs/accelerators/$acc.xml" -o "$tmp/$run.all.csv"
+		    -a "$CONFIGS/accelerators/$acc.xml" -o "$tmp/$run.all.csv"
 		# the run's own micro-batch too, so that the search space holds
 		# the published plan
 		case $b in
 		1|2|4|8) ;;
 		*) "$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$pc,b=$b" -c "$mx" \
-			-a "configs/accelerators/$acc.xml" -o "$tmp/$run.pub.csv"
+			-a "$CONFIGS/accelerators/$acc.xml" -o "$tmp/$run.pub.csv"
 		   tail -n +2 "$tmp/$run.pub.csv" >> "$tmp/$run.all.csv" ;;
 		esac
 		# the features the run's Megatron-LM had: sequence parallelism
@@ -422,9 +425,9 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 # recomputation and 2sbh/t (its input) with full, against the analytic
 # graph's, for the GPT shapes of its Table 3 that have configs here.
 for model in gpt3-175b sc21-gpt-529.6b sc21-gpt-1008b; do
-	mx=configs/models/$model.xml
+	mx=$CONFIGS/models/$model.xml
 	h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
-	"$BIN/graph-normalize" -c "$mx" -a configs/accelerators/a100-80gb.xml \
+	"$BIN/graph-normalize" -c "$mx" -a "$CONFIGS/accelerators/a100-80gb.xml" \
 	    -V t=8,sp=1,b=1 -o "$tmp/k-$model.csv"
 	awk -F, -v m="$model" -v h="$h" -v s="$s" '
 	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
