@@ -371,6 +371,11 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	if (o.compat) {
+		if (o.block_max > 0) {
+			warnx("-R: the artifact's plan space (-C nest) has no "
+			    "block recomputation");
+			usage(stderr, 2);
+		}
 		if (argc != 1 || !o.setups || !o.setup || !o.devices) {
 			warnx("-C nest needs -S setups.csv, -s setup, -N devices "
 			    "and one graph directory");

@@ -8,7 +8,8 @@
 # to the step the search reported, and which Megatron's launch prints.
 # (tests/unit/t-dp.c works a block plan by hand and checks the search
 # against every plan of random small spaces.)  -R without full
-# recomputation in the range, or with -E, is a usage error.
+# recomputation in the range, with -E or with the artifact's plan space
+# (-C nest) is a usage error.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -49,7 +50,7 @@ n=$(sed -n 's/.*recompute_layers="\([0-9]*\)".*/\1/p' "$x" | head -n 1)
     grep -q -- "--recompute-num-layers $n\b" "$tmp/launch.sh" ||
     { echo "the launch does not recompute $n layers a chunk"; cat "$tmp/err"; fail=1; }
 # refusals
-for args in "-r none" "-r selective" "-E $tmp/plan.xml"; do
+for args in "-r none" "-r selective" "-E $tmp/plan.xml" "-C nest"; do
 	"$BIN/dpsolve" -R 2 $args -a $acc -n $net -N 128 -B 1536 -o "$tmp/r.xml" \
 	    "$tmp/g/index.csv" 2> "$tmp/err"
 	rc=$?

@@ -660,14 +660,18 @@ plan_block_is_full(const struct plan *p)
 {
 	long v = p->v > 1 ? p->v : 1;
 
-	/* no layer past the split: the rows there (an embedding, a head)
-	 * are not recomputed under full either */
+	/* every row past the split (an embedding, a head) priced alike by
+	 * none and full: nothing to rerun, the same bytes kept */
 	for (int i = 0; i < p->nstages; i++)
 		for (size_t r = block_rows(p->g, p->recompute_layers * v,
 		    p->stage[i].first, p->stage[i].last); r <= p->stage[i].last;
-		    r++)
-			if (block_counts(&p->g->l[r]))
+		    r++) {
+			const struct layer *L = &p->g->l[r];
+
+			if (L->recompute_s > 0 || mem_row_kept(L, RC_FULL) !=
+			    mem_row_kept(L, RC_NONE))
 				return 0;
+		}
 	return 1;
 }
 

@@ -111,9 +111,10 @@ struct plan {
 /* The mode of a plan (v = 0 read as 1). */
 struct plan_mode plan_mode_of(const struct plan *p);
 
-/* Whether p's block recomputation (recompute_layers N) reruns every
- * layer of every stage, as full recomputation would: the plan is then
- * full recomputation, at the same cost. */
+/* Whether p's block recomputation (recompute_layers N) prices every row
+ * as full recomputation does: every layer recomputed, and the rows past
+ * them (an embedding, a head) alike under none and full.  The plan is
+ * then full recomputation, at the same cost. */
 int plan_block_is_full(const struct plan *p);
 
 struct stage_cost {
