@@ -5,7 +5,7 @@
 # 6N + 6 L s h (weights, forward and backward; half the s x s attention,
 # forward and backward).  Meta did not publish its count; with the whole
 # attention (PaLM's 6N + 12 L s h) the measured rates are 1.04x lower at
-# 8K and 1.40x at 128K, and the 128K row would price at 1.29x, outside
+# 8K and 1.40x at 128K, and the 128K row would price at 1.27x, outside
 # the band below.  The three rows of Table 4:
 #   8K:   8,192 GPUs, TP 8, CP 1, PP 16, DP 64, 2,048 x 8,192 tokens, 430 TFLOP/s
 #   8K:   16,384 GPUs, TP 8, CP 1, PP 16, DP 128, 2,048 x 8,192 tokens, 400 TFLOP/s

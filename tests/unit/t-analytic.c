@@ -53,7 +53,7 @@ build(const struct model_cfg *m, long t, int sp, long e, long c, long b,
 struct sums {
 	double matmul_flops, act, params;
 	int fwd[LCOLL_N], bwd[LCOLL_N];
-	double fwd_bytes[LCOLL_N];
+	double fwd_bytes[LCOLL_N], bwd_bytes[LCOLL_N];
 };
 
 static void
@@ -87,8 +87,10 @@ layer_sums(const struct aop_graph *g, long layer)
 			s.fwd[o->fwd_coll]++;
 			s.fwd_bytes[o->fwd_coll] += o->coll_bytes;
 		}
-		if (o->bwd_coll >= 0)
+		if (o->bwd_coll >= 0) {
 			s.bwd[o->bwd_coll]++;
+			s.bwd_bytes[o->bwd_coll] += o->coll_bytes;
+		}
 	}
 	return s;
 }
@@ -418,6 +420,11 @@ test_expert_batch_split(void)
 	b = layer_sums(&gs, 0);
 	EQ_DBL(f.fwd_bytes[LCOLL_CONTEXT_ALL_GATHER], 2.0 * 8 * 4096 * 2 * 1024,
 	    1e-12, "folded: all 8 sequences' keys and values gathered");
+	EQ_DBL(f.bwd_bytes[LCOLL_CONTEXT_ALL_GATHER], 2.0 * 8 * 4096 * 2 * 1024,
+	    1e-12, "and gathered again backward (Transformer Engine keeps "
+	    "only the local ones)");
+	EQ_DBL(f.bwd_bytes[LCOLL_CONTEXT_REDUCE_SCATTER], 2.0 * 8 * 4096 * 2 *
+	    1024, 1e-12, "their gradients reduce-scattered");
 	EQ_INT(b.fwd[LCOLL_CONTEXT_ALL_GATHER] + b.bwd[LCOLL_CONTEXT_REDUCE_SCATTER],
 	    0, "split by samples: no key/value exchange");
 	EQ_DBL(b.matmul_flops, f.matmul_flops, 1e-12, "the same products");
@@ -429,7 +436,8 @@ test_expert_batch_split(void)
 	EQ_DBL(b.act, f.act, 1e-12, "the same activations kept");
 	/* operator by operator, the folded graph's gathers left out */
 	for (size_t i = 0, j = 0; i < gs.n || j < gf.n; i++, j++) {
-		while (j < gf.n && strcmp(gf.op[j].name, "kv_gather") == 0)
+		while (j < gf.n && (strcmp(gf.op[j].name, "kv_gather") == 0 ||
+		    strcmp(gf.op[j].name, "kv_regather") == 0))
 			j++;
 		if (i >= gs.n || j >= gf.n || strcmp(gs.op[i].name,
 		    gf.op[j].name) != 0 || gs.op[i].fwd_flops !=

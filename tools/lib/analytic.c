@@ -287,11 +287,20 @@ attention(struct builder *B)
 	    (h * (h + 2 * kv) + (d->bias ? h + 2 * kv : 0)) / t, SPLIT_T);
 	o->activation_bytes = 2 * n * h / d->shard;
 	/* context parallel: every device needs the whole sequence's keys
-	 * and values (their gradients are reduce-scattered back) */
-	if (d->ce > 1)
+	 * and values (their gradients are reduce-scattered back); the
+	 * backward pass gathers them again rather than keep the gathered
+	 * copy (Transformer Engine's AttnFuncWithCPAndKVAllGather, which
+	 * Megatron-Core's cp_comm_type all_gather runs, saves only the
+	 * local k and v; its ring, p2p, likewise passes k and v round again
+	 * beside their gradients) */
+	if (d->ce > 1) {
+		double kv_bytes = 2 * d->b * d->s_full * 2 * kv / t;
+
 		collective(B, "kv_gather", LCOLL_CONTEXT_ALL_GATHER,
-		    LCOLL_CONTEXT_REDUCE_SCATTER,
-		    2 * d->b * d->s_full * 2 * kv / t);
+		    LCOLL_CONTEXT_REDUCE_SCATTER, kv_bytes);
+		collective(B, "kv_regather", -1, LCOLL_CONTEXT_ALL_GATHER,
+		    kv_bytes);
+	}
 	if (d->flash) {
 		flash_attention(B);
 	} else {
