@@ -86,9 +86,7 @@ echo "parameter,factor,run,predicted_s,error_pct" > "$tmp/out.csv"
 for setting in "none 1" "matmul 0.9" "matmul 1.1" "attention 0.9" \
     "attention 1.1" "vector 0.9" "vector 1.1" "memory 0.9" "memory 1.1" \
     "network 0.9" "network 1.1"; do
-	set -- $setting "$@"
-	param=$1 factor=$2
-	shift 2
+	param=${setting% *} factor=${setting#* }
 	scaled "$param" "$factor" "$tmp/configs-$param-$factor"
 	VALIDATE_CONFIGS="$tmp/configs-$param-$factor" \
 	    sh tools/validate.sh "$BIN" "$tmp/v.csv" "$@" > /dev/null \
