@@ -43,8 +43,13 @@ LIBS        = -lcsv -lglpk $(XML_LIBS) -lm
 
 TOOLS   = cost-matrix memmodel config-check graph-normalize dpsolve sweep \
           compare-baselines
-LIBSRC  = $(wildcard tools/lib/*.c)
-LIBHDR  = $(wildcard tools/lib/*.h)
+# tools/lib/FAMILY/*.[ch], each family using only those before it: base
+# (errors, numbers, atomic output, CSV, XML), model (configs, the cost and
+# memory models, the evaluator), graph (per-layer graphs), io (plan,
+# index and stage files), search (the DP, the baselines), artifact (the
+# paper artifact's world), export (Megatron launches, sweeps)
+LIBSRC  = $(wildcard tools/lib/*/*.c)
+LIBHDR  = $(wildcard tools/lib/*/*.h)
 SCHEMAS = $(wildcard configs/schema/*.rng)
 UNITS   = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/t-*.c)) \
           $(addprefix t-fuzz-,$(FUZZERS))

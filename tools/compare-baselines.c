@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "artifact.h"
-#include "baselines.h"
-#include "config.h"
-#include "csvio.h"
-#include "dp.h"
-#include "planio.h"
-#include "util.h"
+#include "artifact/artifact.h"
+#include "base/csvio.h"
+#include "base/util.h"
+#include "io/planio.h"
+#include "model/config.h"
+#include "search/baselines.h"
+#include "search/dp.h"
 
 struct opts {
 	const char *experiment, *configs, *layers, *artifact, *out, *plan_out;

@@ -11,13 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "artifact.h"
-#include "config.h"
-#include "csvio.h"
-#include "netmodel.h"
-#include "sweep.h"
-#include "util.h"
-#include "xmlio.h"
+#include "artifact/artifact.h"
+#include "base/csvio.h"
+#include "base/util.h"
+#include "base/xmlio.h"
+#include "export/sweep.h"
+#include "model/config.h"
+#include "model/netmodel.h"
 
 static void
 usage(FILE *fp, int status)

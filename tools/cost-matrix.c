@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "csvio.h"
-#include "netmodel.h"
-#include "util.h"
+#include "base/csvio.h"
+#include "base/util.h"
+#include "model/config.h"
+#include "model/netmodel.h"
 
 #define MAX_ROWS 2000000
 

@@ -14,15 +14,15 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "compat.h"
-#include "config.h"
-#include "csvio.h"
-#include "dp.h"
-#include "layers.h"
-#include "megatron.h"
-#include "plan.h"
-#include "planio.h"
-#include "util.h"
+#include "artifact/compat.h"
+#include "base/csvio.h"
+#include "base/util.h"
+#include "export/megatron.h"
+#include "io/planio.h"
+#include "model/config.h"
+#include "model/layers.h"
+#include "model/plan.h"
+#include "search/dp.h"
 
 struct opts {
 	const char *accel, *network, *out, *csv, *evaluate, *stats, *label;
@@ -145,7 +145,7 @@ run_compat(const struct opts *o, const char *dir)
 		die("%s: no plan fits in %.0f bytes a device on %ld devices", dir,
 		    c.memory_bytes, c.devices);
 	}
-	planio_write_compat(w.out.fp, &c, &best, t, o->setup);
+	compat_write_plan(w.out.fp, &c, &best, t, o->setup);
 	compat_release_graph(&g);
 	outputs_commit(&w);
 	return 0;

@@ -14,11 +14,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "analytic.h"
-#include "config.h"
-#include "csvio.h"
-#include "opgraph.h"
-#include "util.h"
+#include "base/csvio.h"
+#include "base/util.h"
+#include "graph/analytic.h"
+#include "graph/opgraph.h"
+#include "model/config.h"
 
 struct opts {
 	const char *accel, *model, *edges, *out, *ops, *dir;

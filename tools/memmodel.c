@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "csvio.h"
-#include "layers.h"
-#include "mem.h"
-#include "util.h"
+#include "base/csvio.h"
+#include "base/util.h"
+#include "io/memio.h"
+#include "model/config.h"
+#include "model/layers.h"
 
 struct opts {
 	const char *accel, *edges, *out, *stages;

@@ -12,12 +12,12 @@
 
 #include <libxml/tree.h>
 
-#include "config.h"
-#include "csvio.h"
-#include "planio.h"
-#include "sweep.h"
-#include "util.h"
-#include "xmlio.h"
+#include "base/csvio.h"
+#include "base/util.h"
+#include "base/xmlio.h"
+#include "export/sweep.h"
+#include "io/planio.h"
+#include "model/config.h"
 
 #define PATH_LEN 4096
 

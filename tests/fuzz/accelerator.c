@@ -1,7 +1,7 @@
 /* accelerator.c - fuzz the accelerator config reader (accel_load: libxml2, our schema, then
  * the rules a schema cannot state). */
-#include "config.h"
 #include "fuzz.h"
+#include "model/config.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,7 +1,7 @@
 /* csv.c - fuzz the CSV reader (libcsv through csvio) and its typed cells. */
 #include <string.h>
 
-#include "csvio.h"
+#include "base/csvio.h"
 #include "fuzz.h"
 
 int

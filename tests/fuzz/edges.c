@@ -1,6 +1,6 @@
 /* edges.c - fuzz the layer edges reader (memmodel -e) on a fixed graph. */
 #include "fuzz.h"
-#include "layers.h"
+#include "model/layers.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "fuzz.h"
-#include "planio.h"
+#include "io/planio.h"
 
 static char *
 slurp(const char *path, size_t *len)

@@ -1,7 +1,7 @@
 /* layers.c - fuzz the per-layer graph reader (layers_read) and what the
  * planner asks of a graph it accepted. */
 #include "fuzz.h"
-#include "layers.h"
+#include "model/layers.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

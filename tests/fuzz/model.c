@@ -1,7 +1,7 @@
 /* model.c - fuzz the model config reader (model_load: libxml2, our schema, then
  * the rules a schema cannot state). */
-#include "config.h"
 #include "fuzz.h"
+#include "model/config.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "opgraph.h"
+#include "graph/opgraph.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

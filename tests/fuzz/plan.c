@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
 #include "fuzz.h"
-#include "planio.h"
+#include "io/planio.h"
+#include "model/config.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

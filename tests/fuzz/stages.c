@@ -1,7 +1,7 @@
 /* stages.c - fuzz memmodel's stage table on a fixed graph, and price
  * every stage it accepts. */
 #include "fuzz.h"
-#include "mem.h"
+#include "io/memio.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,9 +5,9 @@
  * valid network or fail with one line. */
 #include <libxml/parser.h>
 
-#include "config.h"
+#include "export/sweep.h"
 #include "fuzz.h"
-#include "sweep.h"
+#include "model/config.h"
 
 static const char base_xml[] =
     "<?xml version=\"1.0\"?>\n"

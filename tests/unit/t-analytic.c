@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analytic.h"
-#include "config.h"
+#include "graph/analytic.h"
+#include "model/config.h"
 #include "tap.h"
 
 static struct model_cfg

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baselines.h"
-#include "config.h"
-#include "dp.h"
-#include "plan.h"
+#include "model/config.h"
+#include "model/plan.h"
+#include "search/baselines.h"
+#include "search/dp.h"
 #include "tap.h"
 #include "testnet.h"
 

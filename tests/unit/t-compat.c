@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "artifact.h"
-#include "compat.h"
-#include "csvio.h"
+#include "artifact/artifact.h"
+#include "artifact/compat.h"
+#include "base/csvio.h"
 #include "tap.h"
 
 #define GiB_BYTES_TEST 1073741824.0

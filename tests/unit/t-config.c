@@ -1,6 +1,6 @@
 /* t-config.c - the paper's configs load, and their parameter counts match
  * the published totals within 1%. */
-#include "config.h"
+#include "model/config.h"
 #include "tap.h"
 
 static void

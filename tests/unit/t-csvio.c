@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "csvio.h"
+#include "base/csvio.h"
 #include "tap.h"
 
 static int

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "mem.h"
+#include "model/mem.h"
 #include "tap.h"
 
 /* Four layers: parameters 1, 2, 3, 4 MB; activations 10..40 MB; inputs

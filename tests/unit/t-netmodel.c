@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "netmodel.h"
+#include "model/config.h"
+#include "model/netmodel.h"
 #include "tap.h"
 
 static void

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched.h"
+#include "graph/sched.h"
 #include "tap.h"
 
 static unsigned long long rng = 12345;

@@ -6,10 +6,10 @@
  */
 #include <libxml/tree.h>
 
-#include "config.h"
-#include "sweep.h"
+#include "base/xmlio.h"
+#include "export/sweep.h"
+#include "model/config.h"
 #include "tap.h"
-#include "xmlio.h"
 
 static const char base_xml[] =
     "<?xml version=\"1.0\"?>\n"

@@ -6,7 +6,7 @@
 #ifndef NP_TESTNET_H
 #define NP_TESTNET_H
 
-#include "netmodel.h"
+#include "model/netmodel.h"
 
 static inline void
 level(struct network *n, int l, long fanout, double bw, double lat)

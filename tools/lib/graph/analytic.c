@@ -1,0 +1,872 @@
+/*
+ * analytic.c - operator graphs from model hyperparameters (analytic.h).
+ *
+ * Every size below is for one device of the variant and one micro-batch.
+ * Tensors are fp16/bf16 (2 bytes an element) except dropout masks (1 byte
+ * an element) and the logits the loss keeps (fp32), as in Korthikanti et
+ * al., "Reducing Activation Recomputation in Large Transformer Models"
+ * (MLSys 2023), whose per-layer count s*b*h*(34 + 5*a*s/h) this code must
+ * reproduce for a dense layer with dropout at t = 1.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/csvio.h"
+#include "graph/analytic.h"
+
+/* The shape of the work one device does for one layer. */
+struct dims {
+	double n;		/* tokens on the device: b*s/(c*e) */
+	double s_full;		/* keys each query sees: s (whole sequence) */
+	double b;		/* sequences the device holds (part of): b, or
+				 * b/e when the expert ranks split the samples */
+	double h, kv, f, heads, vocab, experts, top_k;
+	double t, shard;	/* shard: t with sp (norm/residual tensors), else 1 */
+	double ce;		/* devices sharing a sequence: c*e, or c */
+	double e;
+	int dropout, gated, rms, bias, moe;
+	int causal, flash;
+};
+
+struct builder {
+	struct aop_graph *g;
+	const struct dims *d;
+	long layer;
+	long enter;		/* an f collective awaiting its product, or -1 */
+	long last_matmul;	/* the latest product, or -1 */
+};
+
+/* The ops that follow belong to row `layer` (-1 the embedding, L the
+ * head); no tensor-parallel pair reaches across rows. */
+static void
+begin_row(struct builder *B, long layer)
+{
+	B->layer = layer;
+	B->enter = B->last_matmul = -1;
+}
+
+static struct aop *
+add(struct builder *B, const char *name, int kind)
+{
+	struct aop_graph *g = B->g;
+	struct aop *o;
+
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 64;
+		g->op = xrealloc(g->op, g->cap * sizeof(*g->op));
+	}
+	o = &g->op[g->n++];
+	memset(o, 0, sizeof(*o));
+	o->layer = B->layer;
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	o->kind = kind;
+	o->fwd_coll = o->bwd_coll = -1;
+	o->tp_role = -1;
+	o->tp_gemm = -1;
+	o->param_split = SPLIT_NONE;
+	return o;
+}
+
+/*
+ * A matmul of a (tokens x k) input with a (k x n_out) weight: 2*tokens*k*n
+ * FLOPs forward; backward computes the input and the weight gradient,
+ * twice the FLOPs and twice the traffic.  Memory traffic reads the input
+ * and the weight and writes the output once (2 bytes an element).
+ */
+static struct aop *
+matmul(struct builder *B, const char *name, double tokens, double k,
+    double n_out, double params, int split)
+{
+	struct aop *o = add(B, name, AOP_MATMUL);
+	long self = (long)(B->g->n - 1);
+
+	if (B->enter >= 0)
+		B->g->op[B->enter].tp_gemm = self;
+	B->enter = -1;
+	B->last_matmul = self;
+	o->fwd_flops = 2 * tokens * k * n_out;
+	o->bwd_flops = 2 * o->fwd_flops;
+	o->fwd_bytes = 2 * (tokens * k + k * n_out + tokens * n_out);
+	o->bwd_bytes = 2 * o->fwd_bytes;
+	o->parameter_bytes = 2 * params;
+	o->param_split = split;
+	o->gemm_m = tokens;
+	o->gemm_n = n_out;
+	o->gemm_k = k;
+	o->gemm_batch = 1;
+	return o;
+}
+
+/* A grouped product: `groups` products of tokens/groups rows each (the
+ * local experts, each on its share of the tokens). */
+static void
+grouped(struct aop *o, double groups)
+{
+	o->gemm_m /= groups;
+	o->gemm_batch = groups;
+}
+
+/*
+ * An elementwise or reduction op over `elems` elements, `flops` each
+ * (backward twice as many), moving `fwd_bpe` and `bwd_bpe` bytes an
+ * element through HBM.  These ops are memory-bound, so their bytes are
+ * their time: counted kernel by kernel as Megatron-LM runs them, 2 bytes
+ * a tensor element and 1 a dropout mask.  A plain op reads its input and
+ * writes its output (4); its backward reads the output's gradient and the
+ * kept input and writes the input's gradient (6).
+ */
+enum { VEC_FWD_BPE = 4, VEC_BWD_BPE = 6 };
+
+static struct aop *
+vector(struct builder *B, const char *name, int kind, double elems,
+    double flops, double fwd_bpe, double bwd_bpe)
+{
+	struct aop *o = add(B, name, kind);
+
+	o->fwd_flops = elems * flops;
+	o->bwd_flops = 2 * o->fwd_flops;
+	o->fwd_bytes = fwd_bpe * elems;
+	o->bwd_bytes = bwd_bpe * elems;
+	return o;
+}
+
+static struct aop *
+collective(struct builder *B, const char *name, int fwd, int bwd,
+    double bytes)
+{
+	struct aop *o = add(B, name, AOP_COLLECTIVE);
+
+	o->fwd_coll = fwd;
+	o->bwd_coll = bwd;
+	o->coll_bytes = bytes;
+	return o;
+}
+
+/*
+ * Megatron's conjugate pair around a tensor-parallel block: "f" before
+ * the column-parallel matmul (identity forward, all-reduce backward) and
+ * "g" after the row-parallel one (all-reduce forward, identity backward);
+ * with sequence parallelism f is an all-gather (reduce-scatter backward)
+ * and g a reduce-scatter (all-gather backward).  Nothing at t = 1.  Each
+ * is noted with the product beside it, which can hide it (role TP_COLUMN,
+ * TP_ROW or TP_OUTSIDE; -1: none): f's product is the next one, g's the
+ * last, both in the same row.
+ */
+static void
+tp_enter(struct builder *B, const char *name, double bytes, int role)
+{
+	struct aop *o;
+
+	if (B->d->t == 1)
+		return;
+	if (B->d->shard > 1)
+		o = collective(B, name, LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER,
+		    bytes);
+	else
+		o = collective(B, name, -1, LCOLL_ALL_REDUCE, bytes);
+	o->tp_role = role;
+	B->enter = role >= 0 ? (long)(B->g->n - 1) : -1;
+}
+
+static void
+tp_leave(struct builder *B, const char *name, double bytes, int role)
+{
+	struct aop *o;
+
+	if (B->d->t == 1)
+		return;
+	if (B->d->shard > 1)
+		o = collective(B, name, LCOLL_REDUCE_SCATTER, LCOLL_ALL_GATHER,
+		    bytes);
+	else
+		o = collective(B, name, LCOLL_ALL_REDUCE, -1, bytes);
+	if (role >= 0 && B->last_matmul >= 0) {
+		o->tp_role = role;
+		o->tp_gemm = B->last_matmul;
+	}
+}
+
+/* LayerNorm: mean, variance, normalise, scale, shift (~8 FLOPs an
+ * element); RMSNorm ~5.  It keeps its input. */
+static void
+norm(struct builder *B, const char *name)
+{
+	const struct dims *d = B->d;
+	double elems = d->n * d->h / d->shard;
+	struct aop *o = vector(B, name, AOP_NORM, elems, d->rms ? 5 : 8,
+	    VEC_FWD_BPE, VEC_BWD_BPE);
+
+	o->parameter_bytes = 2 * (d->rms ? d->h : 2 * d->h);
+	o->activation_bytes = 2 * elems;
+}
+
+/* Dropout (when the model trains with it) and the residual add: the mask
+ * is kept, one byte an element. */
+static void
+dropout_residual(struct builder *B, const char *name)
+{
+	const struct dims *d = B->d;
+	double elems = d->n * d->h / d->shard;
+	/* Megatron's fused bias-dropout-add reads the branch and the residual
+	 * and writes the sum (6) and the mask (1); its backward reads the
+	 * gradient and the mask and writes the branch's gradient (5), the
+	 * residual's gradient being the same tensor.  Without dropout the
+	 * backward only sums the gradient for the bias (2). */
+	struct aop *o = vector(B, name, AOP_VECTOR, elems, d->dropout ? 3 : 1,
+	    d->dropout ? 7 : 6, d->dropout ? 5 : 2);
+
+	if (d->dropout)
+		o->activation_bytes = elems;
+}
+
+/* The two batched matmuls of attention: backward computes the gradients
+ * of both operands, twice the forward work. */
+static void
+attention_backward(struct aop *o)
+{
+	o->bwd_flops = 2 * o->fwd_flops;
+	o->bwd_bytes = 2 * o->fwd_bytes;
+}
+
+/*
+ * Fused (flash) attention, Dao et al. 2022: scores, softmax, dropout and
+ * context in one kernel that keeps no s x s tensor, only q, k, v, its
+ * output (the next matmul's input, counted there) and the softmax's
+ * log-sum-exp, fp32, one a query and head.  Causal attention skips the
+ * masked half of the score matrix.  The backward pass computes the scores
+ * again: five matmuls of the forward's size where the unfused backward has
+ * four, 2.5 times the forward FLOPs (the FlashAttention papers' count).
+ * Its dropout masks are regenerated from the random state, not kept.
+ */
+static void
+flash_attention(struct builder *B)
+{
+	const struct dims *d = B->d;
+	double n = d->n, h = d->h, kv = d->kv, t = d->t;
+	double keys = d->causal ? d->s_full / 2 : d->s_full;
+	double qkvo = 2 * (2 * n * h / t + 2 * d->b * d->s_full * kv / t);
+	struct aop *o = add(B, "flash_attention", AOP_ATTENTION);
+
+	o->fwd_flops = 2 * 2 * n * keys * h / t;
+	o->bwd_flops = 2.5 * o->fwd_flops;
+	o->fwd_bytes = qkvo;
+	o->bwd_bytes = 2 * qkvo;
+	/* q, k and v, and the log-sum-exp a query and head */
+	o->activation_bytes = 2 * n * (h + 2 * kv) / t + 4 * n * d->heads / t;
+	o->selective_rerun = 1;
+	/* one thread block a 128-query tile of a sequence and head
+	 * (FlashAttention-2's grid) */
+	o->gemm_m = n / d->b;
+	o->gemm_n = 0;
+	o->gemm_batch = d->b * d->heads / t;
+}
+
+/* Attention's batched products: one a sequence and head. */
+static void
+batched(struct aop *o, const struct dims *d, double m, double n, double k)
+{
+	o->gemm_m = m;
+	o->gemm_n = n;
+	o->gemm_k = k;
+	o->gemm_batch = d->b * d->heads / d->t;
+}
+
+static void
+attention(struct builder *B)
+{
+	const struct dims *d = B->d;
+	double n = d->n, h = d->h, kv = d->kv, t = d->t;
+	double probs = d->b * (d->heads / t) * (n / d->b) * d->s_full;
+	struct aop *o;
+
+	norm(B, "attn_norm");
+	tp_enter(B, "attn_f", 2 * n * h, TP_COLUMN);
+	/* the column-parallel q, k, v projections; they keep their input */
+	o = matmul(B, "qkv", n, h, (h + 2 * kv) / t,
+	    (h * (h + 2 * kv) + (d->bias ? h + 2 * kv : 0)) / t, SPLIT_T);
+	o->activation_bytes = 2 * n * h / d->shard;
+	/* context parallel: every device needs the whole sequence's keys
+	 * and values (their gradients are reduce-scattered back); the
+	 * backward pass gathers them again rather than keep the gathered
+	 * copy (Transformer Engine's AttnFuncWithCPAndKVAllGather, which
+	 * Megatron-Core's cp_comm_type all_gather runs, saves only the
+	 * local k and v; its ring, p2p, likewise passes k and v round again
+	 * beside their gradients) */
+	if (d->ce > 1) {
+		double kv_bytes = 2 * d->b * d->s_full * 2 * kv / t;
+
+		collective(B, "kv_gather", LCOLL_CONTEXT_ALL_GATHER,
+		    LCOLL_CONTEXT_REDUCE_SCATTER, kv_bytes);
+		collective(B, "kv_regather", -1, LCOLL_CONTEXT_ALL_GATHER,
+		    kv_bytes);
+	}
+	if (d->flash) {
+		flash_attention(B);
+	} else {
+		/* the unfused path computes the whole score matrix, masked or
+		 * not */
+		o = add(B, "scores", AOP_ATTENTION);
+		o->fwd_flops = 2 * n * d->s_full * h / t;
+		o->fwd_bytes = 2 * (n * h / t + d->b * d->s_full * kv / t +
+		    probs);
+		attention_backward(o);
+		batched(o, d, n / d->b, d->s_full, h / d->heads);
+		o->activation_bytes = 2 * n * (h + kv) / t;	/* q and k */
+		o->selective_rerun = 1;
+		/* softmax keeps its output; dropout its mask and its output */
+		/* two kernels: the fused scale-mask-softmax (4 bytes an
+		 * element forward, 6 backward), then dropout on the
+		 * probabilities (reads 2, writes 2 and a 1-byte mask; its
+		 * backward reads the gradient and the mask, writes 2) */
+		o = vector(B, "softmax", AOP_VECTOR, probs, d->dropout ? 8 : 5,
+		    VEC_FWD_BPE + (d->dropout ? 5 : 0),
+		    VEC_BWD_BPE + (d->dropout ? 5 : 0));
+		o->activation_bytes = 2 * probs +
+		    (d->dropout ? probs + 2 * probs : 0);
+		o->selective_rerun = o->selective_drop = 1;
+		o = add(B, "context", AOP_ATTENTION);
+		o->fwd_flops = 2 * n * d->s_full * h / t;
+		o->fwd_bytes = 2 * (probs + d->b * d->s_full * kv / t +
+		    n * h / t);
+		attention_backward(o);
+		batched(o, d, n / d->b, h / d->heads, d->s_full);
+		o->activation_bytes = 2 * n * kv / t;		/* v */
+		o->selective_rerun = 1;
+	}
+	o = matmul(B, "attn_out", n, h / t, h, h * h / t, SPLIT_T);
+	o->activation_bytes = 2 * n * h / t;
+	if (d->bias)
+		add(B, "attn_out_bias", AOP_VECTOR)->parameter_bytes = 2 * h;
+	tp_leave(B, "attn_g", 2 * n * h, TP_ROW);
+	dropout_residual(B, "attn_residual");
+}
+
+/*
+ * The MLP on `tokens` tokens whose input is sharded `in_shard` ways: up
+ * (and gate) column-parallel, the activation, down row-parallel.  A dense
+ * MLP keeps the up projection's input and output (GeLU's input) and the
+ * down projection's input; a gated one keeps the gate and up outputs.
+ * An expert MLP holds `experts` experts' weights (split over e as well).
+ */
+static void
+mlp(struct builder *B, double tokens, double in_shard, double experts,
+    const char *prefix)
+{
+	const struct dims *d = B->d;
+	double h = d->h, f = d->f, t = d->t, ups = d->gated ? 2 : 1;
+	int is_expert = experts > 0;
+	double copies = is_expert ? experts : 1;
+	char name[24];
+	struct aop *o;
+
+	snprintf(name, sizeof(name), "%s_f", prefix);
+	tp_enter(B, name, 2 * tokens * h, is_expert ? TP_OUTSIDE : TP_COLUMN);
+	snprintf(name, sizeof(name), "%s_up", prefix);
+	o = matmul(B, name, tokens, h, ups * f / t,
+	    copies * (ups * h * f + (d->bias ? ups * f : 0)) / t,
+	    is_expert ? SPLIT_TE : SPLIT_T);
+	grouped(o, copies);
+	o->activation_bytes = 2 * tokens * h / in_shard;
+	snprintf(name, sizeof(name), "%s_act", prefix);
+	/* GeLU (with its bias, fused) reads and writes each element;
+	 * SwiGLU reads the gate and the up halves for each element it
+	 * writes, and its backward writes both halves' gradients */
+	o = vector(B, name, AOP_VECTOR, tokens * f / t, d->gated ? 6 : 8,
+	    d->gated ? 6 : VEC_FWD_BPE, d->gated ? 10 : VEC_BWD_BPE);
+	o->activation_bytes = 2 * ups * tokens * f / t;
+	snprintf(name, sizeof(name), "%s_down", prefix);
+	o = matmul(B, name, tokens, f / t, h, copies * f * h / t,
+	    is_expert ? SPLIT_TE : SPLIT_T);
+	grouped(o, copies);
+	o->activation_bytes = 2 * tokens * f / t;
+	if (d->bias) {
+		/* a row-parallel bias is whole on every device of the t group */
+		snprintf(name, sizeof(name), "%s_down_bias", prefix);
+		o = add(B, name, AOP_VECTOR);
+		o->parameter_bytes = 2 * copies * h;
+		o->param_split = is_expert ? SPLIT_E : SPLIT_NONE;
+	}
+	snprintf(name, sizeof(name), "%s_g", prefix);
+	tp_leave(B, name, 2 * tokens * h, is_expert ? -1 : TP_ROW);
+}
+
+/*
+ * Mixture of experts (GShard/Switch style, top-k routing, perfectly
+ * balanced): a replicated router, an all-to-all that sends each local
+ * token to its k experts, the local experts' MLPs on the n*k tokens that
+ * arrive (E/e experts a device), and an all-to-all back.
+ */
+static void
+moe(struct builder *B)
+{
+	const struct dims *d = B->d;
+	double n = d->n, h = d->h, k = d->top_k, local = d->experts / d->e;
+	struct aop *o;
+
+	o = matmul(B, "router", n / d->shard, h, d->experts, h * d->experts,
+	    SPLIT_NONE);
+	o->activation_bytes = 2 * n * h / d->shard;
+	o = vector(B, "topk", AOP_VECTOR, n / d->shard * d->experts, 5,
+	    VEC_FWD_BPE, VEC_BWD_BPE);
+	o->activation_bytes = 2 * n / d->shard * d->experts;
+	collective(B, "dispatch", LCOLL_ALL_TO_ALL, LCOLL_ALL_TO_ALL,
+	    2 * n * k * h / d->shard);
+	mlp(B, n * k, 1, local, "expert");
+	collective(B, "combine", LCOLL_ALL_TO_ALL, LCOLL_ALL_TO_ALL,
+	    2 * n * k * h / d->shard);
+	o = vector(B, "combine_sum", AOP_VECTOR, n * k * h / d->shard, 2,
+	    VEC_FWD_BPE, VEC_BWD_BPE);
+	o->activation_bytes = 2 * n * k * h / d->shard;
+}
+
+static void
+transformer_layer(struct builder *B)
+{
+	attention(B);
+	norm(B, "mlp_norm");
+	if (B->d->moe)
+		moe(B);
+	else
+		mlp(B, B->d->n, B->d->shard, 0, "mlp");
+	dropout_residual(B, "mlp_residual");
+}
+
+/* Vocabulary-parallel embedding (Megatron): each device holds V/t rows;
+ * the partial lookups are summed (reduce-scattered with sp). */
+static void
+embedding(struct builder *B, const struct model_cfg *m)
+{
+	const struct dims *d = B->d;
+	double n = d->n, h = d->h;
+	struct aop *o;
+
+	o = add(B, "token_embedding", AOP_EMBEDDING);
+	o->fwd_bytes = 2 * n * h;
+	o->bwd_bytes = 2 * 2 * n * h;
+	o->parameter_bytes = 2 * d->vocab * h / d->t;
+	o->param_split = SPLIT_T;
+	if (d->t > 1) {
+		if (d->shard > 1)
+			collective(B, "embedding_g", LCOLL_REDUCE_SCATTER,
+			    LCOLL_ALL_GATHER, 2 * n * h);
+		else
+			collective(B, "embedding_g", LCOLL_ALL_REDUCE, -1,
+			    2 * n * h);
+	}
+	if (m->position == POS_LEARNED || m->type_vocab > 0) {
+		o = vector(B, "position_embedding", AOP_EMBEDDING, n * h / d->shard,
+		    1, VEC_FWD_BPE, VEC_BWD_BPE);
+		o->parameter_bytes = 2 * h * ((m->position == POS_LEARNED ?
+		    (double)m->max_positions : 0) + (double)m->type_vocab);
+	}
+	if (m->architecture == ARCH_ENCODER)
+		norm(B, "embedding_norm");
+	if (d->dropout) {
+		/* reads 2, writes 2 and the mask; backward reads the
+		 * gradient and the mask, writes 2 */
+		o = vector(B, "embedding_dropout", AOP_VECTOR, n * h / d->shard, 2,
+		    5, 5);
+		o->activation_bytes = n * h / d->shard;
+	}
+}
+
+/*
+ * The head: final norm (decoders), pooler (BERT), the column-parallel
+ * output projection over the vocabulary (its weight is the embedding's
+ * when tied, held by the embedding layer) and the vocabulary-parallel
+ * cross-entropy, whose three per-token reductions are all-reduced (fp32).
+ */
+static void
+head(struct builder *B, const struct model_cfg *m)
+{
+	const struct dims *d = B->d;
+	double n = d->n, h = d->h, V = d->vocab, t = d->t;
+	struct aop *o;
+
+	if (m->architecture == ARCH_DECODER)
+		norm(B, "final_norm");
+	if (m->pooler) {
+		o = matmul(B, "pooler", d->b, h, h, h * h + h, SPLIT_NONE);
+		o->activation_bytes = 2 * d->b * h;
+	}
+	tp_enter(B, "head_f", 2 * n * h, TP_OUTSIDE);
+	o = matmul(B, "output", n, h, V / t, m->tied_embeddings ? 0 : V * h / t,
+	    SPLIT_T);
+	o->activation_bytes = 2 * n * h / d->shard;
+	/* Megatron-LM's vocabulary-parallel cross-entropy (unfused, its
+	 * default through core_r0.8.0), one pass over the logits a kernel:
+	 * cast to fp32 (reads 2, writes 4), max (4), subtract it in place
+	 * (8), exp in place (8), sum (4), divide in place for the softmax
+	 * it keeps (8): 38 bytes an element.  Backward scales the kept
+	 * softmax by the loss's gradient in place (8) and casts it back to
+	 * bf16 for the projection (6): 14. */
+	o = vector(B, "cross_entropy", AOP_VECTOR, n * V / t, 5, 38, 14);
+	o->activation_bytes = 4 * n * V / t;
+	if (t > 1)
+		collective(B, "loss_reduce", LCOLL_ALL_REDUCE, -1, 3 * 4 * n);
+}
+
+static double roofline(const struct accel_cfg *a, int kind, double flops,
+    double bytes);
+
+/*
+ * Tile and wave quantization (NVIDIA, "Matrix Multiplication Background
+ * User's Guide", sections on tile and wave quantization): a product of
+ * batch x (m x k)(k x n) runs as tiles of tile_m x tile_n outputs, each
+ * unit computing one tile at a time, so the work done is that of
+ * ceil(tiles / units) full waves of full tiles.  Returns the useful
+ * fraction of that work (1 without a <gemm> model, or for a product with
+ * no shape).  n = 0: a grid of batch x ceil(m / tile_m) blocks (flash
+ * attention's), quantized in waves only.
+ */
+double
+analytic_gemm_utilisation(const struct accel_cfg *a, double m, double n,
+    double batch)
+{
+	double tiles, useful, waves;
+
+	if (a->gemm_units <= 0 || m <= 0 || batch <= 0)
+		return 1;
+	if (n <= 0) {
+		tiles = batch * ceil(m / (double)a->gemm_tile_m);
+		useful = tiles;
+	} else {
+		tiles = batch * ceil(m / (double)a->gemm_tile_m) *
+		    ceil(n / (double)a->gemm_tile_n);
+		useful = batch * m * n / ((double)a->gemm_tile_m *
+		    (double)a->gemm_tile_n);
+	}
+	waves = ceil(tiles / (double)a->gemm_units);
+	return useful / (waves * (double)a->gemm_units);
+}
+
+/* The forward (0) or backward (1) time of an operator: the roofline, the
+ * compute side of a matrix product scaled by its quantization.  The
+ * backward of a weight product is two products: the input gradient
+ * (m x n)(n x k) and the weight gradient (k x m)(m x n); of an attention
+ * product, the gradients of its two operands, the same shapes.  A weight
+ * product also pays the accelerator's fixed time once a product it runs
+ * (<gemm fixed_s>; a grouped product's experts run side by side, so
+ * once for all of them). */
+static double
+op_time(const struct accel_cfg *a, const struct aop *o, int backward)
+{
+	double flops = backward ? o->bwd_flops : o->fwd_flops;
+	double bytes = backward ? o->bwd_bytes : o->fwd_bytes;
+	double u;
+
+	if (backward && o->kind == AOP_MATMUL)	/* each half in its shape */
+		u = 2 / (1 / analytic_gemm_utilisation(a, o->gemm_m, o->gemm_k,
+		    o->gemm_batch) + 1 / analytic_gemm_utilisation(a, o->gemm_k,
+		    o->gemm_n, o->gemm_batch));
+	else
+		u = analytic_gemm_utilisation(a, o->gemm_m, o->gemm_n,
+		    o->gemm_batch);
+	if (o->kind == AOP_MATMUL && flops > 0)
+		return roofline(a, o->kind, flops / u, bytes) +
+		    (backward ? 2 : 1) * a->gemm_fixed_s;
+	return roofline(a, o->kind, flops / u, bytes);
+}
+
+static double
+roofline(const struct accel_cfg *a, int kind, double flops, double bytes)
+{
+	double peak, mem = bytes / accel_memory_Bps(a);
+
+	switch (kind) {
+	case AOP_COLLECTIVE:
+		return 0;	/* priced by the evaluator at its network level */
+	case AOP_MATMUL:
+		peak = a->peak_matmul_flops_per_s * a->efficiency[EFF_MATMUL];
+		break;
+	case AOP_ATTENTION:
+		peak = a->peak_matmul_flops_per_s * a->efficiency[EFF_ATTENTION];
+		break;
+	default:
+		peak = a->peak_vector_flops_per_s * a->efficiency[EFF_VECTOR];
+	}
+	return fmax(flops / peak, mem);
+}
+
+static int
+check_variant(const struct model_cfg *m, const struct variant *v,
+    struct pl_err *err)
+{
+	const char *why = NULL;
+	char buf[160];
+
+	if (v->t < 1 || v->e < 1 || v->c < 1 || v->b < 1)
+		why = "t, e, c and the micro-batch must be at least 1";
+	else if (m->heads % v->t || m->kv_heads % v->t || m->ffn_hidden % v->t) {
+		snprintf(buf, sizeof(buf), "t = %ld does not divide the heads "
+		    "(%ld), key/value heads (%ld) and MLP width (%ld)", v->t,
+		    m->heads, m->kv_heads, m->ffn_hidden);
+		why = buf;
+	} else if (v->sp && v->t == 1)
+		why = "sequence parallelism needs t > 1";
+	else if (v->e > 1 && m->experts == 1)
+		why = "expert parallelism needs a mixture-of-experts model";
+	else if (m->experts % v->e) {
+		snprintf(buf, sizeof(buf), "e = %ld does not divide the %ld "
+		    "experts", v->e, m->experts);
+		why = buf;
+	} else if (v->ep_batch && v->e == 1) {
+		why = "a batch split of the experts needs e > 1";
+	} else if (v->ep_batch && v->c > 1) {
+		/* Megatron-Core folds its expert ranks over the context ranks
+		 * first: a batch split beside context parallelism cannot be
+		 * launched */
+		why = "a batch split of the experts needs c = 1";
+	} else if (v->ep_batch && v->b % v->e) {
+		snprintf(buf, sizeof(buf), "a batch split: e = %ld does not "
+		    "divide the micro-batch", v->e);
+		why = buf;
+	} else if (!v->ep_batch && m->seq_len % (v->c * v->e)) {
+		snprintf(buf, sizeof(buf), "c * e = %ld does not divide the "
+		    "sequence (%ld)", v->c * v->e, m->seq_len);
+		why = buf;
+	} else if (v->sp && (v->b * m->seq_len / (v->c * v->e)) % v->t) {
+		why = "t does not divide the tokens a device holds";
+	}
+	if (why) {
+		char split[64] = "";
+
+		if (v->ep_batch)
+			snprintf(split, sizeof(split), " ep=batch (%ld/%ld a "
+			    "rank)", v->b, v->e);
+		return pl_errf(err, NULL, 0, "model '%s', variant t=%ld e=%ld "
+		    "c=%ld sp=%d b=%ld%s: %s", m->name, v->t, v->e, v->c, v->sp,
+		    v->b, split, why);
+	}
+	return 0;
+}
+
+size_t
+analytic_variants(const struct model_cfg *m, long b, long max_t, long max_c,
+    int ep, struct variant *out, size_t cap)
+{
+	struct pl_err quiet;
+	size_t n = 0;
+
+	for (long t = 1; t <= max_t; t *= 2)
+		for (int sp = 0; sp <= (t > 1); sp++)
+			for (long e = 1; e <= m->experts; e *= 2)
+				for (long c = 1; c <= max_c; c *= 2)
+					for (int eb = 0; eb <= (e > 1); eb++) {
+						struct variant v = { t, e, c, sp,
+						    eb ? b * e : b, eb };
+
+						if (e > 1 && !(ep & (eb ? EP_BATCH :
+						    EP_FOLD)))
+							continue;
+						if (check_variant(m, &v, &quiet) < 0)
+							continue;
+						if (n < cap)
+							out[n] = v;
+						n++;
+					}
+	return n;
+}
+
+int
+analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
+    const struct variant *v, struct aop_graph *g, struct pl_err *err)
+{
+	struct dims d;
+	struct builder B;
+
+	memset(g, 0, sizeof(*g));
+	if (check_variant(m, v, err) < 0)
+		return -1;
+	g->v = *v;
+	g->nlayers = m->layers + 2;
+	d.b = (double)(v->ep_batch ? v->b / v->e : v->b);
+	d.ce = (double)(v->ep_batch ? v->c : v->c * v->e);
+	d.s_full = (double)m->seq_len;
+	d.n = d.b * d.s_full / d.ce;
+	d.h = (double)m->hidden;
+	d.heads = (double)m->heads;
+	d.kv = d.h / d.heads * (double)m->kv_heads;
+	d.f = (double)m->ffn_hidden;
+	/* the vocabulary is padded to a multiple of t, each device holding
+	 * an equal slice (Megatron pads to a multiple of 128 t) */
+	d.vocab = (double)((m->vocab + v->t - 1) / v->t * v->t);
+	d.experts = (double)m->experts;
+	d.top_k = (double)m->top_k;
+	d.t = (double)v->t;
+	d.shard = v->sp ? d.t : 1;
+	d.e = (double)v->e;
+	d.dropout = m->dropout;
+	d.gated = m->mlp == MLP_GATED;
+	d.rms = m->norm == NORM_RMSNORM;
+	d.bias = m->bias;
+	d.moe = m->experts > 1;
+	d.causal = m->causal;
+	d.flash = m->flash_attention;
+	B.g = g;
+	B.d = &d;
+	begin_row(&B, -1);
+	embedding(&B, m);
+	for (long l = 0; l < m->layers; l++) {
+		begin_row(&B, l);
+		transformer_layer(&B);
+	}
+	begin_row(&B, m->layers);
+	head(&B, m);
+	g->boundary_bytes = 2 * d.n * d.h / d.shard;
+	for (size_t i = 0; a && i < g->n; i++) {
+		struct aop *o = &g->op[i];
+
+		o->fwd_s = op_time(a, o, 0);
+		o->bwd_s = op_time(a, o, 1);
+	}
+	return 0;
+}
+
+void
+analytic_release(struct aop_graph *g)
+{
+	free(g->op);
+	memset(g, 0, sizeof(*g));
+}
+
+/*
+ * Per-layer sums.  The ops of a layer form a chain, so the sequential sum
+ * is also the optimal schedule (each op on all cores of its kind).  Every
+ * layer's input is the previous layer's output, b*s/(c*e) tokens of
+ * width h (sharded over t with sp); the embedding reads token ids only.
+ */
+void
+analytic_layers(const struct aop_graph *g, struct layer_graph *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->file = xstrdup("(analytic)");
+	out->n = (size_t)g->nlayers;
+	out->l = xcalloc(out->n, sizeof(struct layer));
+	out->has_variant = 1;
+	out->has_recompute = 1;
+	out->var_t = g->v.t;
+	out->var_e = g->v.e;
+	out->var_c = g->v.c;
+	out->var_sp = g->v.sp;
+	out->var_b = g->v.b;
+	out->var_ep_batch = g->v.ep_batch;
+	for (size_t r = 0; r < out->n; r++) {
+		struct layer *L = &out->l[r];
+
+		L->id = (long)r - 1;
+		snprintf(L->kind, sizeof(L->kind), "%s", r == 0 ? "embedding" :
+		    r + 1 == out->n ? "head" : "transformer");
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		const struct aop *o = &g->op[i];
+		struct layer *L = &out->l[o->layer + 1];
+
+		L->forward_s += o->fwd_s;
+		L->backward_s += o->bwd_s;
+		L->parameter_bytes += o->parameter_bytes;
+		if (o->param_split != SPLIT_TE && o->param_split != SPLIT_E)
+			L->dense_parameter_bytes += o->parameter_bytes;
+		L->activation_bytes += o->activation_bytes;
+		if (o->selective_rerun)
+			L->selective_recompute_s += o->fwd_s;
+		if (!o->selective_drop)
+			L->selective_bytes += o->activation_bytes;
+		if (o->fwd_coll >= 0)
+			L->coll_bytes[o->fwd_coll] += o->coll_bytes;
+		if (o->bwd_coll >= 0)
+			L->coll_bytes[o->bwd_coll] += o->coll_bytes;
+	}
+	/* each tensor-parallel collective with the product beside it */
+	out->has_tp_overlap = 1;
+	for (size_t i = 0; i < g->n; i++) {
+		const struct aop *o = &g->op[i];
+		struct layer *L = &out->l[o->layer + 1];
+		struct tp_pair *p;
+
+		if (o->tp_role < 0 || o->tp_gemm < 0)
+			continue;
+		L->tp = xrealloc(L->tp, (size_t)(L->ntp + 1) * sizeof *L->tp);
+		p = &L->tp[L->ntp++];
+		p->role = o->tp_role;
+		p->bytes = o->coll_bytes;
+		p->forward_s = g->op[o->tp_gemm].fwd_s;
+		p->backward_s = g->op[o->tp_gemm].bwd_s;
+	}
+	out->nedges = out->n - 1;
+	out->e = xcalloc(out->nedges, sizeof(struct layer_edge));
+	for (size_t r = 1; r < out->n; r++) {
+		out->l[r].input_bytes = g->boundary_bytes;
+		out->e[r - 1].src = r - 1;
+		out->e[r - 1].dst = r;
+		out->e[r - 1].bytes = g->boundary_bytes;
+	}
+	/* Megatron recomputes transformer layers only: a recomputed layer
+	 * keeps its input (full) or all but its attention core's s x s
+	 * tensors (selective); the embedding and the head keep everything
+	 * and run nothing again */
+	for (size_t r = 0; r < out->n; r++) {
+		struct layer *L = &out->l[r];
+
+		if (r == 0 || r + 1 == out->n) {
+			L->checkpoint_bytes = L->selective_bytes =
+			    L->activation_bytes;
+			L->recompute_s = L->selective_recompute_s = 0;
+		} else {
+			L->checkpoint_bytes = L->input_bytes;
+			L->recompute_s = L->forward_s;
+		}
+	}
+	/* identical transformer layers: say so, as the profiled path does */
+	for (size_t r = 2; r + 1 < out->n; r++) {
+		out->l[r].is_copy = 1;
+		out->l[r].copy_of = 0;
+	}
+}
+
+int
+analytic_write_ops(FILE *fp, const struct aop_graph *g)
+{
+	static const char *const header[] = {
+		"op_id", "layer_id", "name", "kind", "forward_flops",
+		"backward_flops", "forward_bytes", "backward_bytes",
+		"parameter_bytes", "activation_bytes", "forward_collective",
+		"backward_collective", "collective_bytes", "forward_s",
+		"backward_s"
+	};
+	static const char *const kinds[] = {
+		"matmul", "attention", "vector", "norm", "embedding", "collective"
+	};
+	static const char *const colls[] = {
+		"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+		"context_all_gather", "context_reduce_scatter"
+	};
+	char b[12][NUMFMT_LEN];
+	int bad = csvio_write_row(fp, header, 15);
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct aop *o = &g->op[i];
+		const char *f[15];
+
+		snprintf(b[0], NUMFMT_LEN, "%zu", i);
+		snprintf(b[1], NUMFMT_LEN, "%ld", o->layer);
+		f[0] = b[0];
+		f[1] = b[1];
+		f[2] = o->name;
+		f[3] = kinds[o->kind];
+		f[4] = numfmt(b[2], o->fwd_flops);
+		f[5] = numfmt(b[3], o->bwd_flops);
+		f[6] = numfmt(b[4], o->fwd_bytes);
+		f[7] = numfmt(b[5], o->bwd_bytes);
+		f[8] = numfmt(b[6], o->parameter_bytes);
+		f[9] = numfmt(b[7], o->activation_bytes);
+		f[10] = o->fwd_coll >= 0 ? colls[o->fwd_coll] : "";
+		f[11] = o->bwd_coll >= 0 ? colls[o->bwd_coll] : "";
+		f[12] = numfmt(b[8], o->coll_bytes);
+		f[13] = numfmt(b[9], o->fwd_s);
+		f[14] = numfmt(b[10], o->bwd_s);
+		bad |= csvio_write_row(fp, f, 15);
+	}
+	return bad;
+}

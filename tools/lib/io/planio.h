@@ -1,0 +1,63 @@
+/*
+ * planio.h - dpsolve's files: the variant graphs it reads, the plan it
+ * reads back (-E), and the plan it writes as XML, CSV or Megatron-LM
+ * arguments (docs/formats.md, "Plan").
+ */
+#ifndef NP_PLANIO_H
+#define NP_PLANIO_H
+
+#include <stdio.h>
+
+#include <libxml/tree.h>
+
+#include "base/util.h"
+#include "model/layers.h"
+#include "model/plan.h"
+
+enum { PLANIO_XML, PLANIO_CSV, PLANIO_MEGATRON };
+
+/* "xml", "csv", "megatron" -> PLANIO_*, else -1. */
+int planio_format(const char *name);
+
+/* The variants of one model: the same layers, one graph each. */
+struct variants {
+	size_t n;
+	struct layer_graph *g;
+};
+
+/*
+ * Read per-layer graphs and variant indexes (a CSV with a `file` column,
+ * its files relative to it), and check they are variants of one model:
+ * the same layer ids in the same order, each (t, e, c, sp, b) once.
+ */
+int planio_read_variants(struct variants *vs, char *const *paths, size_t n,
+    struct pl_err *err);
+void planio_release_variants(struct variants *vs);
+
+/*
+ * What a plan XML may hold, as planio_write_xml writes it: a <plan> root,
+ * one <parallelism>, its <stage>s, at most one <result>, each with its own
+ * attributes and nothing inside (the root's batch and memory, if given,
+ * valid).  Sets *par, *res (NULL when absent) and the number of stages.
+ * Shared by dpsolve -E and sweep, which read plans back.
+ */
+int planio_plan_shape(const char *path, xmlNodePtr root, xmlNodePtr *par,
+    xmlNodePtr *res, int *nstages, struct pl_err *err);
+
+/* Read a plan XML written by planio_write_xml; p->stage is malloc'ed. */
+int planio_read_plan(const char *path, const struct variants *vs,
+    struct plan *p, struct pl_err *err);
+
+struct plan_meta {
+	const char *label, *network, *accelerator, *mode;
+	long global_batch;
+	double memory_bytes;
+	double grad_bytes_per_param;	/* 2 (bf16) or 4 (fp32) */
+};
+
+void planio_write_xml(FILE *fp, const struct plan_meta *m,
+    const struct plan *p, const struct plan_result *r);
+void planio_write_csv(FILE *fp, const struct plan *p,
+    const struct plan_result *r);
+
+#endif

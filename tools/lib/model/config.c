@@ -1,0 +1,772 @@
+/* config.c - load and check model, accelerator, network, experiment XML. */
+#include <math.h>
+#include <string.h>
+
+#include <libxml/tree.h>
+
+#include "base/xmlio.h"
+#include "model/config.h"
+
+#define GiB 1073741824.0
+#define GB 1e9
+/* The least rate a config may give, bytes or FLOPs a second: a kilobyte a
+ * second is below any link or device, so less is a unit mistake. */
+#define RATE_MIN 1e3
+
+static size_t
+line_of(xmlNodePtr n)
+{
+	return n ? (size_t)xmlGetLineNo(n) : 0;
+}
+
+static void
+copy_name(char *dst, size_t len, xmlNodePtr node)
+{
+	char *s = xmlio_attr(node, "name");
+
+	snprintf(dst, len, "%s", s ? s : "");
+	free(s);
+}
+
+/* Index of the child's text in `choices`; the schema guarantees a match. */
+static int
+child_enum(xmlNodePtr parent, const char *name, const char *const *choices,
+    int dflt)
+{
+	xmlNodePtr n = xmlio_child(parent, name);
+	char *s;
+	int v = dflt;
+
+	if (n == NULL)
+		return dflt;
+	s = xmlio_text(n);
+	for (int i = 0; choices[i]; i++)
+		if (strcmp(s, choices[i]) == 0)
+			v = i;
+	free(s);
+	return v;
+}
+
+/* A required positive integer child. */
+static int
+need_long(const char *file, xmlNodePtr parent, const char *name, long *dst,
+    struct pl_err *err)
+{
+	int r = xmlio_child_long(file, parent, name, 1, dst, err);
+
+	if (r > 0)
+		return pl_errf(err, file, line_of(parent), "missing element '%s'",
+		    name);
+	return r;
+}
+#define NEED_LONG(file, root, name, dst) need_long(file, root, name, dst, err)
+
+/* A required child holding a number > 0. */
+static int
+need_at_least(const char *file, xmlNodePtr parent, const char *name,
+    double min, double *dst, struct pl_err *err)
+{
+	int r = xmlio_child_double(file, parent, name, 0, dst, err);
+
+	if (r > 0)
+		return pl_errf(err, file, line_of(parent), "missing element '%s'",
+		    name);
+	if (r == 0 && !(*dst > 0))
+		return pl_errf(err, file, line_of(xmlio_child(parent, name)),
+		    "element '%s': must be positive", name);
+	if (r == 0 && *dst < min)
+		return pl_errf(err, file, line_of(xmlio_child(parent, name)),
+		    "element '%s': %g is below %g (a unit mistake?)", name,
+		    *dst, min);
+	return r;
+}
+
+int
+model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
+    struct pl_err *err)
+{
+	static const char *const arch[] = { "encoder", "decoder", NULL };
+	static const char *const norm[] = { "layernorm", "rmsnorm", NULL };
+	static const char *const act[] = { "gelu", "silu", "relu", NULL };
+	static const char *const mlp[] = { "dense", "gated", NULL };
+	static const char *const pos[] = { "learned", "rotary", NULL };
+	xmlNodePtr r;
+	int ret = -1;
+
+	memset(m, 0, sizeof(*m));
+	r = xmlDocGetRootElement(doc);
+	copy_name(m->name, sizeof(m->name), r);
+	m->architecture = child_enum(r, "architecture", arch, ARCH_DECODER);
+	m->norm = child_enum(r, "norm", norm, NORM_LAYERNORM);
+	m->activation = child_enum(r, "activation", act, ACT_GELU);
+	m->mlp = child_enum(r, "mlp", mlp, MLP_DENSE);
+	m->position = child_enum(r, "position", pos, POS_LEARNED);
+	if (NEED_LONG(path, r, "layers", &m->layers) ||
+	    NEED_LONG(path, r, "hidden", &m->hidden) ||
+	    NEED_LONG(path, r, "heads", &m->heads) ||
+	    NEED_LONG(path, r, "ffn_hidden", &m->ffn_hidden) ||
+	    NEED_LONG(path, r, "vocab", &m->vocab) ||
+	    NEED_LONG(path, r, "seq_len", &m->seq_len))
+		goto done;
+	m->kv_heads = m->heads;
+	m->max_positions = m->seq_len;
+	m->experts = m->top_k = 1;
+	m->causal = m->flash_attention = m->architecture == ARCH_DECODER;
+	if (xmlio_child_long(path, r, "kv_heads", 1, &m->kv_heads, err) < 0 ||
+	    xmlio_child_long(path, r, "max_positions", 1, &m->max_positions,
+	    err) < 0 ||
+	    xmlio_child_long(path, r, "type_vocab", 0, &m->type_vocab, err) < 0 ||
+	    xmlio_child_long(path, r, "experts", 1, &m->experts, err) < 0 ||
+	    xmlio_child_long(path, r, "top_k", 1, &m->top_k, err) < 0 ||
+	    xmlio_child_bool(path, r, "tied_embeddings", &m->tied_embeddings,
+	    err) < 0 ||
+	    xmlio_child_bool(path, r, "bias", &m->bias, err) < 0 ||
+	    xmlio_child_bool(path, r, "pooler", &m->pooler, err) < 0 ||
+	    xmlio_child_bool(path, r, "dropout", &m->dropout, err) < 0 ||
+	    xmlio_child_bool(path, r, "causal", &m->causal, err) < 0 ||
+	    xmlio_child_bool(path, r, "flash_attention", &m->flash_attention,
+	    err) < 0)
+		goto done;
+	/* the deepest transformers have a few hundred layers; a layer
+	 * graph (and a plan search) is linear in them */
+	if (m->layers > MODEL_MAX_LAYERS) {
+		pl_errf(err, path, line_of(xmlio_child(r, "layers")), "element "
+		    "'layers': %ld, more than %d", m->layers,
+		    MODEL_MAX_LAYERS);
+		goto done;
+	}
+	if (m->hidden % m->heads != 0) {
+		pl_errf(err, path, line_of(xmlio_child(r, "heads")), "element "
+		    "'heads': %ld heads do not divide hidden %ld", m->heads,
+		    m->hidden);
+		goto done;
+	}
+	if (m->heads % m->kv_heads != 0) {
+		pl_errf(err, path, line_of(xmlio_child(r, "kv_heads")), "element "
+		    "'kv_heads': %ld kv heads do not divide %ld heads",
+		    m->kv_heads, m->heads);
+		goto done;
+	}
+	if (m->top_k > m->experts) {
+		pl_errf(err, path, line_of(xmlio_child(r, "top_k")), "element "
+		    "'top_k': %ld exceeds the %ld experts", m->top_k, m->experts);
+		goto done;
+	}
+	if (m->position == POS_LEARNED && m->max_positions < m->seq_len) {
+		pl_errf(err, path, line_of(xmlio_child(r, "max_positions")),
+		    "element 'max_positions': %ld learned positions cannot hold "
+		    "seq_len %ld", m->max_positions, m->seq_len);
+		goto done;
+	}
+	ret = xmlio_validate(doc, path, XMLIO_MODEL, err);
+done:
+	return ret;
+}
+
+int
+model_load(struct model_cfg *m, const char *path, struct pl_err *err)
+{
+	xmlDocPtr doc = xmlio_load(path, XMLIO_MODEL, NULL, err);
+	int ret;
+
+	if (doc == NULL)
+		return -1;
+	ret = model_from_doc(m, doc, path, err);
+	xmlFreeDoc(doc);
+	return ret;
+}
+
+double
+accel_memory_Bps(const struct accel_cfg *a)
+{
+	return a->memory_bandwidth_Bps * a->efficiency[EFF_MEMORY];
+}
+
+double
+accel_tp_comm_sm_share(const struct accel_cfg *a)
+{
+	if (a->gemm_units <= TE_UB_COMM_SMS)
+		return 0;
+	return (double)TE_UB_COMM_SMS / (double)a->gemm_units;
+}
+
+double
+model_parameters(const struct model_cfg *m)
+{
+	double h = (double)m->hidden, f = (double)m->ffn_hidden;
+	double kv = h / (double)m->heads * (double)m->kv_heads;
+	double norm = m->norm == NORM_LAYERNORM ? 2 * h : h;
+	double attn, mlp, layer, embed, total;
+
+	/* q and o are h x h, k and v are h x kv */
+	attn = 2 * h * h + 2 * h * kv + (m->bias ? 2 * h + 2 * kv : 0);
+	mlp = (m->mlp == MLP_GATED ? 3 : 2) * h * f +
+	    (m->bias ? f * (m->mlp == MLP_GATED ? 2 : 1) + h : 0);
+	mlp *= (double)m->experts;
+	if (m->experts > 1)
+		mlp += h * (double)m->experts;		/* the router */
+	layer = attn + mlp + 2 * norm;
+	embed = (double)m->vocab * h + (double)m->type_vocab * h;
+	if (m->position == POS_LEARNED)
+		embed += (double)m->max_positions * h;
+	if (m->architecture == ARCH_ENCODER)
+		embed += norm;				/* embedding norm */
+	total = (double)m->layers * layer + embed;
+	if (m->architecture == ARCH_DECODER)
+		total += norm;				/* final norm */
+	if (!m->tied_embeddings)
+		total += (double)m->vocab * h;		/* output head */
+	if (m->pooler)
+		total += h * h + h;
+	return total;
+}
+
+/* A required positive integer attribute. */
+static int
+attr_positive(const char *path, xmlNodePtr n, const char *name, long *out,
+    struct pl_err *err)
+{
+	int r = xmlio_attr_long(path, n, name, 1, out, err);
+
+	if (r > 0)
+		return pl_errf(err, path, line_of(n), "element '%s': missing "
+		    "attribute %s", (const char *)n->name, name);
+	return r;
+}
+
+int
+accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
+    struct pl_err *err)
+{
+	static const char *const kinds[] = {
+		"matmul", "attention", "vector", "memory", NULL
+	};
+	double gib = 0, gbps = 0, ghz = 0;
+	xmlNodePtr r, n;
+	unsigned seen = 0;	/* efficiency kinds given */
+	int ret = -1;
+
+	memset(a, 0, sizeof(*a));
+	r = xmlDocGetRootElement(doc);
+	copy_name(a->name, sizeof(a->name), r);
+	a->tensor_cores = a->vector_cores = 1;
+	for (int k = 0; k < EFF_NKINDS; k++)
+		a->efficiency[k] = 1;
+	/* rates far below any device's are unit mistakes, and would make
+	 * the times they divide overflow to inf */
+	if (need_at_least(path, r, "memory_GiB", 1.0 / GiB, &gib, err) < 0 ||
+	    need_at_least(path, r, "peak_matmul_flops_per_s", RATE_MIN,
+	    &a->peak_matmul_flops_per_s, err) < 0 ||
+	    need_at_least(path, r, "peak_vector_flops_per_s", RATE_MIN,
+	    &a->peak_vector_flops_per_s, err) < 0 ||
+	    need_at_least(path, r, "memory_bandwidth_GBps", RATE_MIN / GB,
+	    &gbps, err) < 0 ||
+	    xmlio_child_long(path, r, "tensor_cores", 1, &a->tensor_cores,
+	    err) < 0 ||
+	    xmlio_child_long(path, r, "vector_cores", 1, &a->vector_cores,
+	    err) < 0 ||
+	    xmlio_child_double(path, r, "clock_GHz", 0, &ghz, err) < 0)
+		goto done;
+	a->memory_bytes = gib * GiB;
+	a->memory_bandwidth_Bps = gbps * GB;
+	a->clock_Hz = ghz * 1e9;
+	for (n = r->children; n; n = n->next) {
+		char *kind;
+		double v;
+		int k = 0;
+
+		if (n->type != XML_ELEMENT_NODE ||
+		    xmlStrcmp(n->name, BAD_CAST "efficiency") != 0)
+			continue;
+		kind = xmlio_attr(n, "kind");
+		while (kinds[k] && strcmp(kinds[k], kind ? kind : "") != 0)
+			k++;
+		free(kind);
+		if (kinds[k] && (seen & 1u << k)) {
+			pl_errf(err, path, line_of(n), "element 'efficiency': "
+			    "kind '%s' given twice", kinds[k]);
+			goto done;
+		}
+		if (kinds[k])
+			seen |= 1u << k;
+		{
+			char *s = xmlio_text(n), why[256];
+			int bad = parse_double(s, 1e-9, 1, &v, why, sizeof(why));
+
+			free(s);
+			if (bad < 0) {
+				pl_errf(err, path, line_of(n), "element "
+				    "'efficiency': %s", why);
+				goto done;
+			}
+		}
+		if (kinds[k])
+			a->efficiency[k] = v;
+	}
+	if ((n = xmlio_child(r, "gemm")) != NULL &&
+	    (attr_positive(path, n, "units", &a->gemm_units, err) < 0 ||
+	    attr_positive(path, n, "tile_m", &a->gemm_tile_m, err) < 0 ||
+	    attr_positive(path, n, "tile_n", &a->gemm_tile_n, err) < 0 ||
+	    xmlio_attr_double(path, n, "fixed_s", 0, &a->gemm_fixed_s,
+	    err) < 0))
+		goto done;
+	ret = xmlio_validate(doc, path, XMLIO_ACCELERATOR, err);
+done:
+	return ret;
+}
+
+int
+accel_load(struct accel_cfg *a, const char *path, struct pl_err *err)
+{
+	xmlDocPtr doc = xmlio_load(path, XMLIO_ACCELERATOR, NULL, err);
+	int ret;
+
+	if (doc == NULL)
+		return -1;
+	ret = accel_from_doc(a, doc, path, err);
+	xmlFreeDoc(doc);
+	return ret;
+}
+
+static int
+bandwidth_attr(const char *path, xmlNodePtr n, const char *gb, const char *gib,
+    double *out, struct pl_err *err)
+{
+	double v;
+	int r;
+
+	if ((r = xmlio_attr_double(path, n, gb, 0, &v, err)) < 0)
+		return -1;
+	if (r == 0) {
+		*out = v * GB;
+	} else {
+		if ((r = xmlio_attr_double(path, n, gib, 0, &v, err)) != 0)
+			return r < 0 ? -1 : pl_errf(err, path, line_of(n),
+			    "missing attribute '%s'", gb);
+		*out = v * GiB;
+	}
+	if (!(*out > 0))
+		return pl_errf(err, path, line_of(n), "attribute '%s': "
+		    "bandwidth must be positive", gb);
+	if (*out < RATE_MIN)
+		return pl_errf(err, path, line_of(n), "attribute '%s': "
+		    "%g GB/s is below %g (a unit mistake?)", gb, *out / GB,
+		    RATE_MIN / GB);
+	return 0;
+}
+
+static int
+algo_attr(xmlNodePtr n)
+{
+	char *s = xmlio_attr(n, "algorithm");
+	int hd = s && strcmp(s, "halving-doubling") == 0;
+
+	free(s);
+	return hd ? NET_HALVING_DOUBLING : NET_RING;
+}
+
+/* "8 8 16" -> {8, 8, 16}; returns the count or -1. */
+static int
+parse_dims(const char *path, xmlNodePtr n, long *dims, struct pl_err *err)
+{
+	char *s = xmlio_attr(n, "dims"), *tok, *save = NULL;
+	int nd = 0;
+
+	/* the schema requires it, but validation runs after these reads
+	 * (they give the more precise messages), so they must not trust it */
+	if (s == NULL)
+		return pl_errf(err, path, line_of(n), "element '%s': missing "
+		    "attribute 'dims'", (const char *)n->name);
+
+	for (tok = strtok_r(s, " \t\n", &save); tok;
+	    tok = strtok_r(NULL, " \t\n", &save)) {
+		char why[256];
+
+		if (nd == 3) {
+			free(s);
+			return pl_errf(err, path, line_of(n), "attribute 'dims': "
+			    "at most 3 dimensions");
+		}
+		if (parse_long(tok, 1, 1 << 20, &dims[nd++], why,
+		    sizeof(why)) < 0) {
+			free(s);
+			return pl_errf(err, path, line_of(n), "attribute 'dims': "
+			    "%s", why);
+		}
+	}
+	free(s);
+	if (nd == 0)
+		return pl_errf(err, path, line_of(n), "attribute 'dims': empty");
+	for (int i = nd; i < 3; i++)
+		dims[i] = 1;
+	return nd;
+}
+
+/* Hop diameter of a block inside the full torus (wraparound where the
+ * block is the whole ring and the ring is longer than 2). */
+static long
+diameter(const long *b, const long *full)
+{
+	long d = 0;
+
+	for (int i = 0; i < 3; i++)
+		d += (b[i] == full[i] && full[i] > 2) ? b[i] / 2 : b[i] - 1;
+	return d;
+}
+
+/* Per-device bandwidth across the narrowest bisection of a block. */
+static double
+bisection_bw(const long *b, const long *full, double link)
+{
+	long vol = b[0] * b[1] * b[2];
+	int cut = 0;
+
+	for (int i = 1; i < 3; i++)
+		if (b[i] > b[cut])
+			cut = i;
+	if (vol < 2)
+		return link;
+	{
+		double links = (double)(vol / b[cut]) *
+		    ((b[cut] == full[cut] && full[cut] > 2) ? 2 : 1);
+
+		return links * link / ((double)vol / 2);
+	}
+}
+
+/*
+ * A torus maps to levels by hop distance (paper App. B.2): each <block>
+ * is a level, the whole torus the last one.  Level l's latency is the hop
+ * latency times the diameter it adds; its bandwidth is the per-device
+ * share of the block's narrowest bisection.
+ */
+static int
+torus_levels(struct network *net, const char *path, xmlNodePtr t,
+    struct pl_err *err)
+{
+	long full[3], blk[NET_MAX_LEVELS][3], prevvol = 1, prevdiam = 0;
+	double link, hop = 0;
+	int nb = 0, nd;
+
+	if ((nd = parse_dims(path, t, full, err)) < 0 ||
+	    bandwidth_attr(path, t, "link_bandwidth_GBps",
+	    "link_bandwidth_GiBps", &link, err) < 0 ||
+	    xmlio_attr_double(path, t, "hop_latency_s", 0, &hop, err) < 0)
+		return -1;
+	for (xmlNodePtr n = t->children; n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (nb == NET_MAX_LEVELS - 1)
+			return pl_errf(err, path, line_of(n), "too many blocks");
+		int bd = parse_dims(path, n, blk[nb], err);
+
+		if (bd < 0)
+			return -1;
+		/* a block of fewer dimensions would be read as 1 in the
+		 * rest: say each one, as the torus does */
+		if (bd != nd)
+			return pl_errf(err, path, line_of(n), "element '%s': "
+			    "attribute 'dims': %d dimensions in a torus of %d",
+			    (const char *)n->name, bd, nd);
+		for (int i = 0; i < 3; i++) {
+			long outer = nb ? blk[nb - 1][i] : 1;
+
+			if (blk[nb][i] % outer != 0 || full[i] % blk[nb][i] != 0)
+				return pl_errf(err, path, line_of(n), "block '%ld "
+				    "%ld %ld' does not tile the level above and "
+				    "below it", blk[nb][0], blk[nb][1],
+				    blk[nb][2]);
+		}
+		copy_name(net->level[nb].name, sizeof(net->level[nb].name), n);
+		net->level[nb].line = line_of(n);
+		/* sweeps name levels: a name means one level ("torus" is
+		 * the whole one's) */
+		for (int j = 0; j <= nb; j++)
+			if (strcmp(j < nb ? net->level[j].name : "torus",
+			    net->level[nb].name) == 0)
+				return pl_errf(err, path, line_of(n), "block "
+				    "'%s' named twice", net->level[nb].name);
+		nb++;
+	}
+	memcpy(blk[nb], full, sizeof(full));
+	snprintf(net->level[nb].name, sizeof(net->level[nb].name), "torus");
+	net->level[nb].line = line_of(t);
+	net->nlevels = nb + 1;
+	for (int l = 0; l <= nb; l++) {
+		struct net_level *lv = &net->level[l];
+		long vol = blk[l][0] * blk[l][1] * blk[l][2];
+		long diam = diameter(blk[l], full);
+
+		lv->fanout = vol / prevvol;
+		lv->latency_s = hop * (double)(diam - prevdiam);
+		lv->bandwidth_Bps = bisection_bw(blk[l], full, link);
+		lv->oversubscription = 1;
+		lv->algo = algo_attr(t);
+		prevvol = vol;
+		prevdiam = diam;
+	}
+	return 0;
+}
+
+int
+network_from_doc(struct network *net, xmlDocPtr doc, const char *path,
+    struct pl_err *err)
+{
+	xmlNodePtr r, t;
+	int ret = -1;
+
+	memset(net, 0, sizeof(*net));
+	r = xmlDocGetRootElement(doc);
+	copy_name(net->name, sizeof(net->name), r);
+	if ((t = xmlio_child(r, "torus")) != NULL) {
+		if (torus_levels(net, path, t, err) < 0)
+			goto done;
+	} else {
+		if (xmlio_child(r, "level") == NULL) {
+			pl_errf(err, path, line_of(r), "no <level> or <torus> "
+			    "element: a network needs at least one level");
+			goto done;
+		}
+		for (xmlNodePtr n = r->children; n; n = n->next) {
+			struct net_level *lv;
+
+			if (n->type != XML_ELEMENT_NODE ||
+			    xmlStrcmp(n->name, BAD_CAST "level") != 0)
+				continue;
+			if (net->nlevels == NET_MAX_LEVELS) {
+				pl_errf(err, path, line_of(n), "more than %d "
+				    "levels", NET_MAX_LEVELS);
+				goto done;
+			}
+			lv = &net->level[net->nlevels++];
+			lv->line = line_of(n);
+			copy_name(lv->name, sizeof(lv->name), n);
+			/* sweeps name levels: a name means one level */
+			for (int j = 0; lv->name[0] && j < net->nlevels - 1; j++)
+				if (strcmp(net->level[j].name, lv->name) == 0) {
+					pl_errf(err, path, lv->line, "level '%s' "
+					    "named twice", lv->name);
+					goto done;
+				}
+			lv->oversubscription = 1;
+			lv->algo = algo_attr(n);
+			if (xmlio_attr_long(path, n, "fanout", 1, &lv->fanout,
+			    err) < 0 ||
+			    bandwidth_attr(path, n, "bandwidth_GBps",
+			    "bandwidth_GiBps", &lv->bandwidth_Bps, err) < 0 ||
+			    xmlio_attr_double(path, n, "latency_s", 0,
+			    &lv->latency_s, err) < 0 ||
+			    xmlio_attr_double(path, n, "oversubscription", 1,
+			    &lv->oversubscription, err) < 0)
+				goto done;
+		}
+	}
+	if ((ret = network_finish(net, path, err)) == 0)
+		ret = xmlio_validate(doc, path, XMLIO_NETWORK, err);
+done:
+	return ret;
+}
+
+int
+network_load(struct network *net, const char *path, struct pl_err *err)
+{
+	xmlDocPtr doc = xmlio_load(path, XMLIO_NETWORK, NULL, err);
+	int ret;
+
+	if (doc == NULL)
+		return -1;
+	ret = network_from_doc(net, doc, path, err);
+	xmlFreeDoc(doc);
+	return ret;
+}
+
+/* Split a list element's text into tokens, copying each with `take`. */
+static int
+each_token(xmlNodePtr n, void (*take)(void *, const char *), void *ctx)
+{
+	char *s = xmlio_text(n), *tok, *save = NULL;
+	int count = 0;
+
+	for (tok = strtok_r(s, " \t\n", &save); tok;
+	    tok = strtok_r(NULL, " \t\n", &save), count++)
+		take(ctx, tok);
+	free(s);
+	return count;
+}
+
+struct token_sink {
+	struct experiment_cfg *e;
+	int overflow;
+	int bad;
+};
+
+static void
+take_mbs(void *ctx, const char *tok)
+{
+	struct token_sink *k = ctx;
+	char why[128];
+	long v;
+
+	if (k->e->nmbs == EXP_MAX) {
+		k->overflow = 1;
+		return;
+	}
+	if (parse_long(tok, 1, 1 << 20, &v, why, sizeof(why)) < 0)
+		k->bad = 1;
+	else
+		k->e->mbs[k->e->nmbs++] = v;
+}
+
+static void
+take_method(void *ctx, const char *tok)
+{
+	struct token_sink *k = ctx;
+
+	if (k->e->nmethods == EXP_MAX) {
+		k->overflow = 1;
+		return;
+	}
+	snprintf(k->e->methods[k->e->nmethods++], 32, "%s", tok);
+}
+
+int
+experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc, const char *path,
+    struct pl_err *err)
+{
+	static const char *const opt[] = { "adam", "sgd", NULL };
+	static const char *const sched[] = { "1f1b", "gpipe", NULL };
+	static const char *const grads[] = { "fp32", "bf16", NULL };
+	struct token_sink sink = { e, 0, 0 };
+	xmlNodePtr r, n;
+	char *s;
+	int ret = -1;
+
+	memset(e, 0, sizeof(*e));
+	r = xmlDocGetRootElement(doc);
+	copy_name(e->name, sizeof(e->name), r);
+	if (xmlio_child(r, "accelerator") == NULL) {
+		pl_errf(err, path, line_of(r), "missing element 'accelerator'");
+		goto done;
+	}
+	e->accelerator_line = line_of(xmlio_child(r, "accelerator"));
+	s = xmlio_text(xmlio_child(r, "accelerator"));
+	snprintf(e->accelerator, sizeof(e->accelerator), "%s", s);
+	free(s);
+	if (xmlio_child(r, "artifact_setup") != NULL) {
+		s = xmlio_text(xmlio_child(r, "artifact_setup"));
+		snprintf(e->artifact_setup, sizeof(e->artifact_setup), "%s", s);
+		free(s);
+	}
+	e->optimizer = child_enum(r, "optimizer", opt, OPT_ADAM);
+	e->schedule = child_enum(r, "schedule", sched, SCHED_1F1B);
+	e->grad_bytes_per_param = child_enum(r, "gradients", grads, 0) ? 2 : 4;
+	if (NEED_LONG(path, r, "global_batch_samples", &e->global_batch) ||
+	    xmlio_child_long(path, r, "seed", 0, &e->seed, err) < 0)
+		goto done;
+	n = xmlio_child(r, "micro_batch_sizes");
+	each_token(n, take_mbs, &sink);
+	n = xmlio_child(r, "methods");
+	each_token(n, take_method, &sink);
+	if (sink.overflow || sink.bad) {
+		pl_errf(err, path, line_of(n), "%s", sink.bad ? "element "
+		    "'micro_batch_sizes': invalid size" : "more than 32 list items");
+		goto done;
+	}
+	for (n = r->children; n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (xmlStrcmp(n->name, BAD_CAST "cluster") == 0) {
+			if (e->nclusters == EXP_MAX) {
+				pl_errf(err, path, line_of(n), "more than %d "
+				    "clusters", EXP_MAX);
+				goto done;
+			}
+			s = xmlio_attr(n, "network");
+			e->cluster[e->nclusters].line = line_of(n);
+			snprintf(e->cluster[e->nclusters].network, 128, "%s",
+			    s ? s : "");	/* missing: the schema says so */
+			free(s);
+			if (xmlio_attr_long(path, n, "devices", 1,
+			    &e->cluster[e->nclusters++].devices, err) < 0)
+				goto done;
+		} else if (xmlStrcmp(n->name, BAD_CAST "model") == 0) {
+			if (e->nmodels == EXP_MAX) {
+				pl_errf(err, path, line_of(n), "more than %d "
+				    "models", EXP_MAX);
+				goto done;
+			}
+			copy_name(e->model[e->nmodels].name, 128, n);
+			e->model[e->nmodels].line = line_of(n);
+			e->model[e->nmodels].device_memory_bytes = 0;
+			e->model[e->nmodels].max_width = 0;
+			if (xmlio_attr_long(path, n, "max_width", 0,
+			    &e->model[e->nmodels].max_width, err) < 0 ||
+			    xmlio_attr_double(path, n, "device_memory_bytes", 1,
+			    &e->model[e->nmodels++].device_memory_bytes, err) < 0)
+				goto done;
+		}
+	}
+	/* a micro-batch is part of the batch: a larger one has no plan */
+	for (int i = 0; i < e->nmbs; i++)
+		if (e->mbs[i] > e->global_batch) {
+			pl_errf(err, path, line_of(xmlio_child(r,
+			    "micro_batch_sizes")), "element "
+			    "'micro_batch_sizes': %ld is larger than "
+			    "global_batch_samples %ld", e->mbs[i],
+			    e->global_batch);
+			goto done;
+		}
+	/* a list names each thing once (a repeat would run its cells
+	 * twice and list their targets twice) */
+	for (int i = 0; i < e->nmbs; i++)
+		for (int j = 0; j < i; j++)
+			if (e->mbs[i] == e->mbs[j]) {
+				pl_errf(err, path, line_of(xmlio_child(r,
+				    "micro_batch_sizes")), "element "
+				    "'micro_batch_sizes': %ld listed twice",
+				    e->mbs[i]);
+				goto done;
+			}
+	for (int i = 0; i < e->nmethods; i++)
+		for (int j = 0; j < i; j++)
+			if (strcmp(e->methods[i], e->methods[j]) == 0) {
+				pl_errf(err, path, line_of(xmlio_child(r,
+				    "methods")), "element 'methods': '%s' "
+				    "listed twice", e->methods[i]);
+				goto done;
+			}
+	for (int i = 0; i < e->nmodels; i++)
+		for (int j = 0; j < i; j++)
+			if (strcmp(e->model[i].name, e->model[j].name) == 0) {
+				pl_errf(err, path, e->model[i].line, "model '%s' "
+				    "listed twice", e->model[i].name);
+				goto done;
+			}
+	for (int i = 0; i < e->nclusters; i++)
+		for (int j = 0; j < i; j++)
+			if (e->cluster[i].devices == e->cluster[j].devices &&
+			    strcmp(e->cluster[i].network, e->cluster[j].network)
+			    == 0) {
+				pl_errf(err, path, e->cluster[i].line, "cluster of "
+				    "%ld devices on "
+				    "'%s' listed twice", e->cluster[i].devices,
+				    e->cluster[i].network);
+				goto done;
+			}
+	ret = xmlio_validate(doc, path, XMLIO_EXPERIMENT, err);
+done:
+	return ret;
+}
+
+int
+experiment_load(struct experiment_cfg *e, const char *path, struct pl_err *err)
+{
+	xmlDocPtr doc = xmlio_load(path, XMLIO_EXPERIMENT, NULL, err);
+	int ret;
+
+	if (doc == NULL)
+		return -1;
+	ret = experiment_from_doc(e, doc, path, err);
+	xmlFreeDoc(doc);
+	return ret;
+}

@@ -1,0 +1,128 @@
+/*
+ * config.h - the four config kinds as C structs.
+ *
+ * Each loader validates the file against its schema (xmlio_load), then
+ * applies the checks a schema cannot express (heads divide hidden, a
+ * torus block tiles the next one, ...), reporting file:line.  Defaults for
+ * optional elements are documented in docs/formats.md.
+ */
+#ifndef NP_CONFIG_H
+#define NP_CONFIG_H
+
+#include <libxml/tree.h>
+
+#include "base/util.h"
+#include "model/netmodel.h"
+
+enum { ARCH_ENCODER, ARCH_DECODER };
+enum { NORM_LAYERNORM, NORM_RMSNORM };
+enum { ACT_GELU, ACT_SILU, ACT_RELU };
+enum { MLP_DENSE, MLP_GATED };
+enum { POS_LEARNED, POS_ROTARY };
+
+/* The most transformer layers a model may have (config-check, every tool). */
+#define MODEL_MAX_LAYERS 10000
+
+struct model_cfg {
+	char name[128];
+	int architecture;
+	long layers, hidden, heads, kv_heads, ffn_hidden, vocab, seq_len;
+	long max_positions, type_vocab, experts, top_k;
+	int norm, activation, mlp, position;
+	int tied_embeddings, bias, pooler;
+	int dropout;		/* trains with dropout (masks are kept) */
+	int causal;		/* causal attention (default: decoders) */
+	int flash_attention;	/* fused attention keeping no s x s tensor
+				 * (default: decoders) */
+};
+
+/* Efficiency factors of the roofline, indexed by these kinds. */
+enum { EFF_MATMUL, EFF_ATTENTION, EFF_VECTOR, EFF_MEMORY, EFF_NKINDS };
+
+struct accel_cfg {
+	char name[128];
+	double memory_bytes;
+	double peak_matmul_flops_per_s, peak_vector_flops_per_s;
+	double memory_bandwidth_Bps;
+	long tensor_cores, vector_cores;
+	double clock_Hz;
+	double efficiency[EFF_NKINDS];	/* default 1 */
+	/* the GEMM model (<gemm>): a matrix product runs in output tiles of
+	 * gemm_tile_m x gemm_tile_n, one tile a unit (streaming
+	 * multiprocessor, matrix unit) at a time; 0 units: no quantization */
+	long gemm_units, gemm_tile_m, gemm_tile_n;
+	/* and a fixed time a product (<gemm fixed_s>): its launch, its first
+	 * tiles' loads and its last wave's drain, which do not shrink with
+	 * the product's K; 0 when not given */
+	double gemm_fixed_s;
+};
+
+enum { OPT_ADAM, OPT_SGD };
+enum { SCHED_1F1B, SCHED_GPIPE };
+#define EXP_MAX 32
+
+struct experiment_cfg {
+	char name[128];
+	char accelerator[128];
+	size_t accelerator_line;
+	char artifact_setup[128];	/* "": none (setups.csv's name) */
+	long global_batch;
+	int nmbs;
+	long mbs[EXP_MAX];
+	int optimizer, schedule;
+	double grad_bytes_per_param;	/* <gradients>: fp32 4 (default), bf16 2 */
+	long seed;
+	int nmethods;
+	char methods[EXP_MAX][32];
+	int nclusters;
+	struct {
+		long devices;
+		char network[128];
+		size_t line;
+	} cluster[EXP_MAX];
+	int nmodels;
+	struct {
+		char name[128];
+		double device_memory_bytes;	/* 0: the accelerator's */
+		long max_width;			/* 0: any variant */
+		size_t line;
+	} model[EXP_MAX];
+};
+
+/*
+ * X_load() parses and reads a file; X_from_doc() reads a document already
+ * parsed with xmlio_load() (config-check does this to read stdin once).
+ */
+int model_load(struct model_cfg *m, const char *path, struct pl_err *err);
+int accel_load(struct accel_cfg *a, const char *path, struct pl_err *err);
+int network_load(struct network *n, const char *path, struct pl_err *err);
+int experiment_load(struct experiment_cfg *e, const char *path,
+    struct pl_err *err);
+
+int model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
+    struct pl_err *err);
+int accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
+    struct pl_err *err);
+int network_from_doc(struct network *n, xmlDocPtr doc, const char *path,
+    struct pl_err *err);
+int experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc,
+    const char *path, struct pl_err *err);
+
+/* Parameter count of a model config (closed form, docs/models.md). */
+double model_parameters(const struct model_cfg *m);
+
+/* The HBM bandwidth a memory-bound kernel achieves: the peak times the
+ * `memory` efficiency, bytes/s. */
+double accel_memory_Bps(const struct accel_cfg *a);
+
+/*
+ * The share of a GPU's SMs that Transformer Engine's userbuffers kernels
+ * take beside the products they overlap (--tp-comm-overlap): 16, its
+ * default num_sm for the pipelined and bulk overlaps (TE v1.7-v1.10,
+ * module/base.py, initialize_ub), over the SMs of <gemm units>; 0 without
+ * a GEMM model or with no more units than that (not a GPU that runs it).
+ */
+#define TE_UB_COMM_SMS 16
+double accel_tp_comm_sm_share(const struct accel_cfg *a);
+
+#endif

@@ -1,0 +1,705 @@
+/* layers.c - read the per-layer graph CSV and its edges. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/csvio.h"
+#include "model/layers.h"
+
+static const char *const coll_cols[LCOLL_N] = {
+	"all_reduce_bytes", "all_gather_bytes", "reduce_scatter_bytes",
+	"all_to_all_bytes", "context_all_gather_bytes",
+	"context_reduce_scatter_bytes"
+};
+
+static const char *const recompute_cols[] = {
+	"checkpoint_bytes", "recompute_s", "selective_bytes",
+	"selective_recompute_s"
+};
+
+static const char *const variant_cols[] = {
+	"t", "e", "c", "sp", "micro_batch_samples"
+};
+
+/* Column `name` (at `col`), one value on every row: positive, or with
+ * `flag` 0 or 1. */
+static int
+read_one_value(const struct csvio_table *t, int col, const char *name,
+    int flag, long *out, struct pl_err *err)
+{
+	for (size_t r = 0; r < t->nrows; r++) {
+		long v;
+
+		if (csvio_long(t, r, col, flag ? CSVIO_NONNEG : CSVIO_POSITIVE,
+		    &v, err) < 0)
+			return -1;
+		if (flag && v > 1)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'%s': %ld is not 0 or 1", name, v);
+		if (r > 0 && v != *out)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'%s': %ld differs from the first row's %ld "
+			    "(one variant a file)", name, v, *out);
+		*out = v;
+	}
+	return 0;
+}
+
+/* The variant columns, all or none, each the same on every row. */
+static int
+read_variant(const struct csvio_table *t, struct layer_graph *g,
+    struct pl_err *err)
+{
+	long *dst[5] = { &g->var_t, &g->var_e, &g->var_c, &g->var_sp,
+		&g->var_b };
+	int col[5], present = 0;
+
+	for (int k = 0; k < 5; k++)
+		present += (col[k] = csvio_col_opt(t, variant_cols[k])) >= 0;
+	if (present == 0 && csvio_col_opt(t, "ep_batch") >= 0)
+		return pl_errf(err, t->file, 1, "column 'ep_batch' without the "
+		    "variant's columns (t, e, c, sp, micro_batch_samples)");
+	if (present == 0)
+		return 0;
+	for (int k = 0; k < 5; k++) {
+		if (col[k] < 0)
+			return csvio_col(t, variant_cols[k], err);
+		if (read_one_value(t, col[k], variant_cols[k], k == 3, dst[k],
+		    err) < 0)
+			return -1;
+	}
+	/* the variant's devices, t e c, and its samples stay far from
+	 * overflowing the planner's products */
+	if (g->var_t > LAYERS_MAX_WIDTH / g->var_e ||
+	    g->var_t * g->var_e > LAYERS_MAX_WIDTH / g->var_c)
+		return pl_errf(err, t->file, t->lines[0], "columns 't', 'e', "
+		    "'c': %ld x %ld x %ld devices, more than %ld", g->var_t,
+		    g->var_e, g->var_c, (long)LAYERS_MAX_WIDTH);
+	if (g->var_b > LAYERS_MAX_WIDTH)
+		return pl_errf(err, t->file, t->lines[0], "column "
+		    "'micro_batch_samples': %ld, more than %ld", g->var_b,
+		    (long)LAYERS_MAX_WIDTH);
+	if ((col[0] = csvio_col_opt(t, "ep_batch")) >= 0 &&
+	    read_one_value(t, col[0], "ep_batch", 1, &g->var_ep_batch, err) < 0)
+		return -1;
+	/* what a batch split needs (docs/formats.md) */
+	if (g->var_ep_batch && (g->var_e < 2 || g->var_c != 1 ||
+	    g->var_b % g->var_e))
+		return pl_errf(err, t->file, t->lines[0], "column 'ep_batch': "
+		    "a batch split needs e > 1 dividing micro_batch_samples and "
+		    "c = 1 (e %ld, c %ld, micro_batch_samples %ld)", g->var_e,
+		    g->var_c, g->var_b);
+	g->has_variant = 1;
+	return 0;
+}
+
+/* Without recomputation columns: a row keeps the bytes entering it (its
+ * edges', or its input_bytes when no edge feeds it) and reruns its
+ * forward under full recomputation; selective changes nothing. */
+static void
+default_recompute(struct layer_graph *g)
+{
+	for (size_t r = 0; r < g->n; r++) {
+		struct layer *L = &g->l[r];
+
+		L->checkpoint_bytes = fmin(layers_boundary_input(g, r, r),
+		    L->activation_bytes);
+		L->recompute_s = L->forward_s;
+		L->selective_bytes = L->activation_bytes;
+		L->selective_recompute_s = 0;
+	}
+}
+
+/*
+ * The recomputation columns, all or none; without them a row keeps its
+ * input and reruns its forward under full recomputation, and selective
+ * recomputation changes nothing.  What a row keeps never exceeds its
+ * activations.
+ */
+static int
+read_recompute(const struct csvio_table *t, struct layer_graph *g,
+    struct pl_err *err)
+{
+	int col[4], present = 0;
+
+	for (int k = 0; k < 4; k++)
+		present += (col[k] = csvio_col_opt(t, recompute_cols[k])) >= 0;
+	if (present == 0) {
+		default_recompute(g);
+		return 0;
+	}
+	for (int k = 0; k < 4; k++)
+		if (col[k] < 0)
+			return csvio_col(t, recompute_cols[k], err);
+	for (size_t r = 0; r < g->n; r++) {
+		struct layer *L = &g->l[r];
+		double *dst[4] = { &L->checkpoint_bytes, &L->recompute_s,
+			&L->selective_bytes, &L->selective_recompute_s };
+
+		for (int k = 0; k < 4; k++)
+			if (csvio_double(t, r, col[k], CSVIO_NONNEG, dst[k],
+			    err) < 0)
+				return -1;
+		for (int k = 0; k < 4; k += 2)
+			if (*dst[k] > L->activation_bytes)
+				return pl_errf(err, t->file, t->lines[r],
+				    "column '%s': %g exceeds activation_bytes "
+				    "%g (a row keeps at most its activations)",
+				    recompute_cols[k], *dst[k],
+				    L->activation_bytes);
+	}
+	g->has_recompute = 1;
+	return 0;
+}
+
+static const char tp_roles[] = "cro";
+
+/* A row's own copy of n tensor-parallel pairs (NULL for none). */
+static struct tp_pair *
+tp_pairs_dup(const struct tp_pair *pairs, int n)
+{
+	struct tp_pair *copy;
+
+	if (n <= 0)
+		return NULL;
+	copy = xcalloc((size_t)n, sizeof *copy);
+	memcpy(copy, pairs, (size_t)n * sizeof *copy);
+	return copy;
+}
+
+/* A row's tp_overlap cell: space-separated ROLE:BYTES:FORWARD_S:BACKWARD_S
+ * items (empty: none), each number as strict as any other cell's. */
+static int
+read_tp_pairs(const struct csvio_table *t, size_t r, int col, struct layer *L,
+    struct pl_err *err)
+{
+	const char *p = csvio_cell(t, r, col);
+	struct tp_pair pair[LAYER_TP_PAIRS_MAX];
+	int n = 0;
+
+	for (;;) {
+		char item[4 * NUMFMT_LEN], *field[4], *save = NULL, why[96];
+		size_t len;
+		int nf = 0;
+
+		p += strspn(p, " ");
+		if (*p == '\0')
+			break;
+		len = strcspn(p, " ");
+		if (n == LAYER_TP_PAIRS_MAX)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'tp_overlap': more than %d pairs",
+			    LAYER_TP_PAIRS_MAX);
+		if (len >= sizeof item)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'tp_overlap': item %d is too long", n + 1);
+		memcpy(item, p, len);
+		item[len] = '\0';
+		p += len;
+		/* every field counted, the first four kept */
+		for (char *f = strtok_r(item, ":", &save); f;
+		    f = strtok_r(NULL, ":", &save))
+			if (nf++ < 4)
+				field[nf - 1] = f;
+		if (nf != 4 ||
+		    strlen(field[0]) != 1 || !strchr(tp_roles, field[0][0]) ||
+		    item[0] == ':' || item[len - 1] == ':' ||
+		    strstr(item, "::") != NULL)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'tp_overlap': item %d is not ROLE:BYTES:FORWARD_S:"
+			    "BACKWARD_S with ROLE c, r or o", n + 1);
+		pair[n].role = (int)(strchr(tp_roles, field[0][0]) - tp_roles);
+		if (parse_double(field[1], 0, PL_NUMBER_MAX, &pair[n].bytes, why,
+		    sizeof why) < 0 ||
+		    parse_double(field[2], 0, PL_NUMBER_MAX, &pair[n].forward_s,
+		    why, sizeof why) < 0 ||
+		    parse_double(field[3], 0, PL_NUMBER_MAX,
+		    &pair[n].backward_s, why, sizeof why) < 0)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'tp_overlap': item %d: %s", n + 1, why);
+		n++;
+	}
+	L->ntp = n;
+	L->tp = tp_pairs_dup(pair, n);
+	return 0;
+}
+
+/* The bytes a cell of `pairs` tensor-parallel pairs takes as written. */
+#define TP_CELL_BYTES(pairs) ((size_t)(pairs) * (3 * NUMFMT_LEN + 8) + 1)
+
+/* A row's tp_overlap cell as written, in buf (TP_CELL_BYTES(L->ntp)). */
+static const char *
+write_tp_pairs(const struct layer *L, char *buf)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < L->ntp; k++) {
+		char b[3][NUMFMT_LEN];
+
+		len += (size_t)sprintf(buf + len, "%s%c:%s:%s:%s", k ? " " : "",
+		    tp_roles[L->tp[k].role], numfmt(b[0], L->tp[k].bytes),
+		    numfmt(b[1], L->tp[k].forward_s),
+		    numfmt(b[2], L->tp[k].backward_s));
+	}
+	return buf;
+}
+
+static const char *
+differing_pairs(const struct layer *a, const struct layer *b)
+{
+	if (a->ntp != b->ntp)
+		return "tp_overlap";
+	for (int k = 0; k < a->ntp; k++)
+		if (a->tp[k].role != b->tp[k].role ||
+		    a->tp[k].bytes != b->tp[k].bytes ||
+		    a->tp[k].forward_s != b->tp[k].forward_s ||
+		    a->tp[k].backward_s != b->tp[k].backward_s)
+			return "tp_overlap";
+	return NULL;
+}
+
+/* Do two rows carry the same numbers (a copy_of row repeats its
+ * original exactly: the planner prices copies as the original)? */
+static const char *
+differing_number(const struct layer *a, const struct layer *b)
+{
+	if (a->forward_s != b->forward_s)
+		return "forward_s";
+	if (a->backward_s != b->backward_s)
+		return "backward_s";
+	if (a->parameter_bytes != b->parameter_bytes)
+		return "parameter_bytes";
+	if (a->dense_parameter_bytes != b->dense_parameter_bytes)
+		return "dense_parameter_bytes";
+	if (a->activation_bytes != b->activation_bytes)
+		return "activation_bytes";
+	if (a->input_bytes != b->input_bytes)
+		return "input_bytes";
+	for (int k = 0; k < LCOLL_N; k++)
+		if (a->coll_bytes[k] != b->coll_bytes[k])
+			return coll_cols[k];
+	if (a->checkpoint_bytes != b->checkpoint_bytes)
+		return recompute_cols[0];
+	if (a->recompute_s != b->recompute_s)
+		return recompute_cols[1];
+	if (a->selective_bytes != b->selective_bytes)
+		return recompute_cols[2];
+	if (a->selective_recompute_s != b->selective_recompute_s)
+		return recompute_cols[3];
+	return differing_pairs(a, b);
+}
+
+/* A copy_of names an earlier row with the same numbers. */
+static int
+check_copies(const struct csvio_table *t, const struct layer_graph *g,
+    struct pl_err *err)
+{
+	for (size_t r = 0; r < g->n; r++) {
+		const struct layer *L = &g->l[r];
+		const char *what;
+		long o;
+
+		if (!L->is_copy)
+			continue;
+		if ((o = layers_index(g, L->copy_of)) < 0 || (size_t)o >= r)
+			return pl_errf(err, t->file, L->line, "column 'copy_of': "
+			    "%ld is not an earlier layer", L->copy_of);
+		if ((what = differing_number(L, &g->l[o])) != NULL)
+			return pl_errf(err, t->file, L->line, "column 'copy_of': "
+			    "column '%s' differs from layer %ld's", what,
+			    L->copy_of);
+	}
+	return 0;
+}
+
+int
+layers_read(struct layer_graph *g, const char *path, struct pl_err *err)
+{
+	struct csvio_table t;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	if (csvio_read_max(&t, path, LAYERS_MAX_ROWS, LAYERS_WHY_MAX, err) < 0)
+		return -1;
+	rc = layers_from_table(g, &t, err);
+	csvio_release(&t);
+	return rc;
+}
+
+int
+layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
+    struct pl_err *err)
+{
+	int cid, cpar, cact, cin, ckind, cfwd, cbwd, ccopy, ccoll[LCOLL_N];
+	int cdense, ctp;
+
+	memset(g, 0, sizeof(*g));
+	if ((cid = csvio_col(tab, "layer_id", err)) < 0 ||
+	    (cpar = csvio_col(tab, "parameter_bytes", err)) < 0 ||
+	    (cact = csvio_col(tab, "activation_bytes", err)) < 0 ||
+	    (cin = csvio_col(tab, "input_bytes", err)) < 0)
+		goto fail;
+	if (csvio_need_rows(tab, "layers", err) < 0)
+		goto fail;
+	ckind = csvio_col_opt(tab, "kind");
+	cfwd = csvio_col_opt(tab, "forward_s");
+	cbwd = csvio_col_opt(tab, "backward_s");
+	g->has_times = cfwd >= 0 && cbwd >= 0;
+	ccopy = csvio_col_opt(tab, "copy_of");
+	cdense = csvio_col_opt(tab, "dense_parameter_bytes");
+	ctp = csvio_col_opt(tab, "tp_overlap");
+	g->has_tp_overlap = ctp >= 0;
+	for (int k = 0; k < LCOLL_N; k++)
+		ccoll[k] = csvio_col_opt(tab, coll_cols[k]);
+	g->file = xstrdup(tab->file);
+	g->n = tab->nrows;
+	g->l = xcalloc(tab->nrows, sizeof(struct layer));
+	for (size_t r = 0; r < tab->nrows; r++) {
+		struct layer *L = &g->l[r];
+		double v;
+
+		L->line = tab->lines[r];
+		if (csvio_long(tab, r, cid, 0, &L->id, err) < 0 ||
+		    csvio_double(tab, r, cpar, CSVIO_NONNEG, &L->parameter_bytes,
+		    err) < 0 ||
+		    csvio_double(tab, r, cact, CSVIO_NONNEG, &L->activation_bytes,
+		    err) < 0 ||
+		    csvio_double(tab, r, cin, CSVIO_NONNEG, &L->input_bytes,
+		    err) < 0)
+			goto fail;
+		/* stages are runs of rows: a gap would be a missing layer */
+		if (r > 0 && (unsigned long)L->id !=
+		    (unsigned long)g->l[r - 1].id + 1) {
+			if (L->id == g->l[r - 1].id)
+				pl_errf(err, tab->file, tab->lines[r], "column "
+				    "'layer_id': duplicate layer %ld", L->id);
+			else
+				pl_errf(err, tab->file, tab->lines[r], "column "
+				    "'layer_id': %ld after %ld (ids count up by "
+				    "one, in pipeline order)", L->id,
+				    g->l[r - 1].id);
+			goto fail;
+		}
+		if (ckind >= 0)
+			snprintf(L->kind, sizeof(L->kind), "%s",
+			    csvio_cell(tab, r, ckind));
+		if (cfwd >= 0 && csvio_double(tab, r, cfwd,
+		    CSVIO_NONNEG | CSVIO_OPTIONAL, &v, err) < 0)
+			goto fail;
+		L->forward_s = cfwd >= 0 && !isnan(v) ? v : 0;
+		if (cbwd >= 0 && csvio_double(tab, r, cbwd,
+		    CSVIO_NONNEG | CSVIO_OPTIONAL, &v, err) < 0)
+			goto fail;
+		L->backward_s = cbwd >= 0 && !isnan(v) ? v : 0;
+		if (ccopy >= 0) {
+			int r2 = csvio_long(tab, r, ccopy, CSVIO_OPTIONAL,
+			    &L->copy_of, err);
+
+			if (r2 < 0)
+				goto fail;
+			L->is_copy = r2 == 0;
+		}
+		for (int k = 0; k < LCOLL_N; k++) {
+			if (ccoll[k] < 0)
+				continue;
+			if (csvio_double(tab, r, ccoll[k],
+			    CSVIO_NONNEG | CSVIO_OPTIONAL, &v, err) < 0)
+				goto fail;
+			L->coll_bytes[k] = isnan(v) ? 0 : v;
+		}
+		L->dense_parameter_bytes = L->parameter_bytes;
+		if (cdense >= 0) {
+			if (csvio_double(tab, r, cdense, CSVIO_NONNEG, &v, err) < 0)
+				goto fail;
+			if (v > L->parameter_bytes) {
+				pl_errf(err, tab->file, tab->lines[r], "column "
+				    "'dense_parameter_bytes': %g exceeds "
+				    "parameter_bytes %g", v, L->parameter_bytes);
+				goto fail;
+			}
+			L->dense_parameter_bytes = v;
+		}
+		if (ctp >= 0 && read_tp_pairs(tab, r, ctp, L, err) < 0)
+			goto fail;
+	}
+	if (read_variant(tab, g, err) < 0 || read_recompute(tab, g, err) < 0 ||
+	    check_copies(tab, g, err) < 0)
+		goto fail;
+	/* expert ranks that split the samples exchange no keys or values
+	 * (c is 1): bytes that say otherwise would be priced over no one */
+	for (size_t r = 0; g->var_ep_batch && r < g->n; r++) {
+		static const int kinds[] = { LCOLL_CONTEXT_ALL_GATHER,
+			LCOLL_CONTEXT_REDUCE_SCATTER, LCOLL_ALL_GATHER };
+
+		for (int k = 0; k < 3; k++)
+			if (g->l[r].coll_bytes[kinds[k]] > 0 &&
+			    (kinds[k] != LCOLL_ALL_GATHER || g->var_t == 1)) {
+				pl_errf(err, tab->file, g->l[r].line, "column '%s': "
+				    "%g bytes, but ep_batch 1 and c 1 leave no one "
+				    "to exchange keys and values with",
+				    coll_cols[kinds[k]], g->l[r].coll_bytes[kinds[k]]);
+				goto fail;
+			}
+	}
+	return 0;
+fail:
+	layers_release(g);
+	return -1;
+}
+
+long
+layers_width(const struct layer_graph *g)
+{
+	return g->has_variant ? g->var_t * g->var_e * g->var_c : 1;
+}
+
+int
+layers_check_model(const struct layer_graph *g, long layers,
+    const char *model_file, struct pl_err *err)
+{
+	long n = 0;
+
+	for (size_t r = 0; r < g->n; r++)
+		n += strcmp(g->l[r].kind, "transformer") == 0;
+	if (n != layers)
+		return pl_errf(err, g->file, 1, "column 'kind': %ld transformer "
+		    "rows, but %s has %ld layers", n, model_file, layers);
+	return 0;
+}
+
+int
+layers_read_edges(struct layer_graph *g, const char *path, struct pl_err *err)
+{
+	struct csvio_table t;
+	int cs, cd, cb;
+
+	if (csvio_read_max(&t, path, LAYERS_MAX_EDGES, LAYERS_WHY_MAX, err) < 0)
+		return -1;
+	if ((cs = csvio_col(&t, "src_layer", err)) < 0 ||
+	    (cd = csvio_col(&t, "dst_layer", err)) < 0 ||
+	    (cb = csvio_col(&t, "bytes", err)) < 0)
+		goto fail;
+	/* no rows is no edges (graph-normalize -e writes so for a graph
+	 * without edges between its layers) */
+	g->e = xcalloc(t.nrows, sizeof(struct layer_edge));
+	g->nedges = 0;
+	for (size_t r = 0; r < t.nrows; r++) {
+		long s, d, si, di;
+		double b;
+
+		if (csvio_long(&t, r, cs, 0, &s, err) < 0 ||
+		    csvio_long(&t, r, cd, 0, &d, err) < 0 ||
+		    csvio_double(&t, r, cb, CSVIO_NONNEG, &b, err) < 0)
+			goto fail;
+		if ((si = layers_index(g, s)) < 0 || (di = layers_index(g, d)) < 0) {
+			pl_errf(err, t.file, t.lines[r], "column '%s': unknown "
+			    "layer %ld", si < 0 ? "src_layer" : "dst_layer",
+			    si < 0 ? s : d);
+			goto fail;
+		}
+		if (si >= di) {
+			pl_errf(err, t.file, t.lines[r], "edge %ld -> %ld goes "
+			    "backwards in layer order (a cycle, or rows out of "
+			    "topological order)", s, d);
+			goto fail;
+		}
+		/* twice the same edge would count its bytes twice */
+		for (size_t k = 0; k < g->nedges; k++)
+			if (g->e[k].src == (size_t)si && g->e[k].dst == (size_t)di) {
+				pl_errf(err, t.file, t.lines[r], "edge %ld -> %ld "
+				    "repeats line %zu", s, d, t.lines[k]);
+				goto fail;
+			}
+		g->e[g->nedges].src = (size_t)si;
+		g->e[g->nedges].dst = (size_t)di;
+		g->e[g->nedges++].bytes = b;
+	}
+	csvio_release(&t);
+	if (!g->has_recompute)	/* the checkpoints are what edges bring */
+		default_recompute(g);
+	return 0;
+fail:
+	csvio_release(&t);
+	free(g->e);
+	g->e = NULL;
+	g->nedges = 0;
+	return -1;
+}
+
+void
+layers_copy_row(struct layer *dst, const struct layer *src)
+{
+	*dst = *src;
+	dst->schedule = src->schedule ? xstrdup(src->schedule) : NULL;
+	dst->tp = tp_pairs_dup(src->tp, src->ntp);
+}
+
+void
+layers_release(struct layer_graph *g)
+{
+	for (size_t i = 0; g->l && i < g->n; i++) {
+		free(g->l[i].schedule);
+		free(g->l[i].tp);
+	}
+	free(g->file);
+	free(g->l);
+	free(g->e);
+	memset(g, 0, sizeof(*g));
+}
+
+long
+layers_split_count(const struct layer_graph *g, size_t first, size_t last,
+    int ends)
+{
+	size_t lo = first > 0 ? first : 1;
+	size_t hi = last + 1 < g->n ? last : g->n - 2;
+
+	if (ends)
+		return (long)(last - first + 1);
+	return g->n < 3 || hi < lo ? 0 : (long)(hi - lo + 1);
+}
+
+long
+layers_index(const struct layer_graph *g, long id)
+{
+	/* ids count up by one in every graph read from a file */
+	unsigned long guess;
+
+	if (g->n == 0)
+		return -1;
+	guess = (unsigned long)id - (unsigned long)g->l[0].id;
+	if (guess < g->n && g->l[guess].id == id)
+		return (long)guess;
+	for (size_t i = 0; i < g->n; i++)
+		if (g->l[i].id == id)
+			return (long)i;
+	return -1;
+}
+
+double
+layers_boundary_input(const struct layer_graph *g, size_t first, size_t last)
+{
+	double b = 0;
+
+	if (g->nedges == 0)
+		return g->l[first].input_bytes;
+	for (size_t v = first; v <= last; v++) {
+		int fed = 0;
+
+		for (size_t i = 0; i < g->nedges; i++) {
+			if (g->e[i].dst != v)
+				continue;
+			fed = 1;
+			if (g->e[i].src < first)
+				b += g->e[i].bytes;
+		}
+		if (!fed)	/* a source layer: its input comes from outside */
+			b += g->l[v].input_bytes;
+	}
+	return b;
+}
+
+int
+layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
+{
+	static const char *const eheader[] = { "src_layer", "dst_layer", "bytes" };
+	const char *head[32], *f[32];
+	char b[32][NUMFMT_LEN], *pairs = NULL;
+	size_t nc = 0;
+	int bad;
+
+	head[nc++] = "layer_id";
+	head[nc++] = "kind";
+	head[nc++] = "copy_of";
+	head[nc++] = "forward_s";
+	head[nc++] = "backward_s";
+	head[nc++] = "parameter_bytes";
+	head[nc++] = "activation_bytes";
+	head[nc++] = "input_bytes";
+	for (int k = 0; k < LCOLL_N; k++)
+		head[nc++] = coll_cols[k];
+	if (g->has_variant) {
+		head[nc++] = "dense_parameter_bytes";
+		for (int k = 0; k < 5; k++)
+			head[nc++] = variant_cols[k];
+		/* only where it is 1: other graphs stay as they were */
+		if (g->var_ep_batch)
+			head[nc++] = "ep_batch";
+	}
+	if (g->has_recompute)
+		for (int k = 0; k < 4; k++)
+			head[nc++] = recompute_cols[k];
+	if (g->has_tp_overlap) {
+		int most = 0;
+
+		head[nc++] = "tp_overlap";
+		for (size_t i = 0; i < g->n; i++)
+			if (g->l[i].ntp > most)
+				most = g->l[i].ntp;
+		pairs = xmalloc(TP_CELL_BYTES(most));
+	}
+	if (g->scheduled) {
+		head[nc++] = "forward_bound_s";
+		head[nc++] = "backward_bound_s";
+		head[nc++] = "schedule";
+	}
+	bad = csvio_write_row(fp, head, nc);
+	for (size_t i = 0; i < g->n; i++) {
+		const struct layer *L = &g->l[i];
+		size_t c = 0;
+
+		snprintf(b[c], NUMFMT_LEN, "%ld", L->id);
+		f[c] = b[c], c++;
+		f[c++] = L->kind;
+		snprintf(b[c], NUMFMT_LEN, "%ld", L->copy_of);
+		f[c] = L->is_copy ? b[c] : "", c++;
+		f[c] = numfmt(b[c], L->forward_s), c++;
+		f[c] = numfmt(b[c], L->backward_s), c++;
+		f[c] = numfmt(b[c], L->parameter_bytes), c++;
+		f[c] = numfmt(b[c], L->activation_bytes), c++;
+		f[c] = numfmt(b[c], L->input_bytes), c++;
+		for (int k = 0; k < LCOLL_N; k++)
+			f[c] = numfmt(b[c], L->coll_bytes[k]), c++;
+		if (g->has_variant) {
+			long v[5] = { g->var_t, g->var_e, g->var_c, g->var_sp,
+				g->var_b };
+
+			f[c] = numfmt(b[c], L->dense_parameter_bytes), c++;
+			for (int k = 0; k < 5; k++) {
+				snprintf(b[c], NUMFMT_LEN, "%ld", v[k]);
+				f[c] = b[c], c++;
+			}
+			if (g->var_ep_batch)
+				f[c++] = "1";
+		}
+		if (g->has_recompute) {
+			double v[4] = { L->checkpoint_bytes, L->recompute_s,
+				L->selective_bytes, L->selective_recompute_s };
+
+			for (int k = 0; k < 4; k++)
+				f[c] = numfmt(b[c], v[k]), c++;
+		}
+		if (g->has_tp_overlap)
+			f[c++] = write_tp_pairs(L, pairs);
+		if (g->scheduled) {
+			f[c] = numfmt(b[c], L->forward_bound_s), c++;
+			f[c] = numfmt(b[c], L->backward_bound_s), c++;
+			f[c++] = L->is_copy || !L->schedule ? "" : L->schedule;
+		}
+		bad |= csvio_write_row(fp, f, nc);
+	}
+	free(pairs);
+	if (edges_fp == NULL)
+		return bad;
+	bad |= csvio_write_row(edges_fp, eheader, 3);
+	for (size_t k = 0; k < g->nedges; k++) {
+		snprintf(b[0], NUMFMT_LEN, "%ld", g->l[g->e[k].src].id);
+		snprintf(b[1], NUMFMT_LEN, "%ld", g->l[g->e[k].dst].id);
+		f[0] = b[0];
+		f[1] = b[1];
+		f[2] = numfmt(b[2], g->e[k].bytes);
+		bad |= csvio_write_row(edges_fp, f, 3);
+	}
+	return bad;
+}

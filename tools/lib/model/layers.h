@@ -1,0 +1,164 @@
+/*
+ * layers.h - the per-layer graph: the planner's view of a model variant.
+ *
+ * One CSV row per layer, in pipeline order (a stage is a contiguous run of
+ * rows); all numbers are per device of the variant and per micro-batch.
+ * Required columns: layer_id, parameter_bytes, activation_bytes,
+ * input_bytes.  Optional: kind, forward_s, backward_s, the collective
+ * byte columns (empty or absent = 0), copy_of and the four recomputation
+ * columns (all or none).  The optional edges CSV (src_layer,
+ * dst_layer, bytes) must point forward in row order, which also rules out
+ * cycles.  See docs/formats.md.
+ */
+#ifndef NP_LAYERS_H
+#define NP_LAYERS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/util.h"
+
+/* Collectives by kind and group: the first three run over the tensor-
+ * parallel group (an all-gather over the c*e devices sharing a sequence
+ * when t = 1, as graphs before the context kinds had it), all-to-all over
+ * the expert group, and the context kinds (context parallelism's keys and
+ * values, gathered forward and their gradients reduce-scattered
+ * backward) over the c*e devices sharing a sequence. */
+enum { LCOLL_ALL_REDUCE, LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER,
+	LCOLL_ALL_TO_ALL, LCOLL_CONTEXT_ALL_GATHER, LCOLL_CONTEXT_REDUCE_SCATTER,
+	LCOLL_N };
+
+/*
+ * A tensor-parallel collective and the matrix product beside it, which
+ * can hide it (docs/model.md, "Tensor-parallel overlap"): a column-
+ * parallel product entered through Megatron's f (its input gathered
+ * forward with sp, its input gradient reduced backward), a row-parallel
+ * one left through g (its output reduced forward, the gradient gathered
+ * backward with sp), or a column-parallel product outside Transformer
+ * Engine's layers (the output projection, the experts), which only the
+ * backward overlap reaches.  The layer-graph column `tp_overlap` lists
+ * them, ROLE:BYTES:FORWARD_S:BACKWARD_S, ROLE c, r or o.
+ */
+enum { TP_COLUMN, TP_ROW, TP_OUTSIDE };
+#define LAYER_TP_PAIRS_MAX 16
+
+struct tp_pair {
+	int role;
+	double bytes;			/* the collective's buffer */
+	double forward_s, backward_s;	/* the product's times */
+};
+
+struct layer {
+	long id;
+	char kind[32];
+	double forward_s, backward_s;
+	double parameter_bytes, activation_bytes, input_bytes;
+	/* parameters replicated over the variant's c*e devices (all but the
+	 * experts'): their gradients are also summed over that group */
+	double dense_parameter_bytes;
+	double coll_bytes[LCOLL_N];
+	int ntp;			/* tensor-parallel pairs (owned) */
+	struct tp_pair *tp;
+	/* Recomputation (docs/model.md, "Recomputation"): under full
+	 * recomputation the row keeps checkpoint_bytes a micro-batch and runs
+	 * recompute_s of its forward pass again during the backward pass;
+	 * under selective recomputation it keeps selective_bytes and runs
+	 * selective_recompute_s again.  Absent columns: the row keeps its
+	 * input and reruns its whole forward (full); selective keeps
+	 * everything and reruns nothing. */
+	double checkpoint_bytes, recompute_s;
+	double selective_bytes, selective_recompute_s;
+	double forward_bound_s, backward_bound_s; /* proven, for ilp times */
+	int schedule_optimal;
+	char *schedule;		/* how the ilp times were found (owned) */
+	int is_copy;		/* a repeat of layer copy_of (same numbers) */
+	long copy_of;
+	size_t line;		/* CSV line, for messages */
+};
+
+/* *dst = *src with its own copies of what a row owns (the schedule note,
+ * the tensor-parallel pairs), so that both can be released. */
+void layers_copy_row(struct layer *dst, const struct layer *src);
+
+/* The most devices a variant spans (t e c) and samples a micro-batch:
+ * products of these with plan sizes stay within 64 bits. */
+#define LAYERS_MAX_WIDTH (1L << 30)
+
+/* The most rows a per-layer graph (or an index of variants, or a stage
+ * table) and its edge table may have: a model has hundreds of layers, and
+ * the DP's stage ranges grow as their square.  A larger table is refused
+ * at its first row past the cap, before it costs a second or 100 MB. */
+#define LAYERS_MAX_ROWS ((size_t)100000)
+#define LAYERS_MAX_EDGES ((size_t)1000000)
+#define LAYERS_WHY_MAX "a model has hundreds of layers"
+
+struct layer_edge {
+	size_t src, dst;	/* row indices, src < dst */
+	double bytes;
+};
+
+struct layer_graph {
+	char *file;
+	int scheduled;		/* times from the ilp schedule (bounds kept) */
+	int has_variant;	/* the variant columns are present */
+	int has_recompute;	/* the recomputation columns are present */
+	int has_times;		/* forward_s and backward_s are present */
+	int has_tp_overlap;	/* the tp_overlap column is present */
+	long var_t, var_e, var_c, var_sp, var_b;
+	/* the e devices split the micro-batch's samples (column ep_batch,
+	 * optional beside the variant's, 0 when absent: they share its
+	 * sequences, as context parallelism does) */
+	long var_ep_batch;
+	size_t n;
+	struct layer *l;
+	size_t nedges;
+	struct layer_edge *e;
+};
+
+int layers_read(struct layer_graph *g, const char *path, struct pl_err *err);
+/* The same from a table already read (not released). */
+struct csvio_table;
+int layers_from_table(struct layer_graph *g, const struct csvio_table *t,
+    struct pl_err *err);
+int layers_read_edges(struct layer_graph *g, const char *path,
+    struct pl_err *err);
+void layers_release(struct layer_graph *g);
+
+/* The devices one replica of the variant spans, t e c (1 for a graph
+ * without the variant columns). */
+long layers_width(const struct layer_graph *g);
+
+/* A graph of a model with `layers` transformer layers (model_file: for
+ * the message) has that many rows of kind "transformer": a graph cut
+ * short would plan a smaller model. */
+int layers_check_model(const struct layer_graph *g, long layers,
+    const char *model_file, struct pl_err *err);
+
+/*
+ * The layers of rows [first, last] a pipeline split counts: every row but
+ * the graph's first (the embedding) and last (the head), which ride on the
+ * end stages; with `ends` (Megatron's --account-for-embedding/loss-in-
+ * pipeline-split) every row.
+ */
+long layers_split_count(const struct layer_graph *g, size_t first,
+    size_t last, int ends);
+
+/* Row index of layer `id`, or -1. */
+long layers_index(const struct layer_graph *g, long id);
+
+/*
+ * Bytes entering rows [first, last] from outside them: with edges, those
+ * from earlier rows plus the input_bytes of rows no edge feeds (the model
+ * input); without edges, the first row's input_bytes.
+ */
+double layers_boundary_input(const struct layer_graph *g, size_t first,
+    size_t last);
+
+/*
+ * Write a per-layer graph (the variant columns when has_variant, the
+ * bound and schedule columns when scheduled) and, if edges_fp is not
+ * NULL, its edges.
+ */
+int layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g);
+
+#endif

@@ -1,0 +1,1025 @@
+/* plan.c - the default-mode plan evaluator (docs/model.md, "Plans"). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/config.h"
+#include "model/plan.h"
+
+#define NZ (PLAN_ZLOG_MAX + 1)
+
+static int
+zlog(long z)
+{
+	int k = 0;
+
+	while ((1L << k) < z)
+		k++;
+	return k;
+}
+
+/* Is cost a worse than cost b (per byte first, then latency)? */
+static int
+costlier(struct net_cost a, struct net_cost b)
+{
+	if (a.beta_s_per_byte != b.beta_s_per_byte)
+		return a.beta_s_per_byte > b.beta_s_per_byte;
+	return a.alpha_s > b.alpha_s;
+}
+
+/*
+ * An intra-layer group: `n` members `stride` apart inside a block of w
+ * devices.  Blocks start at multiples of w; the cost is the worst over
+ * the block positions of one period of the network (every position, when
+ * w divides the node or the node divides w, gives the same).
+ */
+static struct net_cost
+group_cost(const struct plan_env *env, long w, long n, long stride,
+    enum net_coll kind)
+{
+	const struct network *net = env->net;
+	struct net_cost worst = { 0, 0 };
+	long period = net->span[net->nlevels - 1], *devs;
+
+	if (n <= 1)
+		return worst;
+	devs = xcalloc((size_t)n, sizeof *devs);
+	for (long o = 0; o < period && o + w <= net->ndevices; o += w) {
+		struct net_shape s;
+		struct net_cost c;
+
+		for (long i = 0; i < n; i++)
+			devs[i] = o + i * stride;
+		if (net_shape_of(net, devs, (size_t)n, &s, NULL) < 0)
+			break;
+		c = net_collective(net, kind, &s);
+		if (costlier(c, worst))
+			worst = c;
+		if (o / w > 4096)	/* a period this long repeats itself */
+			break;
+	}
+	free(devs);
+	return worst;
+}
+
+static double *
+prefix(const struct layer_graph *g, size_t off)
+{
+	double *pf = xcalloc(g->n + 1, sizeof *pf);
+
+	for (size_t i = 0; i < g->n; i++)
+		pf[i + 1] = pf[i] + *(const double *)((const char *)&g->l[i] + off);
+	return pf;
+}
+
+/* Log2 of n, rounded down (n >= 1). */
+static int
+ilog2(size_t n)
+{
+	int k = 0;
+
+	while (n >>= 1)
+		k++;
+	return k;
+}
+
+/*
+ * What rows keep and run again under recomputation kind rc: prefix sums,
+ * and a sparse table of the largest activations a row rebuilds while its
+ * backward runs (what it keeps subtracted), for range maxima in O(1).
+ */
+static void
+recompute_tables(struct plan_variant *v, int rc)
+{
+	const struct layer_graph *g = v->g;
+	int levels = ilog2(g->n) + 1;
+
+	v->pf_kept[rc] = xcalloc(g->n + 1, sizeof(double));
+	v->pf_rerun[rc] = xcalloc(g->n + 1, sizeof(double));
+	v->working[rc] = xcalloc((size_t)levels, sizeof(double *));
+	for (int j = 0; j < levels; j++)
+		v->working[rc][j] = xcalloc(g->n, sizeof(double));
+	for (size_t i = 0; i < g->n; i++) {
+		const struct layer *L = &g->l[i];
+		double kept = mem_row_kept(L, rc);
+
+		v->pf_kept[rc][i + 1] = v->pf_kept[rc][i] + kept;
+		v->pf_rerun[rc][i + 1] = v->pf_rerun[rc][i] +
+		    mem_row_rerun_s(L, rc);
+		v->working[rc][0][i] = fmax(0, L->activation_bytes - kept);
+	}
+	for (int j = 1; j < levels; j++)
+		for (size_t i = 0; i + ((size_t)1 << j) <= g->n; i++)
+			v->working[rc][j][i] = fmax(v->working[rc][j - 1][i],
+			    v->working[rc][j - 1][i + ((size_t)1 << (j - 1))]);
+}
+
+static double
+working_max(const struct plan_variant *v, int rc, size_t first, size_t last)
+{
+	int j = ilog2(last - first + 1);
+
+	return fmax(v->working[rc][j][first],
+	    v->working[rc][j][last + 1 - ((size_t)1 << j)]);
+}
+
+struct plan_mode
+plan_mode_of(const struct plan *p)
+{
+	struct plan_mode m = { p->recompute, p->v > 1 ? p->v : 1, p->distopt,
+		p->overlap_grad, p->overlap_param, p->ends_in_split,
+		p->tp_overlap, p->recompute_layers };
+
+	return m;
+}
+
+int
+plan_records_tp_overlap(const struct plan_mode *m, const struct layer_graph *g)
+{
+	return m->tp_overlap && g->has_variant && g->var_sp;
+}
+
+const double *
+plan_coll(const struct plan_variant *v, const struct plan_mode *m)
+{
+	if (m->tp_overlap && v->pf_coll_tpo[m->recompute] != NULL)
+		return v->pf_coll_tpo[m->recompute];
+	return v->pf_coll[m->recompute];
+}
+
+/* A pair's collective of kind k: its bytes' share of the row's time of
+ * that kind (the row prices each kind's bytes as one collective), or on
+ * its own when the row has none of the kind. */
+static double
+pair_time(const struct plan_variant *v, const struct layer *L,
+    const double *kind_s, int k, double bytes)
+{
+	if (L->coll_bytes[k] > 0)
+		return kind_s[k] * fmin(1, bytes / L->coll_bytes[k]);
+	return net_time(v->coll[k], bytes);
+}
+
+/* Up to `amount` of kind k's time hidden, never more than the row was
+ * charged for that kind (a hand-written table may list pairs beyond its
+ * byte columns). */
+static double
+hide(double *left, int k, double amount)
+{
+	double h = fmin(amount, left[k]);
+
+	left[k] -= h;
+	return h;
+}
+
+/* Transformer Engine's "pipeline" overlap runs a product in this many
+ * splits (TE v1.7-v1.10, module/base.py, initialize_ub: num_splits = 4
+ * by default). */
+#define TE_PIPELINE_SPLITS 4
+
+/*
+ * What the products beside a row's tensor-parallel collectives hide of
+ * them (docs/model.md, "Tensor-parallel overlap"), forward and backward,
+ * and what sequence parallelism's backward adds: a column-parallel
+ * product keeps its input sharded and gathers it again for its weight
+ * gradient, beside its input gradient.  A product's backward is its input
+ * and its weight gradient, half each.  Megatron-LM's backward reduces the
+ * input gradient beside the weight gradient (async, or always with sp).
+ * --tp-comm-overlap (sp) runs Transformer Engine's userbuffers, with its
+ * default method a collective (TE v1.7-v1.10, initialize_ub):
+ * - the gathers before a column-parallel product's forward and a
+ *   row-parallel one's input gradient: "ring_exchange", the product in t
+ *   chunks, each beside the next chunk's arrival through the copy
+ *   engines: the first chunk is local, min(c, g (t - 1) / t) hidden;
+ * - the reductions after a row-parallel product's forward: "pipeline",
+ *   the product in 4 splits, each split's reduce-scatter beside the next
+ *   split: the last split's is exposed, (3/4) min(c, g) hidden;
+ * - the backward's of a column-parallel product under sp: "bulk", the
+ *   whole collective beside the whole product (as Megatron-LM's own).
+ * The pipelined and bulk kernels are 16 thread blocks on a high-priority
+ * stream that take their SMs from the product as its blocks finish
+ * (set_sm_margin 0): to first order, each second of them hidden costs
+ * the product env->tp_comm_sm_share of a second, added to the exposed
+ * time.  Bulk is TE's fused-norm column-parallel products'
+ * (TELayerNormColumnParallelLinear: q/k/v and the MLP's first), the
+ * TP_COLUMN pairs; TP_OUTSIDE (experts, head) get Megatron-LM's own.
+ */
+static void
+tp_hidden(const struct plan_variant *v, const struct plan_env *env,
+    const struct layer *L, const double *kind_s, int tpo, double *hid_fwd,
+    double *hid_bwd, double *extra_bwd)
+{
+	double pipe = v->t > 1 ? (double)(v->t - 1) / (double)v->t : 0;
+	double split = (double)(TE_PIPELINE_SPLITS - 1) /
+	    (double)TE_PIPELINE_SPLITS;
+	double sm = tpo ? env->tp_comm_sm_share : 0;
+	double left[LCOLL_N];
+
+	memcpy(left, kind_s, sizeof left);
+	*hid_fwd = *hid_bwd = *extra_bwd = 0;
+	for (int k = 0; k < L->ntp; k++) {
+		const struct tp_pair *p = &L->tp[k];
+		double ag = pair_time(v, L, kind_s, LCOLL_ALL_GATHER, p->bytes);
+		double rs = pair_time(v, L, kind_s, LCOLL_REDUCE_SCATTER,
+		    p->bytes);
+		double ar = pair_time(v, L, kind_s, LCOLL_ALL_REDUCE, p->bytes);
+		double half = p->backward_s / 2;
+
+		if (p->role == TP_ROW) {
+			if (tpo && v->sp) {
+				*hid_fwd += (1 - sm) * hide(left,
+				    LCOLL_REDUCE_SCATTER, split * fmin(rs,
+				    p->forward_s));
+				*hid_bwd += hide(left, LCOLL_ALL_GATHER,
+				    fmin(ag, pipe * half));
+			}
+			continue;
+		}
+		if (v->sp) {
+			/* TE's bulk kernels for TE's own products only */
+			double bulk_sm = p->role == TP_COLUMN ? sm : 0;
+
+			*extra_bwd += ag - (1 - bulk_sm) * fmin(ag, half);
+			*hid_bwd += (1 - bulk_sm) * hide(left,
+			    LCOLL_REDUCE_SCATTER, fmin(rs, half));
+			if (tpo && p->role == TP_COLUMN)
+				*hid_fwd += hide(left, LCOLL_ALL_GATHER,
+				    fmin(ag, pipe * p->forward_s));
+		} else if (!env->tp_grad_blocking) {
+			*hid_bwd += hide(left, LCOLL_ALL_REDUCE, fmin(ar, half));
+		}
+	}
+}
+
+int
+plan_variant_init(struct plan_variant *v, const struct plan_env *env,
+    const struct layer_graph *g, struct pl_err *err)
+{
+	double *diff;
+
+	memset(v, 0, sizeof *v);
+	if (g->n == 0)
+		return pl_errf(err, g->file, 0, "the graph has no layers");
+	v->g = g;
+	v->t = g->has_variant ? g->var_t : 1;
+	v->e = g->has_variant ? g->var_e : 1;
+	v->c = g->has_variant ? g->var_c : 1;
+	v->sp = g->has_variant ? g->var_sp : 0;
+	v->b = g->has_variant ? g->var_b : 1;
+	v->w = layers_width(g);
+	v->pf_fwd = prefix(g, offsetof(struct layer, forward_s));
+	v->pf_bwd = prefix(g, offsetof(struct layer, backward_s));
+	v->pf_param = prefix(g, offsetof(struct layer, parameter_bytes));
+	v->pf_dense = prefix(g, offsetof(struct layer, dense_parameter_bytes));
+	for (int rc = 0; rc < RC_N; rc++)
+		recompute_tables(v, rc);
+
+	/* Megatron's t-group runs the all-reduces and reduce-scatters (and
+	 * the all-gathers of sequence parallelism); all-to-all is the expert
+	 * group's; context parallelism's keys and values cross the c*e
+	 * devices sharing a sequence (t apart; a graph whose expert ranks
+	 * split the samples has none, layers.c).  An all-gather of a graph
+	 * without the context kinds at t = 1 is context parallel's. */
+	v->coll[LCOLL_ALL_REDUCE] = group_cost(env, v->w, v->t, 1,
+	    NET_ALL_REDUCE);
+	v->coll[LCOLL_REDUCE_SCATTER] = group_cost(env, v->w, v->t, 1,
+	    NET_REDUCE_SCATTER);
+	v->coll[LCOLL_ALL_TO_ALL] = group_cost(env, v->w, v->e, v->t,
+	    NET_ALL_TO_ALL);
+	v->coll[LCOLL_CONTEXT_ALL_GATHER] = group_cost(env, v->w,
+	    v->c * v->e, v->t, NET_ALL_GATHER);
+	v->coll[LCOLL_CONTEXT_REDUCE_SCATTER] = group_cost(env, v->w,
+	    v->c * v->e, v->t, NET_REDUCE_SCATTER);
+	v->coll[LCOLL_ALL_GATHER] = v->t > 1 ?
+	    group_cost(env, v->w, v->t, 1, NET_ALL_GATHER) :
+	    v->coll[LCOLL_CONTEXT_ALL_GATHER];
+	/* Full recomputation runs a layer's forward again, its collectives
+	 * included (Megatron's checkpoint reruns the layer's function).
+	 * Megatron's collectives come in conjugate pairs, one in each
+	 * direction with the same bytes (f and g, an all-gather and its
+	 * reduce-scatter, dispatch and combine), so a row's forward runs
+	 * half of its collective time.  Selective recomputation reruns the
+	 * attention core, which has none. */
+	for (int rc = 0; rc < RC_N; rc++) {
+		v->pf_coll[rc] = xcalloc(g->n + 1, sizeof *v->pf_coll[rc]);
+		if (v->sp)
+			v->pf_coll_tpo[rc] = xcalloc(g->n + 1,
+			    sizeof *v->pf_coll_tpo[rc]);
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		double s = 0, kind_s[LCOLL_N];
+
+		for (int k = 0; k < LCOLL_N; k++)
+			s += kind_s[k] = net_time(v->coll[k],
+			    g->l[i].coll_bytes[k]);
+		for (int tpo = 0; tpo <= (v->sp != 0); tpo++) {
+			double **pf = tpo ? v->pf_coll_tpo : v->pf_coll;
+			double hf, hb, extra;
+
+			tp_hidden(v, env, &g->l[i], kind_s, tpo, &hf, &hb,
+			    &extra);
+			for (int rc = 0; rc < RC_N; rc++)
+				pf[rc][i + 1] = pf[rc][i] + fmax(0, s +
+				    extra - hf - hb + (rc == RC_FULL &&
+				    g->l[i].recompute_s > 0 ? s / 2 - hf : 0));
+		}
+	}
+	v->scatter_gather = env->p2p_scatter_gather && v->t > 1 && !v->sp;
+
+	/* Bytes crossing each cut: every edge is relayed by the stages
+	 * between its ends; a row no edge feeds reads the model input. */
+	v->cut = xcalloc(g->n + 1, sizeof *v->cut);
+	diff = xcalloc(g->n + 2, sizeof *diff);
+	if (g->nedges == 0) {
+		for (size_t i = 0; i < g->n; i++)
+			v->cut[i] = g->l[i].input_bytes;
+	} else {
+		unsigned char *fed = xcalloc(g->n, 1);
+
+		for (size_t k = 0; k < g->nedges; k++) {
+			diff[g->e[k].src + 1] += g->e[k].bytes;
+			diff[g->e[k].dst + 1] -= g->e[k].bytes;
+			fed[g->e[k].dst] = 1;
+		}
+		for (size_t i = 0; i < g->n; i++) {
+			if (fed[i])
+				continue;
+			v->cut[0] += g->l[i].input_bytes;
+			diff[1] += g->l[i].input_bytes;
+			diff[i + 1] -= g->l[i].input_bytes;
+		}
+		for (size_t i = 1; i < g->n; i++) {
+			diff[i] += diff[i - 1];
+			v->cut[i] = diff[i];
+		}
+		free(fed);
+	}
+	free(diff);
+	for (size_t i = 1; i < g->n; i++)
+		v->chunk_bytes = fmax(v->chunk_bytes, v->cut[i]);
+	return 0;
+}
+
+void
+plan_variant_release(struct plan_variant *v)
+{
+	free(v->pf_fwd);
+	free(v->pf_bwd);
+	free(v->pf_param);
+	free(v->pf_dense);
+	for (int rc = 0; rc < RC_N; rc++) {
+		free(v->pf_kept[rc]);
+		free(v->pf_rerun[rc]);
+		free(v->pf_coll[rc]);
+		free(v->pf_coll_tpo[rc]);
+		for (int j = 0; v->working[rc] && j <= ilog2(v->g->n); j++)
+			free(v->working[rc][j]);
+		free(v->working[rc]);
+	}
+	free(v->cut);
+	memset(v, 0, sizeof *v);
+}
+
+void
+plan_cell_init(struct plan_cell *c, const struct plan_env *env,
+    const struct plan_variant *v, long d, long K,
+    const struct plan_mode *mode)
+{
+	size_t n = (size_t)(K + 1) * NZ;
+
+	memset(c, 0, sizeof *c);
+	c->env = env;
+	c->v = v;
+	c->d = d;
+	c->K = K;
+	c->mode = *mode;
+	if (c->mode.v < 1)
+		c->mode.v = 1;
+	c->wrap_level = -2;
+	c->m = plan_microbatches(env->global_batch, v->b, d);
+	c->cut_level = xmalloc((size_t)(K + 1));
+	memset(c->cut_level, -2, (size_t)(K + 1));
+	/* the costs are read only where `have` says they were made: no
+	 * need to clear them (a ZeRO cell has K up to the devices / w) */
+	c->sync_dense = xmalloc(n * sizeof *c->sync_dense);
+	c->sync_expert = xmalloc(n * sizeof *c->sync_expert);
+	c->zero_gather = xmalloc(n * sizeof *c->zero_gather);
+	c->have = xcalloc(n, 1);
+}
+
+void
+plan_cell_release(struct plan_cell *c)
+{
+	free(c->cut_level);
+	free(c->sync_dense);
+	free(c->sync_expert);
+	free(c->zero_gather);
+	free(c->have);
+	memset(c, 0, sizeof *c);
+}
+
+long
+plan_microbatches(long global_batch, long b, long d)
+{
+	return (global_batch + b * d - 1) / (b * d);
+}
+
+/* Highest level any replica's device range [x, y] (offsets) reaches, and
+ * in *worst_r the first replica that reaches it. */
+static int
+range_level(const struct plan_cell *c, long x, long y, long *worst_r)
+{
+	return net_range_top(c->env->net, x, y, c->K * c->v->w, c->d, worst_r);
+}
+
+/* The boundary at slot u joins the w-blocks at slots u-1 and u. */
+static int
+cut_level(struct plan_cell *c, long u)
+{
+	if (c->cut_level[u] == -2) {
+		long w = c->v->w;
+
+		c->cut_level[u] = (signed char)range_level(c, (u - 1) * w,
+		    (u + 1) * w - 1, NULL);
+	}
+	return c->cut_level[u];
+}
+
+static struct net_cost
+shape_cost(const struct network *net, struct net_ap g, enum net_coll kind)
+{
+	struct net_shape s;
+	struct net_cost none = { 0, 0 };
+
+	if (g.n1 * g.n2 <= 1 || net_shape_ap(net, &g, &s, NULL) < 0)
+		return none;
+	return net_collective(net, kind, &s);
+}
+
+struct plan_shape_entry {
+	long key[7];			/* d, R, u*w, z, t, e, c; d = 0: empty */
+	struct net_cost dense, expert, gather;
+};
+
+static size_t
+key_hash(const long *k)
+{
+	size_t h = 1469598103934665603UL;
+
+	for (int i = 0; i < 7; i++)
+		h = (h ^ (size_t)k[i]) * 1099511628211UL;
+	return h;
+}
+
+static struct plan_shape_entry *
+cache_slot(struct plan_shape_cache *sc, const long *key)
+{
+	size_t i;
+
+	if (2 * (sc->n + 1) > sc->cap) {
+		struct plan_shape_cache big = { sc->cap ? 2 * sc->cap : 4096, 0,
+		    NULL };
+
+		big.e = xcalloc(big.cap, sizeof *big.e);
+		for (size_t k = 0; k < sc->cap; k++)
+			if (sc->e[k].key[0])
+				*cache_slot(&big, sc->e[k].key) = sc->e[k];
+		big.n = sc->n;
+		free(sc->e);
+		*sc = big;
+	}
+	for (i = key_hash(key) & (sc->cap - 1); sc->e[i].key[0];
+	    i = (i + 1) & (sc->cap - 1))
+		if (memcmp(sc->e[i].key, key, sizeof sc->e[i].key) == 0)
+			return &sc->e[i];
+	return &sc->e[i];
+}
+
+void
+plan_shape_cache_release(struct plan_shape_cache *sc)
+{
+	free(sc->e);
+	memset(sc, 0, sizeof *sc);
+}
+
+/*
+ * The data-parallel groups of a stage at slot u with z copies: slot 0's
+ * dense parameters live on the d*z*c*e devices sharing them, its experts
+ * on d*z*c; and the z copies of the worst-placed replica (ZeRO gathers).
+ */
+static void
+group_costs(struct plan_cell *c, long u, long z)
+{
+	const struct plan_variant *v = c->v;
+	const struct network *net = c->env->net;
+	long w = v->w, R = c->K * w, ce = v->c * v->e, r0 = 0;
+	size_t at = (size_t)u * NZ + (size_t)zlog(z);
+	long key[7] = { c->d, R, u * w, z, v->t, v->e, v->c };
+	struct plan_shape_entry *hit = NULL;
+
+	c->have[at] = 1;
+	if (c->shared) {
+		hit = cache_slot(c->shared, key);
+		if (hit->key[0]) {
+			c->sync_dense[at] = hit->dense;
+			c->sync_expert[at] = hit->expert;
+			c->zero_gather[at] = hit->gather;
+			return;
+		}
+	}
+	/* slot u's z copies hold devices u w + t i (i < z c e: w = t c e)
+	 * of every replica; its experts' copies u w + t e i (i < z c) */
+	c->sync_dense[at] = shape_cost(net, (struct net_ap){ u * w, v->t,
+	    z * ce, R, c->d }, NET_ALL_REDUCE);
+	c->sync_expert[at] = shape_cost(net, (struct net_ap){ u * w,
+	    v->t * v->e, z * v->c, R, c->d }, NET_ALL_REDUCE);
+	c->zero_gather[at] = (struct net_cost){ 0, 0 };
+	if (z > 1) {
+		range_level(c, u * w, (u + z) * w - 1, &r0);
+		c->zero_gather[at] = shape_cost(net, (struct net_ap){
+		    r0 * R + u * w, w, z, R, 1 }, NET_ALL_GATHER);
+	}
+	if (hit) {
+		memcpy(hit->key, key, sizeof key);
+		hit->dense = c->sync_dense[at];
+		hit->expert = c->sync_expert[at];
+		hit->gather = c->zero_gather[at];
+		c->shared->n++;
+	}
+}
+
+/*
+ * The gradient reduction of rows [first, last] at slot u over its z
+ * copies' data-parallel groups, in two parts: *grad_s reduces the
+ * gradients (grad_bytes_per_param a parameter), *param_s gathers updated
+ * bf16 weights.  An all-reduce is a reduce-scatter and an all-gather,
+ * each exactly half its cost in this network model (docs/model.md,
+ * Network).  Plain data parallelism all-reduces the gradients; the
+ * distributed optimizer reduce-scatters them and all-gathers the weights;
+ * ZeRO-3 gathers weights on use, so only the reduce-scatter remains.
+ */
+static void
+stage_sync(struct plan_cell *c, size_t first, size_t last, long u, long z,
+    int zs, double *grad_s, double *param_s)
+{
+	const struct plan_variant *v = c->v;
+	size_t at = (size_t)u * NZ + (size_t)zlog(z);
+	double params = v->pf_param[last + 1] - v->pf_param[first];
+	double dense = v->pf_dense[last + 1] - v->pf_dense[first];
+	double gb = c->env->grad_bytes_per_param > 0 ?
+	    c->env->grad_bytes_per_param : 2;
+	double weights_ar;
+
+	if (!c->have[at])
+		group_costs(c, u, z);
+	weights_ar = net_time(c->sync_dense[at], dense) +
+	    net_time(c->sync_expert[at], params - dense);
+	*grad_s = net_time(c->sync_dense[at], dense * gb / 2) +
+	    net_time(c->sync_expert[at], (params - dense) * gb / 2);
+	*param_s = 0;
+	if (zs == 3)
+		*grad_s /= 2;
+	else if (c->mode.distopt) {
+		*grad_s /= 2;
+		*param_s = weights_ar / 2;
+	}
+}
+
+double
+plan_stage_sync(struct plan_cell *c, size_t first, size_t last, long u)
+{
+	double grad_s, param_s;
+
+	stage_sync(c, first, last, u, 1, 0, &grad_s, &param_s);
+	return grad_s + param_s;
+}
+
+struct mem_stage
+plan_mem_stage(const struct plan_cell *c, size_t first, size_t last, long z,
+    int zs, long k)
+{
+	const struct plan_variant *v = c->v;
+	struct mem_stage s = {
+		.first = first, .last = last, .devices = v->w * z,
+		.zero_stage = zs, .zero_degree = z,
+		.recompute = c->mode.recompute,
+		.schedule = SCHED_1F1B, .position_from_end = k,
+		.microbatches = c->m, .virtual_stages = c->mode.v,
+		.pipeline_stages = c->K,
+		.grad_bytes_per_param = c->env->grad_bytes_per_param,
+		.grad_copies = c->env->grad_copies,
+	};
+
+	/* the distributed optimizer shards Adam's states over the
+	 * data-parallel group of each kind of parameter */
+	if (c->mode.distopt) {
+		s.optimizer_shards_dense = (double)(c->d * z * v->c * v->e);
+		s.optimizer_shards_expert = (double)(c->d * z * v->c);
+	}
+	return s;
+}
+
+/*
+ * Megatron's --recompute-method block recomputes the first N transformer
+ * layers of each of a stage's v model chunks and runs the rest as
+ * without recomputation.  The chunks' layers are alike, so which rows
+ * does not matter: the stage's first N v transformer rows (a graph
+ * without kinds: rows that full recomputation runs again) take the full
+ * tables, rows [first, split); the others, the tables of none.  Returns
+ * last + 1 (every row full) outside block recomputation, or when N v is
+ * the stage's layers or more.
+ */
+static int
+block_counts(const struct layer *L)
+{
+	return L->kind[0] ? strcmp(L->kind, "transformer") == 0 :
+	    L->recompute_s > 0;
+}
+
+static size_t
+block_rows(const struct layer_graph *g, long layers, size_t first,
+    size_t last)
+{
+	size_t i = first;
+
+	for (; i <= last && layers > 0; i++)
+		layers -= block_counts(&g->l[i]);
+	return i;
+}
+
+static size_t
+block_split(const struct plan_cell *c, size_t first, size_t last)
+{
+	if (c->mode.recompute != RC_FULL || c->mode.recompute_layers <= 0)
+		return last + 1;
+	return block_rows(c->v->g, c->mode.recompute_layers * c->mode.v, first,
+	    last);
+}
+
+int
+plan_block_is_full(const struct plan *p)
+{
+	long v = p->v > 1 ? p->v : 1;
+
+	/* every row past the split (an embedding, a head) priced alike by
+	 * none and full: nothing to rerun, the same bytes kept */
+	for (int i = 0; i < p->nstages; i++)
+		for (size_t r = block_rows(p->g, p->recompute_layers * v,
+		    p->stage[i].first, p->stage[i].last); r <= p->stage[i].last;
+		    r++) {
+			const struct layer *L = &p->g->l[r];
+
+			if (L->recompute_s > 0 || mem_row_kept(L, RC_FULL) !=
+			    mem_row_kept(L, RC_NONE))
+				return 0;
+		}
+	return 1;
+}
+
+int
+plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
+    long z, int zs, long k, struct mem_breakdown *mem)
+{
+	const struct plan_variant *v = c->v;
+	int rc = c->mode.recompute;
+	size_t split = block_split(c, first, last);
+	struct mem_totals t = {
+		.params = v->pf_param[last + 1] - v->pf_param[first],
+		.dense_params = v->pf_dense[last + 1] - v->pf_dense[first],
+		.kept = v->pf_kept[rc][split] - v->pf_kept[rc][first],
+		.working = split > first ? working_max(v, rc, first, split - 1) :
+		    0,
+	};
+	struct mem_stage s = plan_mem_stage(c, first, last, z, zs, k);
+
+	/* block recomputation's rows that keep everything (added only then,
+	 * so that the other plans' sums stay bit for bit what they were) */
+	if (split <= last)
+		t.kept += v->pf_kept[RC_NONE][last + 1] -
+		    v->pf_kept[RC_NONE][split];
+
+	mem_breakdown_of(&t, &s, c->env->optimizer, mem);
+	return mem->total <= c->env->memory_bytes;
+}
+
+/*
+ * The optimizer step of a stage's shard, between its gradient reduction
+ * and the next step's first forward pass, which nothing overlaps: memory-
+ * bound, the bytes it moves a parameter at the accelerator's achievable
+ * HBM bandwidth.  Mixed-precision Adam as Megatron-LM runs it (gradient
+ * clipping, then apex's fused multi-tensor Adam, then the copy to the
+ * model's half-precision weights): the gradient norm reads the gradient
+ * (g bytes); the update reads the gradient, the fp32 master weight and
+ * both moments and writes those three back (g + 24); the copy reads the
+ * master and writes 2 bytes (6): 2g + 30 bytes a parameter, 38 with fp32
+ * gradients.  SGD reads the gradient and the weight and writes the
+ * weight (g + 4).  Each device updates its shard: over the z copies with
+ * ZeRO, over the data-parallel group with the distributed optimizer
+ * (the optimizer states' shards of plan_mem_stage).
+ */
+static double
+optimizer_step_s(const struct plan_cell *c, size_t first, size_t last,
+    long z, int zs)
+{
+	const struct plan_variant *v = c->v;
+	double gb = c->env->grad_bytes_per_param > 0 ?
+	    c->env->grad_bytes_per_param : 2;
+	double per_param = c->env->optimizer == OPT_ADAM ? 2 * gb + 30 :
+	    gb + 4;
+	struct mem_stage s;
+
+	if (c->env->optimizer_Bps <= 0)
+		return 0;
+	s = plan_mem_stage(c, first, last, z, zs, 1);
+	/* weights are 2 bytes a parameter in the graph */
+	return per_param / 2 * mem_sharded_params(&s,
+	    v->pf_param[last + 1] - v->pf_param[first],
+	    v->pf_dense[last + 1] - v->pf_dense[first]) / c->env->optimizer_Bps;
+}
+
+/* What the mode leaves exposed of a gradient reduction and a parameter
+ * gather beside a backward and a forward pass of bwd_s and fwd_s. */
+static double
+exposed_sync(const struct plan_cell *c, double grad_s, double param_s,
+    double bwd_s, double fwd_s)
+{
+	return (c->mode.overlap_grad ? fmax(0, grad_s - bwd_s) : grad_s) +
+	    (c->mode.overlap_param ? fmax(0, param_s - fwd_s) : param_s);
+}
+
+double
+plan_row_sync_floor(struct plan_cell *c, size_t i, long u, double bwd_max,
+    double fwd_max)
+{
+	double grad_s, param_s;
+
+	stage_sync(c, i, i, u, 1, 0, &grad_s, &param_s);
+	return exposed_sync(c, grad_s, param_s, bwd_max, fwd_max) +
+	    optimizer_step_s(c, i, i, 1, 0);
+}
+
+/* The boundary from the last stage back to the first, which interleaved
+ * 1F1B crosses v - 1 times a micro-batch: the replica's whole span. */
+static int
+wrap_level(struct plan_cell *c)
+{
+	if (c->wrap_level == -2)
+		c->wrap_level = range_level(c, 0, c->K * c->v->w - 1, NULL);
+	return c->wrap_level;
+}
+
+double
+plan_boundary_s(const struct plan_variant *v, const struct network *net,
+    int level, double bytes)
+{
+	if (!v->scatter_gather)
+		return net_time(net_p2p(net, level), bytes);
+	return net_time(net_p2p(net, level), bytes / (double)v->t) +
+	    net_time(v->coll[LCOLL_ALL_GATHER], bytes);
+}
+
+void
+plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
+    long z, int zs, struct stage_cost *o)
+{
+	const struct plan_variant *v = c->v;
+	const struct network *net = c->env->net;
+	size_t at = (size_t)u * NZ + (size_t)zlog(z);
+	double fwd = v->pf_fwd[last + 1] - v->pf_fwd[first];
+	double bwd = v->pf_bwd[last + 1] - v->pf_bwd[first];
+	size_t split = block_split(c, first, last);
+	double rerun = v->pf_rerun[c->mode.recompute][split] -
+	    v->pf_rerun[c->mode.recompute][first];
+	double params = v->pf_param[last + 1] - v->pf_param[first];
+	const double *coll = plan_coll(v, &c->mode);
+	double grad_s, param_s;
+	long nv = c->mode.v;
+
+	o->compute_s = fwd + bwd + rerun;
+	o->collective_s = coll[split] - coll[first];
+	if (split <= last) {	/* block recomputation's rows run once */
+		struct plan_mode none = c->mode;
+		const double *coll_none;
+
+		none.recompute = RC_NONE;
+		coll_none = plan_coll(v, &none);
+		o->collective_s += coll_none[last + 1] - coll_none[split];
+	}
+	o->level_in = o->level_out = -1;
+	o->p2p_in_s = o->p2p_out_s = 0;
+	/* activations one way, their gradients the other; interleaved, each
+	 * of the v model chunks receives and sends one micro-batch, the first
+	 * and last stages v - 1 times across the wrap */
+	if (nv == 1) {
+		if (first > 0) {
+			o->level_in = cut_level(c, u);
+			o->p2p_in_s = 2 * plan_boundary_s(v, net, o->level_in,
+			    v->cut[first]);
+		}
+		if (last + 1 < v->g->n) {
+			o->level_out = cut_level(c, u + z);
+			o->p2p_out_s = 2 * plan_boundary_s(v, net,
+			    o->level_out, v->cut[last + 1]);
+		}
+	} else {
+		o->level_in = first > 0 ? cut_level(c, u) : wrap_level(c);
+		o->level_out = last + 1 < v->g->n ? cut_level(c, u + z) :
+		    wrap_level(c);
+		o->p2p_in_s = 2 * (double)(first > 0 ? nv : nv - 1) *
+		    plan_boundary_s(v, net, o->level_in, v->chunk_bytes);
+		o->p2p_out_s = 2 * (double)(last + 1 < v->g->n ? nv : nv - 1) *
+		    plan_boundary_s(v, net, o->level_out, v->chunk_bytes);
+	}
+	if (!c->have[at])
+		group_costs(c, u, z);
+	/* ZeRO-3 gathers the stage's weights for the forward and again for
+	 * the backward pass of every micro-batch */
+	o->zero_s = zs == 3 ? 2 * net_time(c->zero_gather[at], params) : 0;
+	o->load_s = o->compute_s + o->collective_s + o->p2p_in_s +
+	    o->p2p_out_s + o->zero_s;
+	/* Overlap: the gradient reduction runs during the last micro-batch's
+	 * backward pass, the parameter gather during the first one's forward
+	 * pass of the next step; only what they do not cover is exposed. */
+	stage_sync(c, first, last, u, z, zs, &grad_s, &param_s);
+	o->optimizer_s = optimizer_step_s(c, first, last, z, zs);
+	o->sync_total_s = grad_s + param_s + o->optimizer_s;
+	o->sync_s = exposed_sync(c, grad_s, param_s, bwd + rerun, fwd) +
+	    o->optimizer_s;
+	o->first_device = u * v->w;
+	o->devices = z * v->w;
+	o->fits = 1;
+	memset(&o->mem, 0, sizeof o->mem);
+}
+
+void
+plan_stage_price(struct plan_cell *c, size_t first, size_t last, long u,
+    long z, int zs, long k, struct stage_cost *o)
+{
+	plan_stage_cost(c, first, last, u, z, zs, o);
+	o->fits = plan_stage_memory(c, first, last, z, zs, k, &o->mem);
+}
+
+/* What Megatron's interleaved schedule needs of a plan. */
+static int
+interleave_check(const struct plan_variant *v, const struct plan *p,
+    const struct plan_env *env, struct pl_err *err)
+{
+	long m = plan_microbatches(env->global_batch, v->b, p->d);
+
+	if (p->nstages < 2)
+		return pl_errf(err, NULL, p->line, "%ld virtual stages need a "
+		    "pipeline of two stages or more", p->v);
+	if (m % p->nstages)
+		return pl_errf(err, NULL, p->line, "interleaving: %ld micro-batches "
+		    "are not a multiple of the %d stages", m, p->nstages);
+	for (int i = 0; i < p->nstages; i++) {
+		long layers = layers_split_count(v->g, p->stage[i].first,
+		    p->stage[i].last, p->ends_in_split);
+
+		if (p->stage[i].z > 1)
+			return pl_errf(err, NULL, p->stage[i].line, "stage %d: "
+			    "interleaving with ZeRO copies of a stage is not "
+			    "modelled", i);
+		if (layers == 0 || layers % p->v)
+			return pl_errf(err, NULL, p->stage[i].line, "stage %d: "
+			    "%ld virtual stages do not divide its %ld layers "
+			    "of the split (%s)", i, p->v, layers,
+			    p->ends_in_split ? "the graph's first and last "
+			    "rows counted" : "the graph's first and last rows "
+			    "not counted; ends_in_pipeline_split=\"1\" counts "
+			    "them");
+	}
+	return 0;
+}
+
+int
+plan_evaluate(const struct plan_env *env, const struct plan *p,
+    struct plan_result *r, struct pl_err *err)
+{
+	const struct layer_graph *g = p->g;
+	struct plan_variant v;
+	struct plan_cell cell;
+	struct plan_mode mode;
+	long K = 0, u = 0;
+	size_t next = 0;
+
+	memset(r, 0, sizeof *r);
+	if (p->nstages < 1)
+		return pl_errf(err, NULL, p->line, "a plan needs at least one stage");
+	if (p->d < 1)
+		return pl_errf(err, NULL, p->line, "d must be at least 1");
+	for (int i = 0; i < p->nstages; i++) {
+		const struct plan_stage *s = &p->stage[i];
+
+		if (s->first != next || s->last < s->first || s->last >= g->n)
+			return pl_errf(err, NULL, s->line, "stage %d: rows %zu..%zu "
+			    "do not continue the previous stage (next row %zu "
+			    "of %zu)", i, s->first, s->last, next, g->n);
+		if (s->z < 1 || (s->z & (s->z - 1)) || zlog(s->z) > PLAN_ZLOG_MAX)
+			return pl_errf(err, NULL, s->line, "stage %d: zero_degree %ld "
+			    "is not a power of two up to %d", i, s->z,
+			    1 << PLAN_ZLOG_MAX);
+		if ((s->z == 1) != (s->zero_stage == 0) || s->zero_stage > 3)
+			return pl_errf(err, NULL, s->line, "stage %d: zero_stage %d "
+			    "with zero_degree %ld (stage 1-3 exactly when the "
+			    "degree is above 1)", i, s->zero_stage, s->z);
+		K += s->z;
+		next = s->last + 1;
+	}
+	if (next != g->n)
+		return pl_errf(err, NULL, p->line, "the stages end at row %zu of %zu",
+		    next, g->n);
+	if (p->recompute < 0 || p->recompute >= RC_N)
+		return pl_errf(err, NULL, p->line, "recompute %d is not 0 (none), 1 "
+		    "(full) or 2 (selective)", p->recompute);
+	if (p->recompute_layers < 0 || (p->recompute_layers > 0 &&
+	    p->recompute != RC_FULL))
+		return pl_errf(err, NULL, p->line, "recompute_layers %ld: block "
+		    "recomputation needs recompute 1 (full) and N >= 1",
+		    p->recompute_layers);
+	if (p->v < 0)
+		return pl_errf(err, NULL, p->line, "virtual stages %ld: not positive",
+		    p->v);
+	if (p->overlap_param && !p->distopt)
+		return pl_errf(err, NULL, p->line, "overlapping the parameter gather "
+		    "needs the distributed optimizer");
+	if (plan_variant_init(&v, env, g, err) < 0)
+		return -1;
+	mode = plan_mode_of(p);
+	if (mode.v > 1 && interleave_check(&v, p, env, err) < 0) {
+		plan_variant_release(&v);
+		return -1;
+	}
+	if (p->d * v.b > env->global_batch || p->d * K * v.w > env->devices) {
+		long b = v.b, need = p->d * K * v.w;
+
+		plan_variant_release(&v);
+		if (p->d * b > env->global_batch)
+			return pl_errf(err, NULL, p->line, "d = %ld replicas of %ld "
+			    "samples exceed the global batch of %ld", p->d, b,
+			    env->global_batch);
+		return pl_errf(err, NULL, p->line, "the plan needs %ld devices, %ld "
+		    "are available", need, env->devices);
+	}
+	plan_cell_init(&cell, env, &v, p->d, K, &mode);
+	r->nstages = p->nstages;
+	r->stage = xcalloc((size_t)p->nstages, sizeof *r->stage);
+	r->m = cell.m;
+	r->devices_used = p->d * K * v.w;
+	r->fits = 1;
+	for (int i = 0; i < p->nstages; i++) {
+		const struct plan_stage *s = &p->stage[i];
+		struct stage_cost *sc = &r->stage[i];
+		double eff;
+
+		plan_stage_price(&cell, s->first, s->last, u, s->z,
+		    s->zero_stage, p->nstages - i, sc);
+		eff = sc->load_s / (double)s->z;
+		if (i == 0 || eff > r->max_load_s) {
+			r->max_load_s = eff;
+			r->bottleneck = i;
+		}
+		if (i == 0 || sc->sync_s > r->max_sync_s) {
+			r->max_sync_s = sc->sync_s;
+			r->sync_stage = i;
+		}
+		r->fits &= sc->fits;
+		u += s->z;
+	}
+	r->step_s = plan_step(r->m, p->nstages, mode.v, r->max_load_s,
+	    r->max_sync_s);
+	r->throughput_samples_per_s = (double)env->global_batch / r->step_s;
+	plan_cell_release(&cell);
+	plan_variant_release(&v);
+	return 0;
+}
+
+/*
+ * 1F1B runs m micro-batches through S stages in m + S - 1 slots of the
+ * slowest stage; interleaved over v model chunks a stage, the fill and
+ * drain take (S - 1)/v of them (Narayanan et al. 2021, Section 2.2).
+ */
+double
+plan_step(long m, int nstages, long v, double max_load_s, double max_sync_s)
+{
+	return ((double)m + (double)(nstages - 1) / (double)(v > 1 ? v : 1)) *
+	    max_load_s + max_sync_s;
+}
+
+void
+plan_result_release(struct plan_result *r)
+{
+	free(r->stage);
+	memset(r, 0, sizeof *r);
+}
+
+void
+network_flatten(const struct network *net, struct network *flat)
+{
+	memset(flat, 0, sizeof *flat);
+	memcpy(flat->name, net->name, sizeof flat->name);
+	flat->nlevels = 1;
+	flat->level[0] = net->level[0];
+	flat->level[0].fanout = net->ndevices;
+	flat->span[0] = net->ndevices;
+	flat->ndevices = net->ndevices;
+}

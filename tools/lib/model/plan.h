@@ -1,0 +1,275 @@
+/*
+ * plan.h - a training plan and the one evaluator every method shares (the
+ * default cost model; docs/model.md, "Plans", states it rule by rule).
+ *
+ * A plan takes one intra-layer variant (a per-layer graph with t, e, c, sp
+ * and micro-batch b; w = t*e*c devices), a data-parallel degree d, S
+ * contiguous stages, and how Megatron-LM runs them (struct plan_mode):
+ * recomputation none, full or selective, v virtual stages a stage
+ * (interleaved 1F1B), the distributed optimizer, and whether the
+ * gradient reduction and the parameter gather overlap with compute.
+ * Stage i has w * z_i devices, z_i > 1 being copies of the stage that
+ * share its micro-batches and shard its states ZeRO-style.  Replica r of
+ * the pipeline occupies devices [r*R, (r+1)*R), R = sum w*z_i, stages one
+ * after another, so every device of every replica has an id on the
+ * network.
+ *
+ *   load_i = compute (+ recomputation) + intra-layer collectives
+ *            + v * (p2p in + p2p out) + ZeRO gathers  (one micro-batch, one copy)
+ *   step   = (m + (S - 1) / v) * max_i load_i / z_i + max_i sync_i,
+ *   m      = ceil(B / (b d)),  throughput = B / step,
+ * sync_i being the part of stage i's gradient reduction (and parameter
+ * gather) that no computation hides, and its optimizer step.
+ *
+ * The dynamic program (dp.h) prices stages with plan_stage_cost() on the
+ * same plan_cell, so the time it reports is the evaluator's, bit for bit.
+ */
+#ifndef NP_PLAN_H
+#define NP_PLAN_H
+
+#include <stddef.h>
+
+#include "base/util.h"
+#include "model/layers.h"
+#include "model/mem.h"
+#include "model/netmodel.h"
+
+#define PLAN_ZLOG_MAX 10		/* z = 1, 2, 4, ..., 1024 */
+
+/* What a plan runs on. */
+struct plan_env {
+	const struct network *net;
+	long devices;			/* usable devices, <= net->ndevices */
+	double memory_bytes;		/* per device */
+	int optimizer;			/* OPT_ADAM or OPT_SGD */
+	long global_batch;		/* B, samples */
+	double grad_bytes_per_param;	/* 2 (bf16) or 4 (fp32); 0 reads 2 */
+	/* how the runtime runs the plans of methods that do not choose it
+	 * (the baselines): the distributed optimizer, overlap */
+	int distopt, overlap;
+	int tp_overlap;			/* --tp-comm-overlap where sp */
+	double grad_copies;		/* 2: PyTorch DDP's buckets (mem.h);
+					 * 0 reads 1 */
+	/* Megatron-LM of 2021-22 (--scatter-gather-tensors-in-pipeline, its
+	 * default then; Narayanan et al. SC'21, Section 4.1): a tensor-
+	 * parallel activation crosses a stage boundary as t pieces, one a
+	 * rank over its own link, all-gathered over the t ranks on arrival.
+	 * Megatron-Core sends it whole (0, the default). */
+	int p2p_scatter_gather;
+	/* Megatron-LM before 2021-08-30 (SC'21's runs): a column-parallel
+	 * product's input-gradient all-reduce waits for its weight
+	 * gradient instead of running beside it; 0 (async), Megatron-LM's
+	 * way since (docs/model.md, "Tensor-parallel overlap") */
+	int tp_grad_blocking;
+	/* the optimizer step's memory traffic: the accelerator's HBM
+	 * bandwidth times its memory efficiency, bytes/s; 0: not priced */
+	double optimizer_Bps;
+	/* the SMs --tp-comm-overlap's pipelined and bulk kernels take from
+	 * the products beside them (accel_tp_comm_sm_share); 0: not priced */
+	double tp_comm_sm_share;
+};
+
+/* How Megatron-LM runs a plan, beyond its layout. */
+struct plan_mode {
+	int recompute;			/* RC_NONE, RC_FULL, RC_SELECTIVE */
+	long v;				/* virtual stages a stage; 1: none */
+	int distopt;			/* --use-distributed-optimizer */
+	int overlap_grad;		/* --overlap-grad-reduce */
+	int overlap_param;		/* --overlap-param-gather (distopt) */
+	int ends_in_split;		/* the embedding and the head count as
+					 * layers when v splits a stage
+					 * (Megatron's --account-for-*-in-
+					 * pipeline-split) */
+	int tp_overlap;			/* --tp-comm-overlap (Transformer
+					 * Engine's userbuffers; sp only) */
+	long recompute_layers;		/* RC_FULL by --recompute-method
+					 * block: only the first N layers of
+					 * each model chunk recomputed, the
+					 * rest keep everything; 0: all */
+};
+
+struct plan_stage {
+	size_t first, last;		/* rows of the variant's graph */
+	long z;				/* copies: the stage has w*z devices */
+	int zero_stage;			/* 0 when z == 1, else 1..3 */
+	size_t line;			/* of its <stage> in a plan file, 0 */
+};
+
+struct plan {
+	const struct layer_graph *g;	/* the variant */
+	long d;
+	int recompute;			/* RC_* */
+	int nstages;
+	struct plan_stage *stage;
+	/* the rest of the plan's mode (0: v = 1, all off) */
+	long v;
+	int distopt, overlap_grad, overlap_param, ends_in_split, tp_overlap;
+	long recompute_layers;		/* as plan_mode's; 0: all */
+	size_t line;			/* of <parallelism> in a plan file, 0 */
+};
+
+/* The mode of a plan (v = 0 read as 1). */
+struct plan_mode plan_mode_of(const struct plan *p);
+
+/* Whether p's block recomputation (recompute_layers N) prices every row
+ * as full recomputation does: every layer recomputed, and the rows past
+ * them (an embedding, a head) alike under none and full.  The plan is
+ * then full recomputation, at the same cost. */
+int plan_block_is_full(const struct plan *p);
+
+struct stage_cost {
+	double compute_s, collective_s, p2p_in_s, p2p_out_s, zero_s;
+	double load_s;			/* their sum: one micro-batch, one copy */
+	double sync_s;			/* the exposed part of sync_total_s */
+	double sync_total_s;		/* gradient reduction over d*z copies
+					 * (and the distributed optimizer's
+					 * parameter gather), and the
+					 * optimizer step */
+	double optimizer_s;		/* the optimizer step (in both) */
+	int level_in, level_out;	/* network level of each boundary, -1 */
+	struct mem_breakdown mem;
+	int fits;
+	long first_device, devices;	/* replica 0 */
+};
+
+struct plan_result {
+	double step_s, throughput_samples_per_s;
+	double max_load_s, max_sync_s;	/* max load_i / z_i, max sync_i */
+	long m, devices_used;
+	int nstages, bottleneck, sync_stage, fits;
+	struct stage_cost *stage;	/* nstages, owned */
+};
+
+/* One variant's per-row costs, independent of d and placement. */
+struct plan_variant {
+	const struct layer_graph *g;
+	long t, e, c, sp, b, w;
+	double *pf_fwd, *pf_bwd, *pf_param, *pf_dense;
+	/* by recomputation kind: what rows keep, what they run again, and
+	 * their collectives (full recomputation runs the forward's again) */
+	double *pf_kept[RC_N], *pf_rerun[RC_N], *pf_coll[RC_N];
+	/* the same collectives with --tp-comm-overlap (sp variants; else
+	 * NULL): plan_coll() picks */
+	double *pf_coll_tpo[RC_N];
+	double **working[RC_N];		/* sparse tables: range max of what a
+					 * row recomputes (activations - kept) */
+	double *cut;			/* [i]: bytes entering row i from rows < i */
+	double chunk_bytes;		/* the largest interior cut: what one
+					 * virtual stage sends the next */
+	int scatter_gather;		/* a boundary's activations cross in t
+					 * pieces (plan_env.p2p_scatter_gather) */
+	struct net_cost coll[LCOLL_N];
+};
+
+/* What a plan of graph g run in mode m records as its tp_comm_overlap:
+ * --tp-comm-overlap needs sequence parallelism (Megatron-LM asserts it),
+ * so a search mode that allows it leaves it off elsewhere. */
+int plan_records_tp_overlap(const struct plan_mode *m,
+    const struct layer_graph *g);
+
+/* The prefix sums of a variant's exposed intra-layer collectives under a
+ * mode (its recomputation and --tp-comm-overlap). */
+const double *plan_coll(const struct plan_variant *v,
+    const struct plan_mode *m);
+
+/* Group costs shared by the cells of variants with the same t, e, c (a
+ * hash table keyed by the group's generator; optional). */
+struct plan_shape_cache {
+	size_t cap, n;
+	struct plan_shape_entry *e;
+};
+void plan_shape_cache_release(struct plan_shape_cache *sc);
+
+/* Placement-dependent costs for one (variant, d, R), cached lazily. */
+struct plan_cell {
+	struct plan_shape_cache *shared;	/* NULL: none */
+	const struct plan_env *env;
+	const struct plan_variant *v;
+	long d, K;			/* R = K * w devices a replica */
+	long m;
+	struct plan_mode mode;
+	signed char *cut_level;		/* [u]: level of the boundary at slot u */
+	int wrap_level;			/* last stage to first (v > 1); -2: not
+					 * yet known */
+	struct net_cost *sync_dense, *sync_expert, *zero_gather;
+	unsigned char *have;		/* [u * (ZLOG+1) + zlog] cached */
+};
+
+int plan_variant_init(struct plan_variant *v, const struct plan_env *env,
+    const struct layer_graph *g, struct pl_err *err);
+void plan_variant_release(struct plan_variant *v);
+
+/* A cell of K slots a replica; with v > 1 there are no ZeRO copies, so
+ * its pipeline has S = K stages. */
+void plan_cell_init(struct plan_cell *c, const struct plan_env *env,
+    const struct plan_variant *v, long d, long K,
+    const struct plan_mode *mode);
+void plan_cell_release(struct plan_cell *c);
+
+/* Eq. 1's description of rows [first, last] as a stage k-th from the end
+ * with z copies at ZeRO stage zs, in the cell's mode. */
+struct mem_stage plan_mem_stage(const struct plan_cell *c, size_t first,
+    size_t last, long z, int zs, long k);
+
+/*
+ * Memory of rows [first, last] as a stage k-th from the end with z copies
+ * at ZeRO stage zs; returns 1 when it fits.
+ */
+int plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
+    long z, int zs, long k, struct mem_breakdown *mem);
+
+/*
+ * Price rows [first, last] placed at slot u (devices r*R + u*w ...) with z
+ * copies at ZeRO stage zs, k-th from the pipeline end.
+ */
+void plan_stage_price(struct plan_cell *c, size_t first, size_t last,
+    long u, long z, int zs, long k, struct stage_cost *out);
+
+/* One way across a stage boundary at network level `level`, `bytes` a
+ * device: point to point, or with scatter/gather t pieces and the
+ * all-gather of the t ranks. */
+double plan_boundary_s(const struct plan_variant *v,
+    const struct network *net, int level, double bytes);
+
+/* The same without the memory (fits = 1, mem zero), for a caller that has
+ * already checked it (the DP, through dp_stage_zero). */
+void plan_stage_cost(struct plan_cell *c, size_t first, size_t last,
+    long u, long z, int zs, struct stage_cost *out);
+
+/* (m + (S - 1) / v) * max_load + max_sync: the one formula of a step. */
+double plan_step(long m, int nstages, long v, double max_load_s,
+    double max_sync_s);
+
+
+/* The whole sync of rows [first, last] at slot u with one copy (z = 1),
+ * none of it hidden. */
+double plan_stage_sync(struct plan_cell *c, size_t first, size_t last, long u);
+
+/*
+ * The least exposed sync (as plan_stage_cost's sync_s) of any one-copy
+ * stage at slot u that holds row i, when its backward and forward pass
+ * of a micro-batch are at most bwd_max and fwd_max: the reduction, the
+ * gather and the optimizer step of more rows cost no less than row i's
+ * alone, and the overlap hides at most those passes.
+ */
+double plan_row_sync_floor(struct plan_cell *c, size_t i, long u,
+    double bwd_max, double fwd_max);
+
+/* ceil(B / (b d)). */
+long plan_microbatches(long global_batch, long b, long d);
+
+/*
+ * Check a plan (rows covered in order, z a power of two, ZeRO stage
+ * consistent, d * R within the devices, d * b <= B; with v > 1: S > 1, no
+ * ZeRO copies, v dividing every stage's layers and S dividing m, as
+ * Megatron's interleaved schedule needs) and price it.
+ */
+int plan_evaluate(const struct plan_env *env, const struct plan *p,
+    struct plan_result *r, struct pl_err *err);
+void plan_result_release(struct plan_result *r);
+
+/* The same network with one level: every transfer at level 0's cost (the
+ * network-agnostic view of a flat planner). */
+void network_flatten(const struct network *net, struct network *flat);
+
+#endif

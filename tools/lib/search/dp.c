@@ -1,0 +1,1050 @@
+/* dp.c - branch and bound over cells, a Pareto suffix DP in each (dp.h). */
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/dp.h"
+
+int
+dp_stage_zero(const struct plan_cell *c, size_t first, size_t last, long k,
+    int zero_on, long zmax, long *z, int *zs)
+{
+	struct mem_breakdown mem;
+
+	*z = 1;
+	*zs = 0;
+	if (plan_stage_memory(c, first, last, 1, 0, k, &mem))
+		return 0;
+	if (!zero_on)
+		return -1;
+	for (*z = 2; *z <= zmax; *z *= 2)
+		for (*zs = 1; *zs <= 3; (*zs)++)
+			if (plan_stage_memory(c, first, last, *z, *zs, k, &mem))
+				return 0;
+	return -1;
+}
+
+/*
+ * Whether some ZeRO choice of dp_stage_zero (z > 1) fits, in one test
+ * instead of up to eighteen: a stage's memory falls with z and with the
+ * ZeRO stage (mem.c divides the optimizer states by z from stage 1, the
+ * gradients from 2, the weights at 3; t-mem checks it), so some choice
+ * fits only if the largest power of two at stage 3 does.
+ */
+static int
+zero_may_fit(const struct plan_cell *c, size_t first, size_t last, long k,
+    long zmax)
+{
+	struct mem_breakdown mem;
+	long z = 1;
+
+	while (2 * z <= zmax)
+		z *= 2;
+	return z > 1 && plan_stage_memory(c, first, last, z, 3, k, &mem);
+}
+
+/* Whether dp_stage_zero finds a choice (z = 1, or ZeRO when it is on). */
+static int
+stage_fits(const struct plan_cell *c, size_t first, size_t last, long k,
+    int zero_on, long zmax)
+{
+	struct mem_breakdown mem;
+
+	return plan_stage_memory(c, first, last, 1, 0, k, &mem) ||
+	    (zero_on && zero_may_fit(c, first, last, k, zmax));
+}
+
+/*
+ * A cache whose entries are current while their stamp, each entry's first
+ * member, is the table's: made stale all at once by a new stamp (cleared
+ * only when it wraps), not by clearing entries a cell, level or state.
+ */
+struct stamped {
+	void *e;
+	size_t cap, size;	/* entries, bytes an entry */
+	unsigned stamp;
+};
+
+/* Room for n entries of `size` bytes, all stale. */
+static void
+stamped_reserve(struct stamped *t, size_t n, size_t size)
+{
+	if (n > t->cap || size != t->size) {
+		free(t->e);
+		t->e = xcalloc(n, size);
+		t->cap = n;
+		t->size = size;
+		t->stamp = 0;
+	}
+}
+
+/* Every entry stale. */
+static void
+stamped_renew(struct stamped *t)
+{
+	if (++t->stamp == 0) {
+		memset(t->e, 0, t->cap * t->size);
+		t->stamp = 1;
+	}
+}
+
+/* The cache's entries (stamped). */
+struct need_entry {
+	unsigned stamp;
+	int stages;
+};
+struct chain_head {
+	unsigned stamp;
+	int head;
+};
+/* A stage's ZeRO copies and stage, found once (choice_of). */
+struct stage_choice {
+	unsigned stamp;
+	int fits, zs;
+	long z;
+};
+
+/* A suffix: its last-placed (first) stage and the rest through parent. */
+struct point {
+	double L, Y;		/* max load / z, max sync */
+	long y;			/* slots used */
+	int parent, next;	/* pool indices; next: in the state's list */
+	int same_y;		/* the next of its state's points of its y */
+	int j;			/* the stage's first row */
+	int z, zs, dead;
+};
+
+/* A cell: 40 bytes, as a band lists up to BAND_CELLS of them. */
+struct cell_key {
+	double lb, lb_sync;
+	unsigned order;		/* its place in the listing: ties by it */
+	unsigned short variant;
+	unsigned short mode;	/* index into search.modes */
+	long d, K;
+};
+
+struct search {
+	const struct plan_env *env;
+	const struct dp_options *o;
+	struct plan_variant *v;
+	int zero_on;
+	double best;
+	struct plan *plan;
+	struct point *pool;
+	size_t npool, cappool;
+	int *head;		/* [k * (n+1) + j] */
+	size_t nhead;
+	long states;
+	double *alpha_floor;	/* [n]: least all-reduce latency over n */
+	/* [n]: least all-reduce time a byte over n devices t apart, one
+	 * array a stride t of the variants' data-parallel groups (their
+	 * tensor width, and t e for the experts') */
+	struct { long t; double *floor; } beta[16];
+	int nbeta;
+	struct plan_shape_cache shapes;
+	struct plan_mode *modes;	/* the run modes searched */
+	size_t nmodes;
+	/* the cell's least stage counts, need_entry [k * (rows + 1) + j]
+	 * (stages_needed), renewed a cell */
+	struct stamped need;
+	long need_kmax, need_zcap;
+	/* the next stage count's points by (first row, slots used):
+	 * chain_head [j * (K + 1) + y], a chain through point.same_y,
+	 * renewed a level (rows x K entries of 8 bytes: K is at most the
+	 * rows without ZeRO, 16,384 for a ZeRO cell of 131,072 GPUs in
+	 * slots of 8, about 17 MB at 130 rows) */
+	struct stamped by_y;
+	/* the ZeRO choices of the state (k, j) being extended, stage_choice
+	 * by first row (choice_of), renewed a state */
+	struct stamped fit;
+};
+
+#define NEED_NONE (INT_MAX / 2)
+
+static int
+push(struct search *s, struct point p)
+{
+	if (s->npool == s->cappool) {
+		s->cappool = s->cappool ? 2 * s->cappool : 1024;
+		s->pool = xrealloc(s->pool, s->cappool * sizeof *s->pool);
+	}
+	s->pool[s->npool] = p;
+	return (int)s->npool++;
+}
+
+/*
+ * Insert into a state's list unless a point with the same y dominates,
+ * comparing only those: with ZeRO a state holds points of many y, and a
+ * walk of the whole list made the search quadratic in them.  by_y: the
+ * head of the state's chain of y.
+ */
+static void
+insert(struct search *s, int *head, int *by_y, struct point p)
+{
+	for (int i = *by_y; i >= 0; i = s->pool[i].same_y) {
+		struct point *q = &s->pool[i];
+
+		if (q->dead)
+			continue;
+		if (q->L <= p.L && q->Y <= p.Y)
+			return;
+		if (p.L <= q->L && p.Y <= q->Y)
+			q->dead = 1;
+	}
+	p.next = *head;
+	p.same_y = *by_y;
+	*head = *by_y = push(s, p);
+	s->states++;
+}
+
+/* The chain head of the next level's points of row j and y slots. */
+static int *
+chain_of(struct search *s, long K, int j, long y)
+{
+	struct chain_head *c = (struct chain_head *)s->by_y.e +
+	    (size_t)j * (size_t)(K + 1) + (size_t)y;
+
+	if (c->stamp != s->by_y.stamp) {
+		c->stamp = s->by_y.stamp;
+		c->head = -1;
+	}
+	return &c->head;
+}
+
+static void
+record(struct search *s, const struct plan_cell *c, int last_point)
+{
+	int S = 0;
+
+	for (int i = last_point; s->pool[i].parent >= 0; i = s->pool[i].parent)
+		S++;
+	free(s->plan->stage);
+	s->plan->stage = xcalloc((size_t)S, sizeof *s->plan->stage);
+	s->plan->nstages = S;
+	s->plan->g = c->v->g;
+	s->plan->d = c->d;
+	s->plan->recompute = c->mode.recompute;
+	s->plan->recompute_layers = c->mode.recompute_layers;
+	s->plan->v = c->mode.v;
+	s->plan->distopt = c->mode.distopt;
+	s->plan->overlap_grad = c->mode.overlap_grad;
+	s->plan->overlap_param = c->mode.overlap_param;
+	s->plan->ends_in_split = c->mode.ends_in_split;
+	s->plan->tp_overlap = plan_records_tp_overlap(&c->mode, c->v->g);
+	for (int i = last_point, k = 0; s->pool[i].parent >= 0;
+	    i = s->pool[i].parent, k++) {
+		const struct point *p = &s->pool[i];
+		struct plan_stage *st = &s->plan->stage[k];
+
+		st->first = (size_t)p->j;
+		st->last = (size_t)s->pool[p->parent].j - 1;
+		st->z = p->z;
+		st->zero_stage = p->zs;
+	}
+	/* block recomputation as deep as every stage: full, said simply */
+	if (s->plan->recompute_layers > 0 && plan_block_is_full(s->plan))
+		s->plan->recompute_layers = 0;
+}
+
+/* Rows [jj, j) split into nv model chunks of equal, non-zero layers. */
+static int
+chunks_fit(const struct plan_variant *v, int jj, int j, long nv, int ends)
+{
+	long layers = layers_split_count(v->g, (size_t)jj, (size_t)j - 1, ends);
+
+	return layers > 0 && layers % nv == 0;
+}
+
+/*
+ * The fewest stages that can hold rows [0, j) when the last of them is
+ * k-th from the end of the pipeline (and the one before it k + 1-th, and
+ * so on), each with up to need_zcap ZeRO copies; NEED_NONE when none can.
+ * A stage's memory only grows with its rows and with k (the micro-batches
+ * it keeps in flight), so taking into each stage, from the last, as many
+ * rows as fit covers the longest prefix that any as many stages can (by
+ * induction on the stages placed): the count is exact for memory alone,
+ * and a lower bound on the stages of any plan, whose stages also pay
+ * slots and time.  Each stage's first row by bisection; memoized per
+ * cell, as the search asks for the same (k, j) from many states.
+ */
+static int
+stages_needed(struct search *s, const struct plan_cell *c, long k, size_t j)
+{
+	size_t rows = c->v->g->n, lo = 0, hi;
+	struct need_entry *memo;
+	int more;
+
+	if (j == 0)
+		return 0;
+	if (k > s->need_kmax)
+		return NEED_NONE;
+	memo = (struct need_entry *)s->need.e + (size_t)k * (rows + 1) + j;
+	if (memo->stamp == s->need.stamp)
+		return memo->stages;
+	memo->stamp = s->need.stamp;
+	if (!stage_fits(c, 0, j - 1, k, s->zero_on, s->need_zcap)) {
+		if (!stage_fits(c, j - 1, j - 1, k, s->zero_on, s->need_zcap))
+			return memo->stages = NEED_NONE;
+		lo = 1;		/* the first row is in [lo, hi] */
+		hi = j - 1;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (stage_fits(c, mid, j - 1, k, s->zero_on,
+			    s->need_zcap))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+	}
+	more = stages_needed(s, c, k + 1, lo);
+	return memo->stages = more == NEED_NONE ? NEED_NONE : more + 1;
+}
+
+/* The most ZeRO copies a stage of a K-slot cell may have (1: ZeRO off). */
+static long
+zero_cap(const struct search *s, long K)
+{
+	if (!s->zero_on)
+		return 1;
+	return s->o->zmax < K ? s->o->zmax : K;
+}
+
+/*
+ * Forget the last cell's stage counts.  A cell's plans have at most
+ * min(K, rows) stages, one slot each at least.
+ */
+static void
+need_reset(struct search *s, const struct plan_cell *c)
+{
+	size_t rows = c->v->g->n;
+	long smax = c->K < (long)rows ? c->K : (long)rows;
+
+	stamped_reserve(&s->need, (size_t)(smax + 1) * (rows + 1),
+	    sizeof(struct need_entry));
+	stamped_renew(&s->need);
+	s->need_kmax = smax;
+	s->need_zcap = zero_cap(s, c->K);
+}
+
+/*
+ * The ZeRO choice of rows [jj, j) as the stage k-th from the end (k + 1
+ * in dp_stage_zero's count), or NULL when it does not fit: the same for
+ * every point of the state being extended, so computed once for it.
+ */
+static const struct stage_choice *
+choice_of(struct search *s, const struct plan_cell *c, int jj, int j, long k,
+    long zcap)
+{
+	struct stage_choice *ch = (struct stage_choice *)s->fit.e + jj;
+
+	if (ch->stamp != s->fit.stamp) {
+		struct mem_breakdown mem;
+		long z = 1;
+		int zs = 0;
+
+		ch->stamp = s->fit.stamp;
+		ch->fits = plan_stage_memory(c, (size_t)jj, (size_t)j - 1, 1,
+		    0, k + 1, &mem) || (s->zero_on && zero_may_fit(c,
+		    (size_t)jj, (size_t)j - 1, k + 1, zcap) &&
+		    dp_stage_zero(c, (size_t)jj, (size_t)j - 1, k + 1, 1,
+		    zcap, &z, &zs) == 0);
+		ch->z = z;
+		ch->zs = zs;
+	}
+	return ch->fits ? ch : NULL;
+}
+
+/*
+ * The mode whose loads bound a mode's from below: itself, or for block
+ * recomputation, which reruns the first layers of each stage's chunks
+ * (which ones depends on the split), none's.  Its windows for hiding a
+ * reduction (the backward and rerun) are bounded from above by full's,
+ * the mode's own recompute kind.
+ */
+static struct plan_mode
+load_floor_mode(const struct plan_mode *md)
+{
+	struct plan_mode f = *md;
+
+	if (f.recompute_layers > 0) {
+		f.recompute = RC_NONE;
+		f.recompute_layers = 0;
+	}
+	return f;
+}
+
+/* The compute and own collectives of rows [0, j): the least load the
+ * stages before row j carry between them (fl: load_floor_mode). */
+static double
+prefix_load(const struct plan_variant *v, const struct plan_mode *fl,
+    const double *coll, int j)
+{
+	return v->pf_fwd[j] + v->pf_bwd[j] + v->pf_rerun[fl->recompute][j] +
+	    coll[j];
+}
+
+static void
+search_cell(struct search *s, struct plan_cell *c)
+{
+	const struct plan_variant *v = c->v;
+	int n = (int)v->g->n;
+	long K = c->K, m = c->m, nv = c->mode.v;
+	long smax = K < n ? K : n;
+	long zcap = zero_cap(s, K);
+	const struct plan_mode fl = load_floor_mode(&c->mode);
+	const double *coll = plan_coll(v, &fl);
+	/* without ZeRO every stage has one slot, so S = K: the multiplier
+	 * of the slowest stage is known from the start */
+	double mult_fixed = (double)m + (double)(K - 1) / (double)nv;
+
+	s->npool = 0;
+	memset(s->head, -1, (size_t)(smax + 1) * (size_t)(n + 1) *
+	    sizeof *s->head);
+	stamped_reserve(&s->by_y, (size_t)(n + 1) * (size_t)(K + 1),
+	    sizeof(struct chain_head));
+	stamped_reserve(&s->fit, (size_t)n + 1, sizeof(struct stage_choice));
+	s->head[n] = push(s, (struct point){ .parent = -1, .next = -1,
+	    .same_y = -1, .j = n, .z = 1 });
+	for (long k = 0; k < smax; k++) {
+		stamped_renew(&s->by_y);
+		for (int j = n; j >= 1; j--) {
+			stamped_renew(&s->fit);
+			for (int pi = s->head[k * (n + 1) + j]; pi >= 0;
+			    pi = s->pool[pi].next) {
+				struct point p = s->pool[pi];
+
+				if (p.dead)
+					continue;
+				for (int jj = j - 1; jj >= 0; jj--) {
+					int more;	/* stages before it */
+					double comp, cmin, rest, rest_slot;
+					const struct stage_choice *ch;
+					long z;
+					struct stage_cost sc;
+					struct point q;
+
+					/* exactly K stages of one slot each
+					 * without ZeRO: leave a row for each */
+					if (!s->zero_on && (jj < K - k - 1 ||
+					    (jj > 0 && k + 1 == K)))
+						continue;
+					comp = prefix_load(v, &fl, coll, j) -
+					    prefix_load(v, &fl, coll, jj);
+					cmin = s->zero_on ? (double)(m + k) :
+					    mult_fixed;
+					if (cmin * comp / (double)zcap + p.Y >=
+					    s->best)
+						break;	/* longer only costs more */
+					/* interleaved: v model chunks of equal
+					 * layers a stage */
+					if (nv > 1 && !chunks_fit(v, jj, j, nv,
+					    c->mode.ends_in_split))
+						continue;
+					/* the rows before it need stages of a
+					 * slot each at least, and the bound
+					 * below holds before the stage is
+					 * priced, with its load at least its
+					 * compute over zcap and a slot */
+					more = s->zero_on ? stages_needed(s, c,
+					    k + 2, (size_t)jj) : jj > 0;
+					if (more == NEED_NONE ||
+					    p.y + 1 + more > K)
+						continue;
+					rest = prefix_load(v, &fl, coll, jj);
+					rest_slot = jj > 0 ? rest / (double)(K -
+					    p.y - 1) : 0;
+					if (s->zero_on && (double)(m + k +
+					    more) * fmax(fmax(p.L, comp /
+					    (double)zcap), rest_slot) + p.Y >=
+					    s->best)
+						continue;
+					/* memory only grows with the rows */
+					if (!(ch = choice_of(s, c, jj, j, k,
+					    zcap)))
+						break;
+					z = ch->z;
+					if (p.y + z + more > K)
+						continue;
+					/* its memory: dp_stage_zero above */
+					plan_stage_cost(c, (size_t)jj,
+					    (size_t)j - 1, K - p.y - z, z,
+					    ch->zs, &sc);
+					q = p;
+					q.L = fmax(p.L, sc.load_s / (double)z);
+					q.Y = fmax(p.Y, sc.sync_s);
+					q.y = p.y + z;
+					q.parent = pi;
+					q.j = jj;
+					q.z = (int)z;
+					q.zs = ch->zs;
+					q.dead = 0;
+					if (jj == 0) {
+						double T;
+
+						if (q.y != K)
+							continue;
+						T = plan_step(m, (int)k + 1, nv,
+						    q.L, q.Y);
+						if (T < s->best) {
+							s->best = T;
+							record(s, c, push(s, q));
+						}
+						continue;
+					}
+					/* S >= k + 1 + more stages, and the
+					 * rows before share at most K - y
+					 * slots: their slowest stage carries
+					 * at least the mean compute a slot */
+					if ((s->zero_on ? (double)(m + k + more) :
+					    mult_fixed) * fmax(q.L, rest /
+					    (double)(K - q.y)) + q.Y >= s->best)
+						continue;
+					insert(s, &s->head[(k + 1) * (n + 1) +
+					    jj], chain_of(s, K, jj, q.y), q);
+				}
+			}
+		}
+	}
+}
+
+static int
+cmp_cell(const void *a, const void *b)
+{
+	const struct cell_key *x = a, *y = b;
+
+	if (x->lb != y->lb)
+		return x->lb < y->lb ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The block recomputation depths a search tries (dp_options). */
+static long
+block_depths(const struct dp_options *o)
+{
+	return o->block_max > 0 && o->recompute_min <= RC_FULL &&
+	    o->recompute_max >= RC_FULL ? o->block_max : 0;
+}
+
+/* The modes a search tries: recomputation kinds (and then block
+ * recomputation's depths, after the kinds so that a tie keeps the
+ * simpler plan) x optimizers x interleavings (v > 1 only without ZeRO,
+ * where S = K is known; the embedding and head counted as layers of the
+ * split or not). */
+static size_t
+list_modes(const struct search *s, struct plan_mode *out)
+{
+	const struct dp_options *o = s->o;
+	long vmax = s->zero_on || o->vmax < 1 ? 1 : o->vmax;
+	long nk = (long)(o->recompute_max - o->recompute_min + 1);
+	size_t n = 0;
+
+	for (long k = 0; k < nk + block_depths(o); k++) {
+		int rc = k < nk ? o->recompute_min + (int)k : RC_FULL;
+		long layers = k < nk ? 0 : k - nk + 1;
+
+		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
+			for (long nv = 1; nv <= vmax; nv++)
+				for (int ends = 0; ends <= (nv > 1); ends++)
+					out[n++] = (struct plan_mode){ rc, nv,
+					    dopt, o->overlap, o->overlap &&
+					    dopt, ends, o->tp_overlap,
+					    layers };
+	}
+	return n;
+}
+
+/*
+ * What the cell lower bound needs of one (variant, mode), computed once:
+ * the compute of the whole chain and of its largest row, the share of a
+ * gradient reduction's latency every step pays, the largest d, and the
+ * layers an interleaved split counts.
+ */
+struct stream {
+	double total, maxrow, sync_floor_frac, param_floor_frac;
+	/* the bytes the whole chain's gradient reduction and parameter
+	 * gather move (at all-reduce cost: halved for a reduce-scatter or
+	 * gather), a device of one replica, dense and expert parameters
+	 * apart (their groups differ); 0 with ZeRO */
+	double grad_bytes, param_bytes;
+	double expert_grad_bytes, expert_param_bytes;
+	const double *beta_floor;	/* stride t: the dense group's */
+	const double *beta_expert;	/* stride t e: the experts' group's */
+	double fwd, bwd_rerun;		/* the whole chain's, a micro-batch */
+	double p2p_cut, p2p_chunk;	/* least send of a cut, of a chunk */
+	long dmax, layers;
+	unsigned short variant;
+	unsigned short mode;	/* index into search.modes (list_modes:
+				 * hundreds with large v, over a byte) */
+};
+
+/*
+ * The least time a stage boundary's activations take one way: two
+ * neighbouring stages span 2 w contiguous devices, which no level below
+ * the first one spanning 2 w holds, and the smallest cut moves (or, for
+ * interleaved chunks, the chunk's bytes).
+ */
+static void
+p2p_floors(const struct network *net, const struct plan_variant *v,
+    double *cut, double *chunk)
+{
+	double least = HUGE_VAL;
+	int l = 0;
+
+	while (l < net->nlevels - 1 && net->span[l] < 2 * v->w)
+		l++;
+	for (size_t i = 1; i < v->g->n; i++)
+		least = fmin(least, v->cut[i]);
+	*cut = v->g->n > 1 ? plan_boundary_s(v, net, l, least) : 0;
+	*chunk = plan_boundary_s(v, net, l, v->chunk_bytes);
+}
+
+/* The beta floor of tensor width t, made on first use (NULL when the
+ * variants have more widths than kept: no bound from it then). */
+static const double *
+beta_floor_of(struct search *s, long t)
+{
+	int n = (int)(sizeof s->beta / sizeof s->beta[0]);
+
+	for (int i = 0; i < s->nbeta; i++)
+		if (s->beta[i].t == t)
+			return s->beta[i].floor;
+	if (s->nbeta == n)
+		return NULL;
+	s->beta[s->nbeta].t = t;
+	s->beta[s->nbeta].floor = net_allreduce_beta_floor(s->env->net,
+	    s->env->devices, t);
+	return s->beta[s->nbeta++].floor;
+}
+
+static size_t
+list_streams(struct search *s, size_t ng, struct stream **out)
+{
+	struct stream *st;
+	size_t n = 0, nmodes;
+	struct plan_mode *modes;
+
+	free(s->modes);
+	s->modes = modes = xcalloc((size_t)(RC_N + block_depths(s->o)) * 2 *
+	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax : 1), sizeof *modes);
+	s->nmodes = nmodes = list_modes(s, modes);
+	st = xcalloc(ng * nmodes, sizeof *st);
+	for (size_t vi = 0; vi < ng; vi++) {
+		const struct plan_variant *v = &s->v[vi];
+		size_t rows = v->g->n;
+		double p2p_cut, p2p_chunk;
+
+		if (v->w > s->env->devices)
+			continue;
+		p2p_floors(s->env->net, v, &p2p_cut, &p2p_chunk);
+		for (size_t mi = 0; mi < nmodes; mi++) {
+			const struct plan_mode *md = &modes[mi];
+			const struct plan_mode fl = load_floor_mode(md);
+			const double *coll = plan_coll(v, &fl);
+			struct stream *x = &st[n++];
+
+			x->variant = (unsigned short)vi;
+			x->mode = (unsigned short)mi;
+			/* a stage's load is at least its compute and its
+			 * layers' own collectives */
+			x->total = v->pf_fwd[rows] + v->pf_bwd[rows] +
+			    v->pf_rerun[fl.recompute][rows] + coll[rows];
+			/* every step pays at least one stage's gradient
+			 * reduction latency over d*c*e devices (halved when
+			 * it is a reduce-scatter: the distributed optimizer,
+			 * ZeRO-3), and with the distributed optimizer the
+			 * weights' gather, less what that stage's backward
+			 * and forward pass can hide when they overlap */
+			if (v->pf_dense[rows] > 0) {
+				x->sync_floor_frac = s->zero_on ||
+				    md->distopt ? 0.5 : 1;
+				x->param_floor_frac = md->distopt &&
+				    !s->zero_on ? 0.5 : 0;
+			}
+			if (!s->zero_on) {
+				double gb = s->env->grad_bytes_per_param > 0 ?
+				    s->env->grad_bytes_per_param : 2;
+
+				double expert = v->pf_param[rows] -
+				    v->pf_dense[rows];
+
+				x->grad_bytes = v->pf_dense[rows] * gb / 2 *
+				    (md->distopt ? 0.5 : 1);
+				x->param_bytes = md->distopt ?
+				    v->pf_dense[rows] / 2 : 0;
+				x->expert_grad_bytes = expert * gb / 2 *
+				    (md->distopt ? 0.5 : 1);
+				x->expert_param_bytes = md->distopt ?
+				    expert / 2 : 0;
+			}
+			x->beta_floor = beta_floor_of(s, v->t);
+			x->beta_expert = v->pf_param[rows] > v->pf_dense[rows] ?
+			    beta_floor_of(s, v->t * v->e) : NULL;
+			x->p2p_cut = p2p_cut;
+			x->p2p_chunk = p2p_chunk;
+			x->fwd = v->pf_fwd[rows];
+			/* a window: full's rerun for block recomputation
+			 * (load_floor_mode) */
+			x->bwd_rerun = v->pf_bwd[rows] +
+			    v->pf_rerun[md->recompute][rows];
+			for (size_t i = 0; i < rows; i++)
+				x->maxrow = fmax(x->maxrow,
+				    coll[i + 1] - coll[i] +
+				    v->g->l[i].forward_s +
+				    v->g->l[i].backward_s + mem_row_rerun_s(
+				    &v->g->l[i], fl.recompute));
+			x->dmax = s->env->devices / v->w;
+			if (x->dmax > s->env->global_batch / v->b)
+				x->dmax = s->env->global_batch / v->b;
+			x->layers = layers_split_count(v->g, 0, rows - 1,
+			    md->ends_in_split);
+		}
+	}
+	*out = st;
+	return n;
+}
+
+/*
+ * The cells of the streams in their fixed order, each with its lower
+ * bound: (m + (K - 1)/v) * max(load / K + the sends a stage cannot avoid,
+ * the largest row) + the sync floor (with ZeRO, m * max(load / K,
+ * largest row / min(zmax, K))), load being compute and the layers' own
+ * collectives.  A cell of K one-slot stages runs v chunks a stage only when m is a
+ * multiple of K and every stage can get v layers.
+ */
+struct cell_iter {
+	const struct search *s;
+	const struct stream *st;
+	size_t nst, si;
+	long d, K, m, kmax;
+	double lbs;
+};
+
+/* The least exposed sync a step of the stream has, alpha the least
+ * all-reduce latency over its data-parallel group (see list_streams). */
+static double
+sync_floor(const struct stream *x, const struct plan_mode *md, double alpha)
+{
+	double grad = x->sync_floor_frac * alpha;
+	double param = x->param_floor_frac * alpha;
+
+	if (md->overlap_grad)
+		grad = fmax(0, grad - x->bwd_rerun);
+	if (md->overlap_param)
+		param = fmax(0, param - x->fwd);
+	return grad + param;
+}
+
+/*
+ * The exposed sync of the slowest stage is at least the mean of the K
+ * stages' (ZeRO-free cells): their reductions move the whole chain's
+ * gradients between them, each kind at its group's beta (the least cost
+ * a byte over d c e devices t apart, the dense; over d c devices t e
+ * apart, the experts') or more, and with overlap hide at most the whole
+ * chain's backward (the gather: forward) pass of a micro-batch.  The
+ * mean of the parts left exposed is at least the part the means leave.
+ * Without the experts' floor their bytes are left out: a lower bound
+ * still.
+ */
+static double
+sync_mean_floor(const struct stream *x, const struct plan_mode *md,
+    double beta, double beta_expert, double K)
+{
+	double grad = beta * x->grad_bytes + beta_expert *
+	    x->expert_grad_bytes;
+	double param = beta * x->param_bytes + beta_expert *
+	    x->expert_param_bytes;
+
+	if (md->overlap_grad)
+		grad -= x->bwd_rerun;
+	if (md->overlap_param)
+		param -= x->fwd;
+	return (fmax(0, grad) + fmax(0, param)) / K;
+}
+
+static int
+next_cell(struct cell_iter *it, struct cell_key *out)
+{
+	const struct search *s = it->s;
+
+	for (;;) {
+		const struct stream *x;
+		const struct plan_variant *v;
+		const struct plan_mode *md;
+
+		if (it->si >= it->nst)
+			return 0;
+		x = &it->st[it->si];
+		v = &s->v[x->variant];
+		md = &s->modes[x->mode];
+		if (++it->K > it->kmax) {	/* the next d, or stream */
+			if (++it->d > x->dmax) {
+				it->si++;
+				it->d = 0;
+				it->K = it->kmax = 0;
+				continue;
+			}
+			it->m = plan_microbatches(s->env->global_batch, v->b,
+			    it->d);
+			it->kmax = s->env->devices / (it->d * v->w);
+			if (!s->zero_on && it->kmax > (long)v->g->n)
+				it->kmax = (long)v->g->n;
+			it->lbs = sync_floor(x, md,
+			    s->alpha_floor[it->d * v->c * v->e]);
+			it->K = 0;
+			continue;
+		}
+		if (md->v > 1 && (it->K < 2 || it->m % it->K ||
+		    x->layers < md->v * it->K))
+			continue;
+		if (s->zero_on)
+			out->lb = (double)it->m * fmax(x->total /
+			    (double)it->K, x->maxrow / (double)(s->o->zmax <
+			    it->K ? s->o->zmax : it->K));
+		else {
+			/* the slowest stage carries at least the mean load,
+			 * sends included: each of the K - 1 boundaries sends
+			 * activations one way, gradients the other (2 x 2
+			 * transfers); an interleaved stage sends 2 (2v - 1)
+			 * chunks */
+			double K = (double)it->K, mean = x->total / K;
+
+			if (md->v > 1)
+				mean += 2 * (2 * (double)md->v - 1) *
+				    x->p2p_chunk;
+			else
+				mean += 4 * (K - 1) * x->p2p_cut / K;
+			out->lb = plan_step(it->m, (int)it->K, md->v,
+			    fmax(mean, x->maxrow), 0);
+		}
+		out->lb_sync = x->beta_floor ? fmax(it->lbs, sync_mean_floor(x,
+		    md, x->beta_floor[it->d * v->c * v->e], x->beta_expert ?
+		    x->beta_expert[it->d * v->c] : 0, (double)it->K)) :
+		    it->lbs;
+		out->lb += out->lb_sync;
+		out->variant = x->variant;
+		out->mode = x->mode;
+		out->d = it->d;
+		out->K = it->K;
+		return 1;
+	}
+}
+
+static struct cell_iter
+cells_of(const struct search *s, const struct stream *st, size_t nst)
+{
+	return (struct cell_iter){ .s = s, .st = st, .nst = nst };
+}
+
+/*
+ * Bins of the lower bounds, monotone in the value: the bits of a
+ * non-negative double order as the double does, so the exponent and the
+ * top mantissa bits give 2^LB_BIN_BITS bins an octave (about 3% wide).
+ */
+#define LB_BIN_BITS 5
+#define LB_NBINS (1L << (11 + LB_BIN_BITS))
+/* The cells of the first band, and the most sorted at once (40 bytes
+ * each): bands grow fourfold, as most searches end in the first. */
+#define BAND_FIRST (1L << 12)
+#define BAND_CELLS (1L << 20)
+
+static long
+lb_bin(double lb)
+{
+	uint64_t bits;
+
+	if (!(lb > 0))
+		return 0;
+	memcpy(&bits, &lb, sizeof bits);
+	return (long)(bits >> (52 - LB_BIN_BITS)) & (LB_NBINS - 1);
+}
+
+/*
+ * Whether a ZeRO-free cell's step, load part `load_lb`, cannot beat
+ * `best` by the exposed sync of its two ends: the first stage holds row 0
+ * at slot 0 and the last the last row at slot K - 1 (plan_row_sync_floor).
+ * What their overlap can hide is at most their passes over the most rows
+ * they can hold: all but one a stage for each of the other K - 1 (v = 1),
+ * the whole chain when interleaved (a stage's chunks lie anywhere in it).
+ * Without the overlap this is their whole sync: a cell whose step is set
+ * by the reduction of its embedding or head is priced no further.  The
+ * last stage first, as the search prices it first anyway (its network
+ * groups are then cached for it).
+ */
+static int
+ends_cannot_win(struct plan_cell *c, double load_lb, double best)
+{
+	const struct plan_variant *v = c->v;
+	const double *rerun = v->pf_rerun[c->mode.recompute];
+	size_t n = v->g->n;
+	size_t head_end = c->mode.v > 1 ? n : n - (size_t)c->K + 1;
+	size_t tail_start = c->mode.v > 1 ? 0 : (size_t)c->K - 1;
+
+	return load_lb + plan_row_sync_floor(c, n - 1, c->K - 1, v->pf_bwd[n] -
+	    v->pf_bwd[tail_start] + rerun[n] - rerun[tail_start],
+	    v->pf_fwd[n] - v->pf_fwd[tail_start]) >= best ||
+	    load_lb + plan_row_sync_floor(c, 0, 0, v->pf_bwd[head_end] +
+	    rerun[head_end], v->pf_fwd[head_end]) >= best;
+}
+
+static void
+search_listed(struct search *s, struct cell_key *cells, size_t n,
+    struct dp_stats *st)
+{
+	for (size_t i = 0; i < n && cells[i].lb < s->best; i++) {
+		const struct plan_variant *v = &s->v[cells[i].variant];
+		struct plan_cell c;
+		int fewest;
+
+		plan_cell_init(&c, s->env, v, cells[i].d, cells[i].K,
+		    &s->modes[cells[i].mode]);
+		c.shared = &s->shapes;
+		/* a cell whose rows no K stages hold has no plan (without
+		 * the test a search with ZeRO, which nothing bounds until a
+		 * plan is found, walks the whole space of every such cell);
+		 * with ZeRO, whose bound took one stage, the step's
+		 * multiplier is at least m + S - 1 for the fewest stages S */
+		need_reset(s, &c);
+		fewest = stages_needed(s, &c, 1, v->g->n);
+		if (fewest > c.K || (s->zero_on && (cells[i].lb -
+		    cells[i].lb_sync) * ((double)(c.m + fewest - 1) /
+		    (double)c.m) + cells[i].lb_sync >= s->best)) {
+			plan_cell_release(&c);
+			continue;
+		}
+		if (!s->zero_on && ends_cannot_win(&c, cells[i].lb -
+		    cells[i].lb_sync, s->best)) {
+			plan_cell_release(&c);
+			continue;
+		}
+		search_cell(s, &c);
+		plan_cell_release(&c);
+		st->cells_searched++;
+	}
+}
+
+/*
+ * Every cell in order of its lower bound, searched until the bound
+ * reaches the best step found.  Tens of millions of cells at 100k
+ * devices would not all fit sorted in memory, and most lie above the
+ * optimum: a first pass counts the cells of each bound bin, then bands of
+ * whole bins (BAND_FIRST cells, growing to BAND_CELLS, or one bin) are
+ * listed, sorted and searched in turn, until the next band starts at or
+ * above the best step.  The order is the one of a single sorted list: by bound,
+ * then by place in the enumeration.
+ */
+static void
+run(struct search *s, size_t ng, struct dp_stats *st)
+{
+	struct stream *streams;
+	size_t nst = list_streams(s, ng, &streams);
+	long *count = xcalloc((size_t)LB_NBINS, sizeof *count);
+	double *minlb = xcalloc((size_t)LB_NBINS, sizeof *minlb);
+	struct cell_key *cells = NULL, c;
+	struct cell_iter it = cells_of(s, streams, nst);
+	size_t cap = 0;
+	long total = 0, band_cap = BAND_FIRST;
+
+	while (next_cell(&it, &c)) {
+		long b = lb_bin(c.lb);
+
+		if (count[b] == 0 || c.lb < minlb[b])
+			minlb[b] = c.lb;
+		count[b]++;
+		total++;
+	}
+	st->cells += total;
+	for (long lo = 0; lo < LB_NBINS;) {
+		long hi = lo, band = 0;
+		unsigned order = 0;
+		size_t n = 0;
+
+		while (lo < LB_NBINS && count[lo] == 0)
+			lo++;
+		if (lo == LB_NBINS || !(minlb[lo] < s->best))
+			break;
+		for (hi = lo; hi < LB_NBINS && (band == 0 ||
+		    band + count[hi] <= band_cap); hi++)
+			band += count[hi];
+		if (band_cap < BAND_CELLS)
+			band_cap *= 4;
+		if ((size_t)band > cap) {
+			cap = (size_t)band;
+			cells = xrealloc(cells, cap * sizeof *cells);
+		}
+		it = cells_of(s, streams, nst);
+		while (next_cell(&it, &c)) {
+			long b = lb_bin(c.lb);
+
+			c.order = order++;
+			if (b >= lo && b < hi)
+				cells[n++] = c;
+		}
+		qsort(cells, n, sizeof *cells, cmp_cell);
+		search_listed(s, cells, n, st);
+		lo = hi;
+	}
+	free(cells);
+	free(count);
+	free(minlb);
+	free(streams);
+}
+
+int
+dp_solve(const struct plan_env *env, const struct layer_graph *const *g,
+    size_t ng, const struct dp_options *o, struct plan *best, double *step_s,
+    struct dp_stats *st, struct pl_err *err)
+{
+	struct search s = { .env = env, .o = o, .best = INFINITY,
+	    .plan = best };
+	size_t n = 0;
+	int rc = 1;
+
+	memset(st, 0, sizeof *st);
+	memset(best, 0, sizeof *best);
+	if (ng == 0)
+		return pl_errf(err, NULL, 0, "no variant to search");
+	if (ng > 65535)
+		return pl_errf(err, NULL, 0, "%zu variants: at most 65535", ng);
+	s.v = xcalloc(ng, sizeof *s.v);
+	for (size_t i = 0; i < ng; i++) {
+		if (plan_variant_init(&s.v[i], env, g[i], err) < 0) {
+			ng = i;
+			rc = -1;
+			goto out;
+		}
+		if (g[i]->n > n)
+			n = g[i]->n;
+	}
+	s.nhead = (n + 1) * (n + 1);
+	s.head = xcalloc(s.nhead, sizeof *s.head);
+	s.alpha_floor = net_allreduce_alpha_floor(env->net, env->devices);
+	run(&s, ng, st);
+	if (isinf(s.best) && o->zero == DP_ZERO_AUTO) {
+		s.zero_on = 1;
+		st->zero_used = 1;
+		run(&s, ng, st);
+	}
+	if (!isinf(s.best)) {
+		*step_s = s.best;
+		rc = 0;
+	}
+out:
+	st->states = s.states;
+	for (size_t i = 0; i < ng; i++)
+		plan_variant_release(&s.v[i]);
+	free(s.v);
+	free(s.head);
+	free(s.pool);
+	free(s.alpha_floor);
+	for (int i = 0; i < s.nbeta; i++)
+		free(s.beta[i].floor);
+	free(s.modes);
+	free(s.need.e);
+	free(s.by_y.e);
+	free(s.fit.e);
+	plan_shape_cache_release(&s.shapes);
+	return rc;
+}

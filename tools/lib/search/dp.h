@@ -1,0 +1,73 @@
+/*
+ * dp.h - the exact network- and memory-aware dynamic program (dpsolve).
+ *
+ * The plan space (docs/model.md, "The plan space"): one variant from the
+ * list (t, e, c, sp and micro-batch b each come with their graph), any d
+ * with d * b <= B, the recomputation kinds, interleavings and optimizer
+ * modes asked for (one of each a plan, as Megatron runs it), S contiguous
+ * stages, replicas packed one after another (plan.h).  A stage has w devices when it fits;
+ * only when no plan at all fits that way does ZeRO come in, and then every
+ * stage that does not fit takes the smallest z = 2, 4, ... and the lowest
+ * ZeRO stage that make it fit.
+ *
+ * The search: for each (variant, recomputation, d, K = R / w) a cell, a
+ * dynamic program over suffixes of the layer chain whose state is (stages
+ * placed k, first row j, slots used y).  Every stage cost depends on that
+ * state alone (its slot offset K - y - z fixes where all its replicas'
+ * devices are), so the level the paper's Eq. 3 keeps in the state is here
+ * known exactly.  A state keeps the Pareto front of (max load / z, max
+ * sync) over its suffixes, because a step is (m + S - 1) * max load + max
+ * sync.  Cells are visited by a lower bound on their step and the search
+ * stops when the bound reaches the best step found: branch and bound, so
+ * the result is the optimum of the whole space.
+ */
+#ifndef NP_DP_H
+#define NP_DP_H
+
+#include <stddef.h>
+
+#include "model/plan.h"
+
+enum { DP_ZERO_AUTO, DP_ZERO_OFF };
+
+struct dp_options {
+	int recompute_min, recompute_max;	/* RC_NONE..RC_SELECTIVE */
+	int zero;				/* DP_ZERO_AUTO or _OFF */
+	long zmax;				/* largest ZeRO degree */
+	long vmax;		/* largest interleaving tried; 0 or 1: none */
+	int distopt_min, distopt_max;		/* 0..1 */
+	int overlap;		/* overlap the gradient reduction (and, with
+				 * the distributed optimizer, the parameter
+				 * gather) with compute */
+	int tp_overlap;		/* --tp-comm-overlap on sp variants */
+	/* block recomputation (Megatron's --recompute-method block
+	 * --recompute-num-layers N: the first N layers of each model chunk
+	 * recomputed, the rest not) searched for N = 1..block_max as well
+	 * when full is in the range; 0: not */
+	long block_max;
+};
+
+struct dp_stats {
+	long cells, cells_searched, states;
+	int zero_used;
+};
+
+/*
+ * The fastest plan over the variants g[0..ng-1] (the same layers, one
+ * graph each).  Returns 0 with *best filled (best->stage malloc'ed, free
+ * it) and its step in *step_s; 1 when no plan fits; -1 on bad input.
+ */
+int dp_solve(const struct plan_env *env, const struct layer_graph *const *g,
+    size_t ng, const struct dp_options *o, struct plan *best, double *step_s,
+    struct dp_stats *st, struct pl_err *err);
+
+/*
+ * The ZeRO choice of the plan space for rows [first, last] k-th from the
+ * end: z = 1 when it fits (or when zero is off); else the smallest z up
+ * to zmax and the lowest ZeRO stage that fit.  Returns 0, or -1 when
+ * nothing fits.
+ */
+int dp_stage_zero(const struct plan_cell *c, size_t first, size_t last,
+    long k, int zero_on, long zmax, long *z, int *zs);
+
+#endif
