@@ -63,6 +63,13 @@ FUZZ_SECONDS ?= 60
 FUZZ_FLAGS  = -fsanitize=fuzzer-no-link,address,undefined \
               -fno-omit-frame-pointer -fno-sanitize-recover=all
 
+# Every recipe writes its target under a temporary name beside it
+# ($(TMP): the target, .tmp. and the shell's process number) and renames
+# it into place when complete, so a build killed even by SIGKILL leaves
+# no half-written object or tool with a new time stamp; the next make
+# removes such temporaries (STALE_TEMPS, below).
+TMP = $@.tmp.$$$$
+
 # Three builds from one set of rules: build/rel (bin/), build/san
 # (AddressSanitizer + UndefinedBehaviorSanitizer, for make check) and
 # build/fuzz (clang's libFuzzer coverage, make fuzz only): $(1) the
@@ -72,32 +79,32 @@ $(1)_LIBOBJ = $$(patsubst tools/lib/%.c,build/$(1)/lib/%.o,$$(LIBSRC)) \
               build/$(1)/lib/schemas.o
 build/$(1)/lib/%.o: tools/lib/%.c $$(LIBHDR) | build/deps.ok
 	@mkdir -p $$(@D)
-	$(4) $$(ALL_CFLAGS) $(2) -c -o $$@ $$<
+	$(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
 build/$(1)/lib/schemas.c: tools/embed-schemas.sh $$(SCHEMAS)
 	@mkdir -p $$(@D)
-	sh tools/embed-schemas.sh $$(SCHEMAS) > $$@
+	sh tools/embed-schemas.sh $$(SCHEMAS) > $$(TMP) && mv -f $$(TMP) $$@
 build/$(1)/lib/schemas.o: build/$(1)/lib/schemas.c
-	$(4) $$(ALL_CFLAGS) $(2) -c -o $$@ $$<
+	$(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
 build/$(1)/libnestplan.a: $$($(1)_LIBOBJ)
-	rm -f $$@
-	$$(AR) rcs $$@ $$^
+	$$(AR) rcs $$(TMP) $$^ && mv -f $$(TMP) $$@
 build/$(1)/%.o: tools/%.c $$(LIBHDR) | build/deps.ok
 	@mkdir -p $$(@D)
-	$(4) $$(ALL_CFLAGS) $(2) -c -o $$@ $$<
+	$(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
 $(3)/%: build/$(1)/%.o build/$(1)/libnestplan.a
 	@mkdir -p $$(@D)
-	$(4) $$(ALL_CFLAGS) $(2) $$(LDFLAGS) -o $$@ $$^ $$(LIBS)
+	$(4) $$(ALL_CFLAGS) $(2) $$(LDFLAGS) -o $$(TMP) $$^ $$(LIBS) && \
+	    mv -f $$(TMP) $$@
 build/$(1)/tests/%: tests/unit/%.c $$(wildcard tests/unit/*.h) \
     build/$(1)/libnestplan.a
 	@mkdir -p $$(@D)
-	$(4) $$(ALL_CFLAGS) $(2) -Itests/unit $$(LDFLAGS) -o $$@ $$< \
-	    build/$(1)/libnestplan.a $$(LIBS)
+	$(4) $$(ALL_CFLAGS) $(2) -Itests/unit $$(LDFLAGS) -o $$(TMP) $$< \
+	    build/$(1)/libnestplan.a $$(LIBS) && mv -f $$(TMP) $$@
 build/$(1)/tests/t-fuzz-%: tests/fuzz/%.c $$(FUZZ_COMMON) \
     build/$(1)/libnestplan.a
 	@mkdir -p $$(@D)
 	$(4) $$(ALL_CFLAGS) $(2) -Itests/fuzz -DFUZZ_NAME='"$$*"' $$(LDFLAGS) \
-	    -o $$@ $$< tests/fuzz/fuzz.c tests/fuzz/replay.c \
-	    build/$(1)/libnestplan.a $$(LIBS)
+	    -o $$(TMP) $$< tests/fuzz/fuzz.c tests/fuzz/replay.c \
+	    build/$(1)/libnestplan.a $$(LIBS) && mv -f $$(TMP) $$@
 endef
 $(eval $(call variant,rel,,bin,$(CC)))
 $(eval $(call variant,san,$(SANITIZE_FLAGS),build/san/bin,$(CC)))
@@ -110,11 +117,23 @@ SAN_UNITS = $(addprefix build/san/tests/,$(UNITS))
 .SECONDARY:
 
 # The stamp is written only when every check passed, and goes stale when
-# the package set changes (dpkg's status file), so a package removed or a
-# failed first run is checked again by the next make, without make clean.
-build/deps.ok: tools/deps.sh $(wildcard /var/lib/dpkg/status)
+# a package the build uses is added, removed or upgraded: build/deps.sig,
+# dpkg's record of those packages (tools/deps.sh --signature), is
+# rewritten as make starts only where it changed, and again when the
+# check passed (which may have installed some), so that a package the
+# build does not use (make check's Slurm) leaves the stamp alone and a
+# second make runs nothing.  A failed first run is checked again by the
+# next make, without make clean.
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+$(shell mkdir -p build && sh tools/deps.sh --signature > build/deps.sig.tmp.$$$$ && \
+    { cmp -s build/deps.sig.tmp.$$$$ build/deps.sig && \
+      rm -f build/deps.sig.tmp.$$$$ || mv -f build/deps.sig.tmp.$$$$ build/deps.sig; })
+endif
+build/deps.ok: tools/deps.sh build/deps.sig
 	@mkdir -p $(@D)
 	sh tools/deps.sh $(CC)
+	@sh tools/deps.sh --signature > build/deps.sig.tmp.$$$$ && \
+	    mv -f build/deps.sig.tmp.$$$$ build/deps.sig
 	@touch $@
 
 # ---- results ------------------------------------------------------------
@@ -251,6 +270,12 @@ SWEEP_PLOTS   ?= plots/sweeps
 SWEEP_LAYERS  ?= results/layers
 SWEEP_BLOCK   ?= 4
 ENGINE        ?= local
+# what killed runs left (their PATH.tmp.PID; see TMP), removed as make
+# starts
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+$(shell sh tools/stale-temps.sh build results plots $(SWEEP_RESULTS) \
+    $(SWEEP_BUILD) $(SWEEP_PLOTS))
+endif
 SWEEPS = $(patsubst configs/sweeps/%.xml,%,$(wildcard configs/sweeps/*.xml))
 SWEEP_VARS = SWEEP=$(SWEEP) SWEEP_CONFIG=$(SWEEP_CONFIG) \
              SWEEP_RESULTS=$(SWEEP_RESULTS) SWEEP_BUILD=$(SWEEP_BUILD) \
@@ -406,7 +431,8 @@ build/fuzz/fuzz-%: tests/fuzz/%.c tests/fuzz/fuzz.c tests/fuzz/fuzz.h \
     build/fuzz/libnestplan.a
 	$(FUZZ_CC) $(ALL_CFLAGS) -fsanitize=fuzzer,address,undefined \
 	    -fno-omit-frame-pointer -fno-sanitize-recover=all -Itests/fuzz \
-	    -o $@ $< tests/fuzz/fuzz.c build/fuzz/libnestplan.a $(LIBS)
+	    -o $(TMP) $< tests/fuzz/fuzz.c build/fuzz/libnestplan.a $(LIBS) && \
+	    mv -f $(TMP) $@
 build/fuzz/toolchain.ok: tools/fuzz.sh
 	@mkdir -p $(@D)
 	sh tools/fuzz.sh --toolchain $(FUZZ_CC)

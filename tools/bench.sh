@@ -19,11 +19,15 @@
 # rail cluster, and the targets of issues 4 and 13 and of the ZeRO
 # search; writes OUT.csv.
 set -eu
+[ $# = 2 ] || { echo "usage: bench.sh BINDIR OUT.csv" >&2; exit 2; }
 BIN=$1
 OUT=$2
+. "$(dirname "$0")/output.sh"
+out_check bench "$OUT"
 MODELS="bertlarge llama2-7b llama3-70b gpt3-175b mixtral-8x7b"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"; out_cleanup "$OUT"' EXIT
+trap 'exit 1' INT TERM HUP
 echo "table,setup,model,devices,global_batch_samples,solve_s,peak_rss_bytes,cells,cells_searched,step_s" > "$tmp/bench.csv"
 
 # table setup network accel model devices batch [options and graphs]
@@ -101,4 +105,5 @@ awk -F, 'NR == 1 { next }
 	  printf "peak RSS of any cell, MB          %10.1f %7s  %s\n", rss / 1048576, "500", rss < 500 * 1048576 ? "yes" : "NO"
 	  printf "slowest ZeRO search (table 3), s  %10.3f %7s  %s\n", zero, "20", zero < 20 ? "yes" : "NO"
 	}' "$tmp/bench.csv"
-mv "$tmp/bench.csv" "$OUT"
+cp "$tmp/bench.csv" "$OUT.tmp.$$"
+out_commit bench "$OUT"

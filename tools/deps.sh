@@ -5,6 +5,7 @@
 # every check runs again; otherwise we stop with the one apt-get line to run.
 #   usage: tools/deps.sh [cc]
 #          tools/deps.sh --check
+#          tools/deps.sh --signature
 #
 # --check: the packages only make check uses, for the Slurm test of make
 # sweep ENGINE=slurm (tests/sweep/020-slurm.sh): installed as root; for
@@ -47,6 +48,16 @@ if [ "${1:-}" = --check ]; then
 fi
 CC=${1:-cc}
 PACKAGES="gcc libc6-dev make pkg-config libxml2-dev libcsv-dev libglpk-dev gnuplot-nox"
+
+# --signature: what dpkg records of those packages (name, version,
+# state), so make rechecks when one of them changes, not when any
+# package does (make check installs Slurm's)
+if [ "$CC" = --signature ]; then
+	command -v dpkg-query >/dev/null 2>&1 &&
+	    dpkg-query -W -f '${Package} ${Version} ${db:Status-Abbrev}\n' \
+	    $PACKAGES 2>/dev/null
+	exit 0
+fi
 
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 

@@ -17,11 +17,14 @@
 # the two never share a plot).
 set -eu
 
+[ $# -ge 3 ] || { echo "usage: plot.sh FIGURE results-dir plots-dir [model] | sweep TABLE plots-dir X Y" >&2; exit 2; }
 fig=$1
 res=$2
 out=$3
+. "$(dirname "$0")/output.sh"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'rm -rf "$tmp"; rm -f "$out"/*.tmp.$$' EXIT
+trap 'exit 1' INT TERM HUP
 
 # Okabe-Ito colours (readable by colour-blind readers and in grey print).
 palette() {
@@ -68,21 +71,22 @@ block() {
 # Draw a figure body twice: PNG, then SVG (multiplot cannot replot).
 render() {
 	name=$1
+	out_check plot "$out/$name.png" "$out/$name.svg"
 	w=${2%,*}
 	h=${2#*,}
 	{
 		for t in "pngcairo:png" "svg:svg"; do
 			echo "reset"
 			echo "set terminal ${t%:*} size $w,$h font 'Sans,11' noenhanced"
-			echo "set output '$out/$name.${t#*:}.tmp'"
+			echo "set output '$out/$name.${t#*:}.tmp.$$'"
 			cat "$3"
 			grep -q multiplot "$3" && echo "unset multiplot"
 			echo "set output"
 		done
 	} > "$tmp/$name.gp"
 	gnuplot "$tmp/$name.gp"
-	mv "$out/$name.png.tmp" "$out/$name.png"
-	mv "$out/$name.svg.tmp" "$out/$name.svg"
+	out_commit plot "$out/$name.png"
+	out_commit plot "$out/$name.svg"
 }
 
 # A sweep's heat maps.  Per model: the panels (cluster size and the

@@ -41,8 +41,11 @@ fi
 BIN=$1
 OUT=$2
 shift 2
+. "$(dirname "$0")/output.sh"
+out_check validate-sensitivity "$OUT"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'rm -rf "$tmp"; out_cleanup "$OUT"' EXIT
+trap 'exit 1' INT TERM HUP
 here=$(pwd)
 
 # configs/ with one parameter scaled: $1 parameter, $2 factor, $3 the copy
@@ -94,5 +97,6 @@ for setting in "none 1" "matmul 0.9" "matmul 1.1" "attention 0.9" \
 	awk -F, -v p="$param" -v k="$factor" 'NR > 1 && $1 == "measured" {
 		printf "%s,%s,%s,%s,%s\n", p, k, $2, $4, $6 }' "$tmp/v.csv" >> "$tmp/out.csv"
 done
-cp "$tmp/out.csv" "$OUT.tmp" && mv "$OUT.tmp" "$OUT"
+cp "$tmp/out.csv" "$OUT.tmp.$$"
+out_commit validate-sensitivity "$OUT"
 summary "$OUT"

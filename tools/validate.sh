@@ -73,16 +73,20 @@ summary() {
 		  printf "validate: %d runs, median |err| %.1f%%, worst %.1f%% (%s); %d memory points, worst %.1f%%\n",
 		      n, med, worst, wrun, m, mworst }' "$1"
 }
-if [ "$1" = --summary ]; then
+if [ "${1:-}" = --summary ] && [ $# = 2 ]; then
 	summary "$2"
 	exit 0
 fi
+[ $# -gt 2 ] || { echo "usage: validate.sh BINDIR OUT.csv runs.csv ... | --summary OUT.csv" >&2; exit 2; }
 BIN=$1
 OUT=$2
 shift 2
+. "$(dirname "$0")/output.sh"
+out_check validate "$OUT"
 CONFIGS=${VALIDATE_CONFIGS:-configs}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'rm -rf "$tmp"; out_cleanup "$OUT"' EXIT
+trap 'exit 1' INT TERM HUP
 
 field() {	# model.xml element
 	sed -n "s/.*<$2>\([^<]*\)<\/$2>.*/\1/p" "$1" | head -n 1
@@ -228,6 +232,12 @@ rows() {	# table
 		    flag("sequence_parallel"), flag("distributed_optimizer"),
 		    flag("overlap_param_gather"), flag("tp_comm_overlap"),
 		    flag("tp_grad_blocking"), c, ends, rl, F, Z, E, esplit, tf, src
+		runs++
+	}
+	END {
+		if (failed) exit 1
+		if (NR == 0) { printf "validate: %s: empty, not a runs table\n", file > "/dev/stderr"; exit 1 }
+		if (!runs) { printf "validate: %s:1: a header and no runs\n", file > "/dev/stderr"; exit 1 }
 	}' OFS=, "$1"
 }
 
@@ -438,5 +448,6 @@ for model in gpt3-175b sc21-gpt-529.6b sc21-gpt-1008b; do
 		exit }' "$tmp/k-$model.csv" >> "$tmp/out.csv"
 done
 
-cp "$tmp/out.csv" "$OUT.tmp" && mv "$OUT.tmp" "$OUT"
+cp "$tmp/out.csv" "$OUT.tmp.$$"
+out_commit validate "$OUT"
 summary "$OUT"

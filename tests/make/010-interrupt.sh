@@ -1,59 +1,82 @@
 #!/bin/sh
-# ^C at any point leaves nothing a later make takes as done: make builds
-# the fig5 table and plots in a workspace of its own, is interrupted
-# (SIGINT to its whole process group, as a terminal's ^C) three times at
-# different points, each time leaving no temporary file behind, then
-# finishes; the table must be what make regress expects and the plots
-# whole.  Only with the release tools (BIN=bin): the Makefile runs those.
+# make from scratch, stopped at any point, by ^C or by SIGKILL (the OOM
+# killer, a lost session), leaves nothing a later make takes as done:
+# in a copy of the tree (the files git tracks or would, as a fresh clone
+# has them), `make all` is interrupted four times at different points,
+# twice by SIGINT to its whole process group (as a terminal's ^C) and
+# twice by SIGKILL, then finishes.  Then: no temporary file is left (a
+# killed run's are removed by the next make, tools/stale-temps.sh), the
+# results tables are what make regress expects, every plot is whole, and
+# a second make has nothing to do (make -q all exits 0: no target that
+# is never written, no phony prerequisite, no time stamp out of order).
+# Only with the release tools (BIN=bin): the Makefile runs those.
 set -u
 [ "$BIN" = bin ] || exit 0
 command -v setsid >/dev/null 2>&1 && command -v perl >/dev/null 2>&1 ||
-    { echo "# no setsid or perl: skipped"; exit 0; }
+    { echo "# no setsid or perl: skipped"; exit 77; }
 top=$(pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 w=$tmp/w
-mkdir -p "$w/build" "$w/results" "$w/plots"
-for f in configs tools data tests Makefile bin; do
-	ln -s "$top/$f" "$w/$f"
-done
-# the compiled tree as it is (timestamps kept, so make rebuilds nothing
-# of it); results and rows from scratch
-cp -pR build/rel build/deps.ok build/experiments.mk "$w/build/"
+mkdir -p "$w"
+git ls-files -z -co --exclude-standard 2>/dev/null |
+    tar --null -T - -cf - | tar -xf - -C "$w" ||
+    { echo "# not a git checkout: skipped"; exit 77; }
 art=${ARTIFACT:-../shared/nest-artifact}
 case $art in /*) ;; *) art=$top/$art ;; esac
-goals="results/fig5.csv plots/fig5.png plots/placement-bertlarge.png"
+export ARTIFACT="$art"
 
-n_stopped=0
-for delay in 1 2 3; do
+stopped_int=0 stopped_kill=0
+for round in INT:2 KILL:5 INT:9 KILL:14; do
+	sig=${round%:*}
 	# a background job of a script starts with SIGINT ignored, which
 	# make would keep; perl (perl-base, in every Debian) restores it
-	( cd "$w" && MAKEFLAGS= MAKELEVEL= exec setsid perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' \
-	    make -s -j2 ARTIFACT="$art" $goals > "$tmp/make.log" 2>&1 ) &
+	( cd "$w" && MAKEFLAGS= MAKELEVEL= exec setsid perl -e \
+	    '$SIG{INT} = "DEFAULT"; exec @ARGV' make -s -j2 all ) \
+	    > "$tmp/make.log" 2>&1 &
 	pid=$!
-	sleep "$delay"
+	sleep "${round#*:}"
 	# setsid made make the leader of its own process group, $pid
-	kill -s INT -- "-$pid" 2>/dev/null
+	kill -s "$sig" -- "-$pid" 2>/dev/null
 	wait $pid
 	rc=$?
-	[ $rc -ne 0 ] && n_stopped=$((n_stopped + 1))
-	left=$(find "$w/results" "$w/plots" "$w/build/rows" -name '*.tmp*' \
-	    2>/dev/null | head -n 3)
-	if [ -n "$left" ]; then
-		echo "interrupted after $delay s, left: $left" >&2
-		exit 1
+	# the killed group's processes gone, as they are by the time anyone
+	# runs make again
+	sleep 1
+	[ $rc -ne 0 ] || continue
+	[ "$sig" = INT ] && stopped_int=$((stopped_int + 1))
+	[ "$sig" = KILL ] && stopped_kill=$((stopped_kill + 1))
+	# ^C: make and the tools clean up after themselves at once
+	if [ "$sig" = INT ]; then
+		left=$(find "$w/build" "$w/results" "$w/plots" "$w/bin" \
+		    -name '*.tmp*' 2>/dev/null | head -n 3)
+		[ -z "$left" ] ||
+		    { echo "interrupted after ${round#*:} s, left: $left" >&2; exit 1; }
 	fi
 done
 # a machine so fast that make finished first has tested nothing
-[ $n_stopped -gt 0 ] || { echo "make was never interrupted" >&2; exit 1; }
-( cd "$w" && MAKEFLAGS= MAKELEVEL= make -s -j2 ARTIFACT="$art" $goals ) > "$tmp/make.log" 2>&1 ||
+[ $stopped_int -gt 0 ] && [ $stopped_kill -gt 0 ] ||
+    { echo "make was stopped $stopped_int times by SIGINT, $stopped_kill by SIGKILL" >&2; exit 1; }
+( cd "$w" && MAKEFLAGS= MAKELEVEL= make -s -j2 all ) > "$tmp/make.log" 2>&1 ||
     { cat "$tmp/make.log" >&2; exit 1; }
-bin/compare-baselines -R -t 1e-9 tests/expected/fig5.csv "$w/results/fig5.csv" ||
-    exit 1
-for p in fig5 placement-bertlarge; do
-	head -c 8 "$w/plots/$p.png" | od -An -c | grep -q 'P   N   G' ||
-	    { echo "plots/$p.png is not a whole PNG" >&2; exit 1; }
-	tail -c 16 "$w/plots/$p.svg" | grep -q '</svg>' ||
-	    { echo "plots/$p.svg is cut short" >&2; exit 1; }
+
+left=$(find "$w" -name '*.tmp*' | head -n 3)
+[ -z "$left" ] || { echo "left after the last make: $left" >&2; exit 1; }
+for t in "$w"/tests/expected/*.csv; do
+	bin/compare-baselines -R -t 1e-9 "$t" "$w/results/${t##*/}" || exit 1
 done
+n=0
+for p in "$w"/plots/*.png; do
+	head -c 8 "$p" | od -An -c | grep -q 'P   N   G' ||
+	    { echo "${p#"$w"/} is not a whole PNG" >&2; exit 1; }
+	tail -c 16 "${p%.png}.svg" | grep -q '</svg>' ||
+	    { echo "${p#"$w"/}: its SVG is cut short" >&2; exit 1; }
+	n=$((n + 1))
+done
+[ $n -gt 0 ] || { echo "no plots were drawn" >&2; exit 1; }
+( cd "$w" && MAKEFLAGS= MAKELEVEL= make -q all ) ||
+    { echo "make -q all: a second make would run:" >&2
+      ( cd "$w" && MAKEFLAGS= MAKELEVEL= make -n all ) 2>&1 |
+          head -n 10 >&2
+      exit 1; }
 exit 0
