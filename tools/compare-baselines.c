@@ -24,6 +24,17 @@ struct opts {
 	long devices, mbs;
 	double tolerance;
 	int join, regress, compat;
+	unsigned char seen[OPT_SEEN_MAX];	/* the options given */
+};
+
+/* The methods of each form (docs/baselines.md; docs/compat.md). */
+static const char *const cell_methods[] = {
+	"manual", "manual-published", "mcmc", "phaze", "alpa-like",
+	"mist-like", "nest", "nest-no-zero", NULL
+};
+static const char *const compat_methods[] = {
+	"nest", "nest-artifact-input", "manual-published", "mcmc-published",
+	"phaze-published", "alpa-e-published", NULL
 };
 
 static const char *const columns[] = {
@@ -52,7 +63,7 @@ usage(FILE *fp, int status)
 	    "[-o file] -x experiment.xml -m model -N devices -b mbs -M method\n"
 	    "       compare-baselines -J [-o file] row.csv ...\n"
 	    "       compare-baselines -R [-t rel] expected.csv results.csv\n");
-	exit(status);
+	usage_exit(fp, status);
 }
 
 /* ---- one cell -------------------------------------------------------- */
@@ -913,6 +924,8 @@ parse_args(int argc, char *argv[], struct opts *o)
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":A:C:JL:M:N:Rb:c:hi:m:o:t:x:",
 	    longopts, NULL)) != -1) {
+		if (ch > 0 && ch < OPT_SEEN_MAX)
+			o->seen[ch] = 1;
 		switch (ch) {
 		case 'A': o->artifact = optarg; break;
 		case 'C': o->configs = optarg; break;
@@ -932,7 +945,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 		case 'b': o->mbs = opt_long('b', optarg, 1, 1L << 20); break;
 		case 'c': o->plan_out = optarg; break;
 		case 'h': usage(stdout, 0); break;
-		case 'i': o->progress = optarg; break;
+		case 'i': o->progress = opt_progress('i', optarg); break;
 		case 'm': o->model = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 't': o->tolerance = opt_double('t', optarg, 0, 1); break;
@@ -942,13 +955,40 @@ parse_args(int argc, char *argv[], struct opts *o)
 	}
 }
 
+/* Refuse an option the form does not take (exit 2). */
+static void
+form_options(const struct opts *o, const char *allowed, const char *form)
+{
+	int c = opt_first_outside(o->seen, allowed);
+
+	if (c != 0) {
+		warnx("-%c: not with %s", c, form);
+		usage(stderr, 2);
+	}
+}
+
+static int
+one_of_words(const char *w, const char *const *words)
+{
+	for (; *words; words++)
+		if (strcmp(w, *words) == 0)
+			return 1;
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct opts o;
 
 	parse_args(argc, argv, &o);
+	if (o.regress + o.join + o.compat > 1) {
+		warnx("%s: one form at a time", o.regress && o.join ? "-J and -R"
+		    : o.regress ? "--compat and -R" : "--compat and -J");
+		usage(stderr, 2);
+	}
 	if (o.regress) {
+		form_options(&o, "Rht", "-R");
 		if (argc - optind != 2) {
 			warnx("-R needs the expected and the actual table");
 			usage(stderr, 2);
@@ -956,6 +996,7 @@ main(int argc, char *argv[])
 		return regress(&o, argv[optind], argv[optind + 1]);
 	}
 	if (o.join) {
+		form_options(&o, "Jho", "-J");
 		if (optind >= argc) {
 			warnx("-J needs at least one row file");
 			usage(stderr, 2);
@@ -969,11 +1010,25 @@ main(int argc, char *argv[])
 		usage(stderr, 2);
 	}
 	if (o.compat) {
-		if (!o.artifact || o.plan_out) {
-			warnx("--compat nest needs -A artifact-dir and takes no -c");
+		form_options(&o, "AMNbhiomx", "--compat nest");
+		if (!o.artifact) {
+			warnx("--compat nest needs -A artifact-dir");
 			usage(stderr, 2);
 		}
-		return run_artifact_cell(&o);
+	} else
+		form_options(&o, "ACLMNbchimox", "a cell");
+	if (!one_of_words(o.method, o.compat ? compat_methods :
+	    cell_methods)) {
+		const char *const *w = o.compat ? compat_methods : cell_methods;
+
+		fprintf(stderr, "compare-baselines: -M: '%s' is not one of:",
+		    o.method);
+		for (; *w; w++)
+			fprintf(stderr, " %s", *w);
+		fputc('\n', stderr);
+		usage(stderr, 2);
 	}
+	if (o.compat)
+		return run_artifact_cell(&o);
 	return run_cell(&o);
 }

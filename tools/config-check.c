@@ -25,7 +25,7 @@ usage(FILE *fp, int status)
 	fprintf(fp, "usage: config-check [-h] [-C configdir] [-o file] "
 	    "config.xml...\n"
 	    "       config-check -M [-C configdir] [-o file] experiment.xml...\n");
-	exit(status);
+	usage_exit(fp, status);
 }
 
 struct summary {

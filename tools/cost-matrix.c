@@ -26,7 +26,7 @@ static void
 usage(FILE *fp, int status)
 {
 	fprintf(fp, "usage: cost-matrix [-h] [-o file] network.xml\n");
-	exit(status);
+	usage_exit(fp, status);
 }
 
 static int

@@ -33,6 +33,7 @@ struct opts {
 	int optimizer, rc_min, rc_max, zero, format, flat, seq_times;
 	int distopt_min, distopt_max, overlap, scatter_gather;
 	int tp_overlap, tp_grad_blocking;
+	unsigned char seen[OPT_SEEN_MAX];	/* the options given */
 };
 
 static void
@@ -48,7 +49,7 @@ usage(FILE *fp, int status)
 	    "-a accelerator.xml -n network.xml graph.csv|index.csv ...\n"
 	    "       dpsolve -C nest [-hq] [-e ep] [-r 0|1] [-o file] -S setups.csv "
 	    "-s setup -N devices -w width graph-dir\n");
-	exit(status);
+	usage_exit(fp, status);
 }
 
 static long
@@ -128,9 +129,6 @@ run_compat(const struct opts *o, const char *dir)
 		die_err(&err);
 	c.expert_parallel = o->ep;
 	t = INFINITY;
-	if (o->rc_min > RC_FULL)
-		die("-C nest: the artifact's plan space has no selective "
-		    "recomputation (-r none, full or both)");
 	for (int rc = o->rc_min; rc <= o->rc_max && rc <= RC_FULL; rc++) {
 		struct compat_plan p;
 		double ti = compat_solve(&g, &c, o->width, rc, &p);
@@ -259,6 +257,8 @@ parse_args(int argc, char *argv[], struct opts *o)
 	while ((ch = getopt_long(argc, argv,
 	    ":A:B:C:D:E:FG:M:N:O:P:R:S:T:U:V:W:Z:a:c:e:f:g:hm:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
+		if (ch > 0 && ch < OPT_SEEN_MAX)
+			o->seen[ch] = 1;
 		switch (ch) {
 		case 'A': o->model = optarg; break;
 		case 'B': o->batch = opt_long('B', optarg, 1, 1L << 40); break;
@@ -343,6 +343,10 @@ parse_args(int argc, char *argv[], struct opts *o)
 		case 'w': o->width = opt_long('w', optarg, 1, 1L << 20); break;
 		case 'e': o->ep = opt_long('e', optarg, 1, 1L << 20); break;
 		case 'z': o->zmax = opt_long('z', optarg, 1, 1L << PLAN_ZLOG_MAX);
+			if (o->zmax & (o->zmax - 1)) {
+				warnx("-z: '%s' is not a power of two", optarg);
+				usage(stderr, 2);
+			}
 			break;
 		default: bad_option(ch); usage(stderr, 2);
 		}
@@ -371,17 +375,38 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	if (o.compat) {
+		int c;
+
 		if (o.block_max > 0) {
 			warnx("-R: the artifact's plan space (-C nest) has no "
 			    "block recomputation");
 			usage(stderr, 2);
 		}
-		if (argc != 1 || !o.setups || !o.setup || !o.devices) {
-			warnx("-C nest needs -S setups.csv, -s setup, -N devices "
-			    "and one graph directory");
+		if ((c = opt_first_outside(o.seen, "CNSehoqrsw")) != 0) {
+			warnx("-%c: not with -C nest (the artifact's cost model "
+			    "takes -e, -q, -r, -o, -S, -s, -N, -w)", c);
+			usage(stderr, 2);
+		}
+		if (o.seen['r'] && o.rc_max > RC_FULL) {
+			warnx("-r: the artifact's plan space (-C nest) has no "
+			    "selective recomputation (-r none, full or both)");
+			usage(stderr, 2);
+		}
+		if (argc != 1 || !o.setups || !o.setup || !o.devices ||
+		    !o.seen['w']) {
+			warnx("-C nest needs -S setups.csv, -s setup, -N devices, "
+			    "-w width and one graph directory");
 			usage(stderr, 2);
 		}
 		return run_compat(&o, argv[0]);
+	}
+	{
+		int c = opt_first_outside(o.seen, "ABDEFGMNOPRTUVWZacfghmnorvz");
+
+		if (c != 0) {
+			warnx("-%c: only with -C nest", c);
+			usage(stderr, 2);
+		}
 	}
 	if (o.block_max > 0 && (o.rc_min > RC_FULL || o.rc_max < RC_FULL ||
 	    o.evaluate)) {

@@ -39,7 +39,7 @@ usage(FILE *fp, int status)
 	    "       graph-normalize -D dir -a accelerator.xml -c model.xml "
 	    "[-V b=,t=,c=,ep=] [-o index.csv]\n"
 	    "       graph-normalize -s [-o file] model.xml ...\n");
-	exit(status);
+	usage_exit(fp, status);
 }
 
 /*
@@ -166,6 +166,7 @@ run_profiled(struct opts *o, const char *dir, struct pl_err *err)
 	}
 	if (opgraph_to_layers(&g, o->nlayers, o->timing, &o->sched, &lg,
 	    err) == 0) {
+		lg.model_layers = o->nlayers;	/* 0: the trace's own */
 		ret = write_all(o, &w, dir, &lg, NULL, err);
 		layers_release(&lg);
 	} else
@@ -190,6 +191,7 @@ run_analytic(struct opts *o, const struct model_cfg *m,
 		return -1;
 	}
 	analytic_layers(&ag, &lg);
+	lg.model_layers = m->layers;
 	ret = write_all(o, &w, o->model, &lg, &ag, err);
 	layers_release(&lg);
 	analytic_release(&ag);
@@ -387,6 +389,7 @@ main(int argc, char *argv[])
 	struct model_cfg m;
 	struct accel_cfg a;
 	struct pl_err err;
+	unsigned char seen[OPT_SEEN_MAX] = { 0 };
 	int ch, k;
 
 	memset(&o, 0, sizeof(o));
@@ -399,6 +402,8 @@ main(int argc, char *argv[])
 		usage(stdout, 0);
 	opterr = 0;
 	while ((ch = getopt(argc, argv, ":D:O:T:V:a:c:e:hn:o:st:vw:")) != -1) {
+		if (ch > 0 && ch < OPT_SEEN_MAX)
+			seen[ch] = 1;
 		switch (ch) {
 		case 'D': o.dir = optarg; break;
 		case 'O': o.ops = optarg; break;
@@ -425,16 +430,39 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	if (o.summary) {
-		if (argc < 1)
+		if ((k = opt_first_outside(seen, "ho" "s")) != 0) {
+			warnx("-%c: not with -s (a summary takes -o alone)", k);
 			usage(stderr, 2);
+		}
+		if (argc < 1) {
+			warnx("-s needs at least one model.xml");
+			usage(stderr, 2);
+		}
 		if (run_summary(&o, argv, argc, &err) < 0)
 			die_err(&err);
 		return 0;
 	}
-	if (argc > 1 || (argc == 0 && o.model == NULL))
+	if (argc > 1) {
+		warnx("one graph-dir at most");
 		usage(stderr, 2);
+	}
+	if (argc == 0 && o.model == NULL) {
+		warnx("needs -c model.xml%s", o.dir ? "" : " or a graph-dir");
+		usage(stderr, 2);
+	}
 	if (o.dir && (argc == 1 || o.ops || o.edges)) {
 		warnx("-D writes analytic variants: no graph-dir, -O or -e");
+		usage(stderr, 2);
+	}
+	if (o.dir && (k = opt_first_outside(seen, "DVaco" "h")) != 0) {
+		warnx("-%c: not with -D (it takes -a, -c, -V and -o)", k);
+		usage(stderr, 2);
+	}
+	/* the integer program runs on an artifact graph's layers alone */
+	if ((seen['w'] || seen['T']) &&
+	    (argc == 0 || o.timing != LAYER_TIME_ILP)) {
+		warnx("-%c: only with -t ilp on a graph-dir", seen['w'] ? 'w' :
+		    'T');
 		usage(stderr, 2);
 	}
 	if (o.dir && (o.v.sp || o.v.e > 1)) {

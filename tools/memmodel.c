@@ -24,7 +24,7 @@ usage(FILE *fp, int status)
 {
 	fprintf(fp, "usage: memmodel [-h] [-a accelerator.xml] [-e edges.csv] "
 	    "[-M bytes] [-O adam|sgd] [-o file] -s stages.csv layers.csv\n");
-	exit(status);
+	usage_exit(fp, status);
 }
 
 static int
@@ -136,8 +136,14 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 1 || o.stages == NULL)
+	if (o.stages == NULL) {
+		warnx("needs -s stages.csv");
 		usage(stderr, 2);
+	}
+	if (argc > 1) {
+		warnx("one layer graph at most");
+		usage(stderr, 2);
+	}
 	{
 		const char *in[4] = { argc ? argv[0] : "-", o.stages, o.edges,
 			o.accel };

@@ -31,7 +31,7 @@ usage(FILE *fp, int status)
 	    "       sweep -L -R resultdir -B builddir sweep.xml\n"
 	    "       sweep -J -R resultdir -B builddir [-o file] sweep.xml\n"
 	    "       sweep -P plan.xml [-i k/total]\n");
-	exit(status);
+	usage_exit(fp, status);
 }
 
 struct opts {
@@ -736,10 +736,36 @@ fail:
 	return -1;
 }
 
+/* -n's value indices, i.j...: digits and dots (whether there is one a
+ * <vary>, each within it, the sweep's config says) */
+static int
+point_syntax(const char *p)
+{
+	for (;;) {
+		size_t n = strspn(p, "0123456789");
+
+		if (n == 0)
+			return 0;
+		p += n;
+		if (*p == '\0')
+			return 1;
+		if (*p++ != '.')
+			return 0;
+	}
+}
+
 static void
 parse_args(int argc, char *argv[], struct opts *o)
 {
-	int ch;
+	/* each form's options (the usage text) */
+	static const struct { int mode; const char *options, *needs; } forms[] = {
+		{ 'M', "MCho", NULL }, { 'n', "nNCho", "-N devices" },
+		{ 'D', "Dho", NULL }, { 'L', "LRBh", "-R resultdir and -B builddir" },
+		{ 'J', "JRBho", "-R resultdir and -B builddir" },
+		{ 'P', "Phi", NULL },
+	};
+	unsigned char seen[OPT_SEEN_MAX] = { 0 };
+	int ch, c;
 
 	memset(o, 0, sizeof(*o));
 	o->dir = "configs";
@@ -747,29 +773,64 @@ parse_args(int argc, char *argv[], struct opts *o)
 		usage(stdout, 0);
 	opterr = 0;
 	while ((ch = getopt(argc, argv, ":B:C:DJLMN:P:R:hi:n:o:")) != -1) {
+		if (ch > 0 && ch < OPT_SEEN_MAX)
+			seen[ch] = 1;
 		switch (ch) {
 		case 'B': o->build = optarg; break;
 		case 'C': o->dir = optarg; break;
-		case 'D': case 'J': case 'L': case 'M': o->mode = ch; break;
+		case 'D': case 'J': case 'L': case 'M': case 'P': case 'n':
+			if (o->mode && o->mode != ch) {
+				warnx("-%c and -%c: one form at a time",
+				    o->mode, ch);
+				usage(stderr, 2);
+			}
+			o->mode = ch;
+			if (ch == 'P')
+				o->plan = optarg;
+			if (ch == 'n' && !point_syntax(optarg)) {
+				warnx("-n: '%s' is not value indices i.j... "
+				    "(whole numbers and dots)", optarg);
+				usage(stderr, 2);
+			}
+			if (ch == 'n')
+				o->point = optarg;
+			break;
 		case 'N': o->devices = opt_long('N', optarg, 1, 1L << 30); break;
-		case 'P': o->mode = 'P'; o->plan = optarg; break;
 		case 'R': o->results = optarg; break;
 		case 'h': usage(stdout, 0); break;
-		case 'i': o->progress = optarg; break;
-		case 'n': o->mode = 'n'; o->point = optarg; break;
+		case 'i': o->progress = opt_progress('i', optarg); break;
 		case 'o': o->out = optarg; break;
 		default: bad_option(ch); usage(stderr, 2);
 		}
 	}
-	if (o->mode == 'P') {
-		if (optind != argc)
+	if (o->mode == 0) {
+		warnx("one of -M, -n, -D, -L, -J or -P");
+		usage(stderr, 2);
+	}
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		if (forms[f].mode != o->mode)
+			continue;
+		if ((c = opt_first_outside(seen, forms[f].options)) != 0) {
+			warnx("-%c: not with -%c", c, o->mode);
 			usage(stderr, 2);
+		}
+		if (forms[f].needs && ((o->mode == 'n' && o->devices == 0) ||
+		    (o->mode != 'n' && (!o->results || !o->build)))) {
+			warnx("-%c needs %s", o->mode, forms[f].needs);
+			usage(stderr, 2);
+		}
+	}
+	if (o->mode == 'P') {
+		if (optind != argc) {
+			warnx("-P takes no sweep.xml");
+			usage(stderr, 2);
+		}
 		return;
 	}
-	if (o->mode == 0 || optind != argc - 1 ||
-	    (o->mode == 'n' && o->devices == 0) ||
-	    ((o->mode == 'J' || o->mode == 'L') && (!o->results || !o->build)))
+	if (optind != argc - 1) {
+		warnx("needs one sweep.xml");
 		usage(stderr, 2);
+	}
 	o->file = argv[optind];
 }
 

@@ -1,4 +1,6 @@
-# Every tool reports a write error on a full device and exits 1.
+# Every tool reports a write error on a full device and exits 1: its
+# output (-o - or none), and its help text (-h and --help, as coreutils
+# close_stdout: a help that was not printed is not a success).
 set -u
 fail=0
 check() {	# tool args...
@@ -21,5 +23,10 @@ rc=$?
     { echo "-o /dev/full: exit $rc: $(cat "$TMPDIR_/err")"; fail=1; }
 [ -c /dev/full ] || { echo "/dev/full is no longer a device"; fail=1; }
 check graph-normalize tests/graph-normalize/tiny
+for tool in cost-matrix memmodel config-check graph-normalize dpsolve sweep \
+    compare-baselines; do
+	check "$tool" -h
+	check "$tool" --help
+done
 rm -rf "$TMPDIR_"
 exit $fail

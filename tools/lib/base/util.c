@@ -1,6 +1,7 @@
 /* util.c - errors, strict number parsing, atomic output. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <math.h>
@@ -196,6 +197,27 @@ parse_long(const char *s, long min, long max, long *out, char *why, size_t whyle
 	return 0;
 }
 
+void
+usage_exit(FILE *fp, int status)
+{
+	if (fp == stdout) {
+		errno = 0;
+		if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0)
+			die("write error on 'standard output': %s",
+			    strerror(errno ? errno : EIO));
+	}
+	exit(status);
+}
+
+int
+opt_first_outside(const unsigned char seen[OPT_SEEN_MAX], const char *allowed)
+{
+	for (int c = 1; c < OPT_SEEN_MAX; c++)
+		if (seen[c] && strchr(allowed, c) == NULL)
+			return c;
+	return 0;
+}
+
 int
 wants_help(int argc, char *const argv[])
 {
@@ -225,6 +247,30 @@ opt_double(int flag, const char *arg, double min, double max)
 		exit(2);
 	}
 	return v;
+}
+
+const char *
+opt_progress(int flag, const char *arg)
+{
+	const char *slash = strchr(arg, '/');
+	char k[32];
+	long kv, nv;
+	char why[128];
+
+	if (slash == NULL || (size_t)(slash - arg) >= sizeof k ||
+	    strspn(arg, "0123456789") != (size_t)(slash - arg) ||
+	    strspn(slash + 1, "0123456789") != strlen(slash + 1))
+		goto bad;
+	memcpy(k, arg, (size_t)(slash - arg));
+	k[slash - arg] = '\0';
+	if (parse_long(k, 1, LONG_MAX, &kv, why, sizeof why) < 0 ||
+	    parse_long(slash + 1, 1, LONG_MAX, &nv, why, sizeof why) < 0 ||
+	    kv > nv)
+		goto bad;
+	return arg;
+bad:
+	warnx("-%c: '%s' is not K/N (whole numbers, 1 <= K <= N)", flag, arg);
+	exit(2);
 }
 
 int
@@ -345,6 +391,9 @@ outfile_open(struct outfile *o, const char *path, struct pl_err *err)
 	struct stat st;
 
 	memset(o, 0, sizeof(*o));
+	if (path != NULL && *path == '\0')
+		return pl_errf(err, NULL, 0, "cannot write '': an empty file "
+		    "name");
 	/* standard output is kept in memory until the commit, so a run
 	 * that fails half-way prints nothing of its result */
 	if (path == NULL || strcmp(path, "-") == 0) {

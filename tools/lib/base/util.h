@@ -66,6 +66,24 @@ int parse_long(const char *s, long min, long max, long *out,
  */
 void bad_option(int ch);
 
+/*
+ * The end of a tool's usage text: exit(status), or exit 1 with "prog:
+ * write error on standard output: ..." when the text went to standard
+ * output and could not all be written there (-h > /dev/full), as
+ * coreutils' close_stdout does.
+ */
+void usage_exit(FILE *fp, int status) __attribute__((noreturn));
+
+/*
+ * A tool's several forms take different options: seen[c] is set for each
+ * option character getopt returned; the first of them not in `allowed`
+ * (a form's options), or 0.  The tool then says "-c: not with ..." and
+ * exits 2.
+ */
+#define OPT_SEEN_MAX 128
+int opt_first_outside(const unsigned char seen[OPT_SEEN_MAX],
+    const char *allowed);
+
 /* Is "--help" among the arguments (before a "--")?  Every tool takes it
  * as -h. */
 int wants_help(int argc, char *const argv[]);
@@ -76,6 +94,10 @@ int wants_help(int argc, char *const argv[]);
  */
 double opt_double(int flag, const char *arg, double min, double max);
 long opt_long(int flag, const char *arg, long min, long max);
+
+/* An option K/N (a progress counter: whole numbers, 1 <= K <= N):
+ * the argument, or exit 2 after "prog: -i: 'x' is not K/N ...". */
+const char *opt_progress(int flag, const char *arg);
 
 /* An option that takes one of two words: 0 for the first, 1 for the
  * second, or -1 after "prog: -k: 'x' is not first or second" (the tool

@@ -93,6 +93,30 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 	return 0;
 }
 
+/* The model's layer count as the graph's writer knew it (optional column
+ * model_layers, the same on every row): a graph cut short, or grown, by
+ * hand has another number of transformer rows, and is refused. */
+static int
+read_model_layers(const struct csvio_table *t, struct layer_graph *g,
+    struct pl_err *err)
+{
+	int col = csvio_col_opt(t, "model_layers");
+	long n = 0;
+
+	if (col < 0)
+		return 0;
+	if (read_one_value(t, col, "model_layers", 0, &g->model_layers,
+	    err) < 0)
+		return -1;
+	for (size_t r = 0; r < g->n; r++)
+		n += strcmp(g->l[r].kind, "transformer") == 0;
+	if (n != g->model_layers)
+		return pl_errf(err, t->file, t->lines[0], "column "
+		    "'model_layers': the model has %ld transformer layers, the "
+		    "graph %ld transformer rows", g->model_layers, n);
+	return 0;
+}
+
 /* Without recomputation columns: a row keeps the bytes entering it (its
  * edges', or its input_bytes when no edge feeds it) and reruns its
  * forward under full recomputation; selective changes nothing. */
@@ -424,7 +448,7 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 			goto fail;
 	}
 	if (read_variant(tab, g, err) < 0 || read_recompute(tab, g, err) < 0 ||
-	    check_copies(tab, g, err) < 0)
+	    check_copies(tab, g, err) < 0 || read_model_layers(tab, g, err) < 0)
 		goto fail;
 	/* expert ranks that split the samples exchange no keys or values
 	 * (c is 1): bytes that say otherwise would be priced over no one */
@@ -644,6 +668,8 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		head[nc++] = "backward_bound_s";
 		head[nc++] = "schedule";
 	}
+	if (g->model_layers > 0)
+		head[nc++] = "model_layers";
 	bad = csvio_write_row(fp, head, nc);
 	for (size_t i = 0; i < g->n; i++) {
 		const struct layer *L = &g->l[i];
@@ -686,6 +712,10 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 			f[c] = numfmt(b[c], L->forward_bound_s), c++;
 			f[c] = numfmt(b[c], L->backward_bound_s), c++;
 			f[c++] = L->is_copy || !L->schedule ? "" : L->schedule;
+		}
+		if (g->model_layers > 0) {
+			snprintf(b[c], NUMFMT_LEN, "%ld", g->model_layers);
+			f[c] = b[c], c++;
 		}
 		bad |= csvio_write_row(fp, f, nc);
 	}

@@ -109,6 +109,10 @@ struct layer_graph {
 	 * optional beside the variant's, 0 when absent: they share its
 	 * sequences, as context parallelism does) */
 	long var_ep_batch;
+	/* the model's transformer layers, as the graph's writer knew them
+	 * (column model_layers; 0: not recorded): the reader holds the
+	 * graph's transformer rows to it */
+	long model_layers;
 	size_t n;
 	struct layer *l;
 	size_t nedges;
