@@ -67,8 +67,10 @@ FUZZ_FLAGS  = -fsanitize=fuzzer-no-link,address,undefined \
 # ($(TMP): the target, .tmp. and the shell's process number) and renames
 # it into place when complete, so a build killed even by SIGKILL leaves
 # no half-written object or tool with a new time stamp; the next make
-# removes such temporaries (STALE_TEMPS, below).
+# removes such temporaries (tools/stale-temps.sh, below), and a recipe
+# stopped by ^C or SIGTERM removes its own at once (KEEP_TMP_TIDY).
 TMP = $@.tmp.$$$$
+KEEP_TMP_TIDY = trap 'rm -f $(TMP)' INT TERM HUP;
 
 # Three builds from one set of rules: build/rel (bin/), build/san
 # (AddressSanitizer + UndefinedBehaviorSanitizer, for make check) and
@@ -79,30 +81,30 @@ $(1)_LIBOBJ = $$(patsubst tools/lib/%.c,build/$(1)/lib/%.o,$$(LIBSRC)) \
               build/$(1)/lib/schemas.o
 build/$(1)/lib/%.o: tools/lib/%.c $$(LIBHDR) | build/deps.ok
 	@mkdir -p $$(@D)
-	$(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
+	$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
 build/$(1)/lib/schemas.c: tools/embed-schemas.sh $$(SCHEMAS)
 	@mkdir -p $$(@D)
-	sh tools/embed-schemas.sh $$(SCHEMAS) > $$(TMP) && mv -f $$(TMP) $$@
+	$$(KEEP_TMP_TIDY) sh tools/embed-schemas.sh $$(SCHEMAS) > $$(TMP) && mv -f $$(TMP) $$@
 build/$(1)/lib/schemas.o: build/$(1)/lib/schemas.c
-	$(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
+	$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
 build/$(1)/libnestplan.a: $$($(1)_LIBOBJ)
-	$$(AR) rcs $$(TMP) $$^ && mv -f $$(TMP) $$@
+	$$(KEEP_TMP_TIDY) $$(AR) rcs $$(TMP) $$^ && mv -f $$(TMP) $$@
 build/$(1)/%.o: tools/%.c $$(LIBHDR) | build/deps.ok
 	@mkdir -p $$(@D)
-	$(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
+	$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
 $(3)/%: build/$(1)/%.o build/$(1)/libnestplan.a
 	@mkdir -p $$(@D)
-	$(4) $$(ALL_CFLAGS) $(2) $$(LDFLAGS) -o $$(TMP) $$^ $$(LIBS) && \
+	$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) $$(LDFLAGS) -o $$(TMP) $$^ $$(LIBS) && \
 	    mv -f $$(TMP) $$@
 build/$(1)/tests/%: tests/unit/%.c $$(wildcard tests/unit/*.h) \
     build/$(1)/libnestplan.a
 	@mkdir -p $$(@D)
-	$(4) $$(ALL_CFLAGS) $(2) -Itests/unit $$(LDFLAGS) -o $$(TMP) $$< \
+	$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -Itests/unit $$(LDFLAGS) -o $$(TMP) $$< \
 	    build/$(1)/libnestplan.a $$(LIBS) && mv -f $$(TMP) $$@
 build/$(1)/tests/t-fuzz-%: tests/fuzz/%.c $$(FUZZ_COMMON) \
     build/$(1)/libnestplan.a
 	@mkdir -p $$(@D)
-	$(4) $$(ALL_CFLAGS) $(2) -Itests/fuzz -DFUZZ_NAME='"$$*"' $$(LDFLAGS) \
+	$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -Itests/fuzz -DFUZZ_NAME='"$$*"' $$(LDFLAGS) \
 	    -o $$(TMP) $$< tests/fuzz/fuzz.c tests/fuzz/replay.c \
 	    build/$(1)/libnestplan.a $$(LIBS) && mv -f $$(TMP) $$@
 endef
@@ -429,7 +431,7 @@ results: $(COSTS) results/configs.csv results/models.csv $(LAYER_SETS) \
 FUZZ_BINS = $(addprefix build/fuzz/fuzz-,$(FUZZERS))
 build/fuzz/fuzz-%: tests/fuzz/%.c tests/fuzz/fuzz.c tests/fuzz/fuzz.h \
     build/fuzz/libnestplan.a
-	$(FUZZ_CC) $(ALL_CFLAGS) -fsanitize=fuzzer,address,undefined \
+	$(KEEP_TMP_TIDY) $(FUZZ_CC) $(ALL_CFLAGS) -fsanitize=fuzzer,address,undefined \
 	    -fno-omit-frame-pointer -fno-sanitize-recover=all -Itests/fuzz \
 	    -o $(TMP) $< tests/fuzz/fuzz.c build/fuzz/libnestplan.a $(LIBS) && \
 	    mv -f $(TMP) $@
