@@ -10,8 +10,10 @@
  * micro-batch count (rule 9, B / (b e)).  Reads $ARTIFACT
  * (default ../shared/nest-artifact).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "artifact/artifact.h"
 #include "artifact/compat.h"
@@ -262,6 +264,131 @@ mixtral_microbatches(void)
 	compat_release_graph(&g);
 }
 
+static void
+write_file(const char *dir, const char *name, const char *text)
+{
+	char path[1024];
+	FILE *fp;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	fp = fopen(path, "w");
+	if (fp != NULL) {
+		fputs(text, fp);
+		fclose(fp);
+	}
+}
+
+/*
+ * Rule 1 by hand: layers.csv lists layer 0 before the embedding (dp_order
+ * 0, 1, 2 = layers 0, -1, 1, as the export does), the edges run -1 -> 0
+ * -> 1; the chain follows the edges, -1 0 1, so the embedding can be a
+ * stage of its own, and each boundary carries its edge's bytes (100 and
+ * 200).  Edges in a circle are refused.
+ */
+static void
+chain_by_hand(void)
+{
+	char dir[] = "/tmp/t-compat.XXXXXX", path[1024];
+	struct compat_graph g;
+	struct pl_err err;
+
+	if (mkdtemp(dir) == NULL) {
+		OK(0, "a scratch folder");
+		return;
+	}
+	write_file(dir, "layers.csv", "dp_order,layer_id,fwd_seq_ms,bwd_seq_ms,"
+	    "parameterSize_bytes,activationSize_bytes\n"
+	    "0,0,2,4,10,20\n1,-1,1,2,30,40\n2,1,3,6,50,60\n");
+	write_file(dir, "layer_edges.csv", "src,dst,bytes\n-1,0,100\n0,1,200\n");
+	if (compat_read_graph(&g, dir, 0, &err) < 0) {
+		OK(0, "the hand-made graph reads");
+	} else {
+		OK(g.n == 3 && g.layer_id[0] == -1 && g.layer_id[1] == 0 &&
+		    g.layer_id[2] == 1, "chained -1 0 1, the edges' order");
+		OK(g.fwd_ms[0] == 1 && g.param_bytes[0] == 30 &&
+		    g.fwd_ms[1] == 2, "each entry keeps its own row");
+		OK(g.boundary_bytes[0] == 100 && g.boundary_bytes[1] == 200,
+		    "boundaries 100 (-1 -> 0) and 200 (0 -> 1)");
+		compat_release_graph(&g);
+	}
+	write_file(dir, "layer_edges.csv", "src,dst,bytes\n-1,0,100\n0,1,200\n"
+	    "1,0,5\n");
+	EQ_INT(compat_read_graph(&g, dir, 0, &err), -1, "edges in a circle are "
+	    "refused");
+	snprintf(path, sizeof path, "%s/layers.csv", dir);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/layer_edges.csv", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
+ * Rule 7 by hand.  Three one-entry stages on one node (transfers at level
+ * 0: bytes / 1 GiB/s, no latency, in s added to ms as the artifact does),
+ * one replica, B = 8 one-sample micro-batches, recomputation: the first
+ * two stages recompute, the last does not.  Forward 5, 1, 1 ms, backward
+ * 5, 1, 1 ms; the boundaries carry 0.5 GiB then 0.5 GiB (0.5 each way).
+ *   stage 0: 5 + max(5, 0.5) + 5 = 15  (its output's transfer hidden by
+ *            the recomputed forward; charged, it was 15.5)
+ *   stage 1: 0.5 + 1 + max(1, 0.5) + 1 = 3.5
+ *   stage 2: 0.5 + 1 + 1 = 2.5
+ * so the step is 15 x (8 + 3 - 1) = 150 (d = 1: no sync).  With the first
+ * boundary at 8 GiB the transfer outlasts the recomputed forward: stage 0
+ * is 5 + 8 + 5 = 18, stage 1 8 + 1 + 1 + 1 = 11, the step 180.  Scored
+ * back to front (a published plan: the chain's last stage recomputes,
+ * its first does not), each recomputing stage waits for its input and
+ * the first pays both ways: 0.5 + 1 + max(1, 0) + 1 = 3.5, 8 + 1 + max(1,
+ * 0.5) + 1 = 11 and 5 + 8 + 5 = 18, again 180; with the first stage's
+ * compute at 1 ms the middle one, 11, is the slowest: 110.
+ */
+static void
+recompute_transfers_by_hand(void)
+{
+	struct compat_graph g;
+	struct compat_cluster c;
+	struct compat_plan plan;
+	double fwd[3] = { 5, 1, 1 }, bwd[3] = { 5, 1, 1 }, zero[3] = { 0 };
+	long id[3] = { -1, 0, 1 };
+	double bytes[3] = { 0.5 * GiB_BYTES_TEST, 0.5 * GiB_BYTES_TEST, 0 };
+
+	memset(&g, 0, sizeof g);
+	g.n = 3;
+	g.layer_id = id;
+	g.fwd_ms = fwd;
+	g.bwd_ms = bwd;
+	g.param_bytes = zero;
+	g.act_bytes = zero;
+	g.boundary_bytes = bytes;
+	memset(&c, 0, sizeof c);
+	c.devices = 4;
+	c.nlevels = 1;
+	c.count[0] = 4;
+	c.bw_Bps[0] = GiB_BYTES_TEST;
+	c.memory_bytes = 1e12;
+	c.global_batch = 8;
+	c.micro_batch = 1;
+	c.expert_parallel = 1;
+	memset(&plan, 0, sizeof plan);
+	plan.nstages = 3;
+	for (int s = 0; s < 3; s++) {
+		plan.size[s] = 1;
+		plan.width[s] = 1;
+	}
+	plan.d = 1;
+	plan.recompute = 1;
+	EQ_DBL(compat_time(&g, &c, &plan), 150, 1e-12, "a recomputing first "
+	    "stage's output transfer is hidden by its recomputed forward");
+	bytes[0] = 8 * GiB_BYTES_TEST;
+	EQ_DBL(compat_time(&g, &c, &plan), 180, 1e-12, "and counts where it "
+	    "outlasts it");
+	plan.reversed = 1;
+	EQ_DBL(compat_time(&g, &c, &plan), 180, 1e-12, "scored back to front, "
+	    "the stage that does not recompute pays both transfers");
+	fwd[0] = bwd[0] = 1;
+	EQ_DBL(compat_time(&g, &c, &plan), 110, 1e-12, "and a recomputing one "
+	    "waits for its input");
+}
+
 int
 main(void)
 {
@@ -348,5 +475,7 @@ main(void)
 	random_instances();
 	splits();
 	mixtral_microbatches();
+	chain_by_hand();
+	recompute_transfers_by_hand();
 	return tap_done();
 }

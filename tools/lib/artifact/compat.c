@@ -22,8 +22,10 @@ cmp_order(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The rows of layers.csv in dp_order, the order the artifact's solver
+ * lists the DP's nodes in. */
 static int
-read_layers(struct compat_graph *g, const char *path, int ilp,
+read_layers(struct chain_row **out, size_t *n, const char *path, int ilp,
     struct pl_err *err)
 {
 	struct csvio_table t;
@@ -60,73 +62,113 @@ read_layers(struct compat_graph *g, const char *path, int ilp,
 			csvio_release(&t);
 			return -1;
 		}
+		for (size_t q = 0; q < r; q++)
+			if (rows[q].id == w->id) {
+				pl_errf(err, t.file, t.lines[r], "column "
+				    "'layer_id': layer %ld twice", w->id);
+				free(rows);
+				csvio_release(&t);
+				return -1;
+			}
 	}
 	qsort(rows, t.nrows, sizeof(*rows), cmp_order);
-	g->n = t.nrows;
-	g->layer_id = xcalloc(g->n + 1, sizeof(long));
-	g->fwd_ms = xcalloc(g->n + 1, sizeof(double));
-	g->bwd_ms = xcalloc(g->n + 1, sizeof(double));
-	g->param_bytes = xcalloc(g->n + 1, sizeof(double));
-	g->act_bytes = xcalloc(g->n + 1, sizeof(double));
-	g->boundary_bytes = xcalloc(g->n + 1, sizeof(double));
-	for (size_t i = 0; i < g->n; i++) {
-		g->layer_id[i] = rows[i].id;
-		g->fwd_ms[i] = rows[i].fwd;
-		g->bwd_ms[i] = rows[i].bwd;
-		g->param_bytes[i] = rows[i].param;
-		g->act_bytes[i] = rows[i].act;
-	}
-	free(rows);
+	*out = rows;
+	*n = t.nrows;
 	csvio_release(&t);
 	return 0;
 }
 
 static long
-chain_pos(const struct compat_graph *g, long id)
+row_of(const struct chain_row *rows, size_t n, long id)
 {
-	for (size_t i = 0; i < g->n; i++)
-		if (g->layer_id[i] == id)
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].id == id)
 			return (long)i;
 	return -1;
 }
 
-/* Rule 6: a boundary carries the edges between the two chain entries
- * that meet there, whichever way they point. */
+struct layer_edges {
+	size_t n;
+	long *src, *dst;	/* rows of layers.csv (dp_order) */
+	double *bytes;
+};
+
 static int
-read_edges(struct compat_graph *g, const char *path, struct pl_err *err)
+read_edges(struct layer_edges *e, const struct chain_row *rows, size_t n,
+    const char *path, struct pl_err *err)
 {
 	struct csvio_table t;
 	int cs, cd, cb;
 
+	memset(e, 0, sizeof(*e));
 	if (csvio_read(&t, path, err) < 0)
 		return -1;
 	if ((cs = csvio_col(&t, "src", err)) < 0 ||
 	    (cd = csvio_col(&t, "dst", err)) < 0 ||
 	    (cb = csvio_col(&t, "bytes", err)) < 0)
 		goto fail;
+	e->src = xcalloc(t.nrows + 1, sizeof(long));
+	e->dst = xcalloc(t.nrows + 1, sizeof(long));
+	e->bytes = xcalloc(t.nrows + 1, sizeof(double));
 	for (size_t r = 0; r < t.nrows; r++) {
-		long s, d, ps, pd;
-		double b;
+		long s, d;
 
 		if (csvio_long(&t, r, cs, 0, &s, err) < 0 ||
 		    csvio_long(&t, r, cd, 0, &d, err) < 0 ||
-		    csvio_double(&t, r, cb, CSVIO_NONNEG, &b, err) < 0)
+		    csvio_double(&t, r, cb, CSVIO_NONNEG, &e->bytes[r], err) < 0)
 			goto fail;
-		ps = chain_pos(g, s);
-		pd = chain_pos(g, d);
-		if (ps < 0 || pd < 0) {
+		e->src[r] = row_of(rows, n, s);
+		e->dst[r] = row_of(rows, n, d);
+		if (e->src[r] < 0 || e->dst[r] < 0) {
 			pl_errf(err, t.file, t.lines[r], "column '%s': unknown "
-			    "layer %ld", ps < 0 ? "src" : "dst", ps < 0 ? s : d);
+			    "layer %ld", e->src[r] < 0 ? "src" : "dst",
+			    e->src[r] < 0 ? s : d);
 			goto fail;
 		}
-		if (labs(ps - pd) == 1)
-			g->boundary_bytes[ps < pd ? ps : pd] += b;
+		e->n++;
 	}
 	csvio_release(&t);
 	return 0;
 fail:
 	csvio_release(&t);
+	free(e->src);
+	free(e->dst);
+	free(e->bytes);
+	memset(e, 0, sizeof(*e));
 	return -1;
+}
+
+/*
+ * Rule 1: the chain is the layers in the topological order of their
+ * edges, as the artifact's DP renumbers its nodes (Instance::isDAG in
+ * device_placement.cpp): the layers no edge enters, in node order, on a
+ * stack; pop the top, append it, and push each successor whose last
+ * incoming edge that was (in edge order).  For the exported graphs it is
+ * the model's order, the embedding (-1) first.  -1 if there is a cycle.
+ */
+static int
+chain_order(const struct layer_edges *e, size_t n, long *chain)
+{
+	long *indegree = xcalloc(n, sizeof(long)), *stack = xcalloc(n,
+	    sizeof(long));
+	size_t top = 0, len = 0;
+
+	for (size_t k = 0; k < e->n; k++)
+		indegree[e->dst[k]]++;
+	for (size_t i = 0; i < n; i++)
+		if (indegree[i] == 0)
+			stack[top++] = (long)i;
+	while (top > 0) {
+		long v = stack[--top];
+
+		chain[len++] = v;
+		for (size_t k = 0; k < e->n; k++)
+			if (e->src[k] == v && --indegree[e->dst[k]] == 0)
+				stack[top++] = e->dst[k];
+	}
+	free(indegree);
+	free(stack);
+	return len == n ? 0 : -1;
 }
 
 int
@@ -134,19 +176,63 @@ compat_read_graph(struct compat_graph *g, const char *dir, int ilp,
     struct pl_err *err)
 {
 	char path[4096];
+	struct chain_row *rows;
+	struct layer_edges e;
+	long *chain, *pos;
+	size_t n;
+	int rc = -1;
 
 	memset(g, 0, sizeof(*g));
 	snprintf(path, sizeof(path), "%s/layers.csv", dir);
-	if (read_layers(g, path, ilp, err) < 0) {
-		compat_release_graph(g);
+	if (read_layers(&rows, &n, path, ilp, err) < 0)
 		return -1;
-	}
 	snprintf(path, sizeof(path), "%s/layer_edges.csv", dir);
-	if (read_edges(g, path, err) < 0) {
-		compat_release_graph(g);
+	if (read_edges(&e, rows, n, path, err) < 0) {
+		free(rows);
 		return -1;
 	}
-	return 0;
+	chain = xcalloc(n, sizeof(long));
+	pos = xcalloc(n, sizeof(long));
+	if (chain_order(&e, n, chain) < 0) {
+		pl_errf(err, path, 0, "the layer edges have a cycle");
+		goto out;
+	}
+	g->n = n;
+	g->layer_id = xcalloc(n + 1, sizeof(long));
+	g->fwd_ms = xcalloc(n + 1, sizeof(double));
+	g->bwd_ms = xcalloc(n + 1, sizeof(double));
+	g->param_bytes = xcalloc(n + 1, sizeof(double));
+	g->act_bytes = xcalloc(n + 1, sizeof(double));
+	g->boundary_bytes = xcalloc(n + 1, sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		const struct chain_row *w = &rows[chain[i]];
+
+		pos[chain[i]] = (long)i;
+		g->layer_id[i] = w->id;
+		g->fwd_ms[i] = w->fwd;
+		g->bwd_ms[i] = w->bwd;
+		g->param_bytes[i] = w->param;
+		g->act_bytes[i] = w->act;
+	}
+	/* rule 6: a boundary carries the edges between the two chain
+	 * entries that meet there, whichever way they point */
+	for (size_t k = 0; k < e.n; k++) {
+		long ps = pos[e.src[k]], pd = pos[e.dst[k]];
+
+		if (labs(ps - pd) == 1)
+			g->boundary_bytes[ps < pd ? ps : pd] += e.bytes[k];
+	}
+	rc = 0;
+out:
+	free(rows);
+	free(chain);
+	free(pos);
+	free(e.src);
+	free(e.dst);
+	free(e.bytes);
+	if (rc < 0)
+		compat_release_graph(g);
+	return rc;
 }
 
 void
@@ -386,23 +472,28 @@ sync_time(const struct compat_cluster *c, double bytes, long d, int top)
 }
 
 /*
- * Rules 4, 6 and 7: the load per micro-batch of the stage at scoring
- * position q of S, from its compute and its two boundaries (a level < 0:
- * no boundary on that side).
+ * Rules 4, 6 and 7: the load per micro-batch of a stage, from its compute
+ * and its two boundaries in the layers' own direction: `in` with the
+ * chain entries before it, `out` with those after it (a level < 0: none
+ * on that side).  The forward pass waits for the activations coming in;
+ * the backward pass of a stage that does not recompute waits for the
+ * gradients coming back, while a recomputing stage receives them during
+ * its recomputed forward pass (priced at the backward time) and waits
+ * only for what is left (getLoadOfStageForA in device_placement.cpp:
+ * fw_bw_latency_with_recompute = the forward with its input transfer,
+ * then max(recomputed forward, output transfer), then the backward).
  */
 static double
 stage_load(const struct compat_cluster *c, double fwd, double bwd,
-    int recompute, int q, int S, double out_bytes, int out_level,
-    double in_bytes, int in_level)
+    int recomputes, double in_bytes, int in_level, double out_bytes,
+    int out_level)
 {
-	int recomputes = recompute && q != S - 1 && S > 1;
-	double load = fwd + (recomputes ? 2 : 1) * bwd;
+	double in = in_level >= 0 ? transfer(c, in_bytes, in_level) : 0;
+	double out = out_level >= 0 ? transfer(c, out_bytes, out_level) : 0;
 
-	if (out_level >= 0)
-		load += transfer(c, out_bytes, out_level);
-	if (in_level >= 0 && !recomputes)
-		load += transfer(c, in_bytes, in_level);
-	return load;
+	if (recomputes)
+		return in + fwd + fmax(bwd, out) + bwd;
+	return in + fwd + out + bwd;
 }
 
 /*
@@ -447,23 +538,23 @@ compat_time(const struct compat_graph *g, const struct compat_cluster *c,
 			f += g->fwd_ms[i];
 			b += g->bwd_ms[i];
 		}
-		/* the boundary between the chain entries of stages s, s2 */
-		if (q + 1 < S) {
-			int s2 = order[q + 1];
+		/* the boundaries with the chain stages s - 1 and s + 1, at the
+		 * level of the scoring positions they sit at */
+		if (s > 0) {
+			int p = plan->reversed ? q + 1 : q - 1;
 
-			out_bytes = g->boundary_bytes[s2 > s ? first[s2] - 1 :
-			    first[s] - 1];
-			out_level = common_level(c, offset[q], offset[q + 1]);
+			in_bytes = g->boundary_bytes[first[s] - 1];
+			in_level = common_level(c, offset[p], offset[q]);
 		}
-		if (q > 0) {
-			int s2 = order[q - 1];
+		if (s + 1 < S) {
+			int p = plan->reversed ? q - 1 : q + 1;
 
-			in_bytes = g->boundary_bytes[s2 < s ? first[s] - 1 :
-			    first[s2] - 1];
-			in_level = common_level(c, offset[q - 1], offset[q]);
+			out_bytes = g->boundary_bytes[first[s + 1] - 1];
+			out_level = common_level(c, offset[q], offset[p]);
 		}
-		worst = fmax(worst, stage_load(c, f, b, plan->recompute, q, S,
-		    out_bytes, out_level, in_bytes, in_level));
+		worst = fmax(worst, stage_load(c, f, b, plan->recompute &&
+		    q != S - 1 && S > 1, in_bytes, in_level, out_bytes,
+		    out_level));
 	}
 	/* rule 8: the first scored stage's parameters, over its replicas */
 	for (long i = first[order[0]]; i < first[order[0]] + plan->size[order[0]];
@@ -549,11 +640,12 @@ static double
 chain_stage_load(const struct compat_graph *g, const struct compat_cluster *c,
     const struct sums *s, long i, long j, int q, int S, long w, int recompute)
 {
-	return stage_load(c, s->f[j] - s->f[i], s->b[j] - s->b[i], recompute, q,
-	    S, q + 1 < S ? g->boundary_bytes[j - 1] : 0, q + 1 < S ?
-	    common_level(c, q * w, (q + 1) * w) : -1,
+	return stage_load(c, s->f[j] - s->f[i], s->b[j] - s->b[i],
+	    recompute && q != S - 1 && S > 1,
 	    q > 0 ? g->boundary_bytes[i - 1] : 0, q > 0 ?
-	    common_level(c, (q - 1) * w, q * w) : -1);
+	    common_level(c, (q - 1) * w, q * w) : -1,
+	    q + 1 < S ? g->boundary_bytes[j - 1] : 0, q + 1 < S ?
+	    common_level(c, q * w, (q + 1) * w) : -1);
 }
 
 double

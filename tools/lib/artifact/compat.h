@@ -16,7 +16,8 @@
 #define COMPAT_MAX_LEVELS 8
 #define COMPAT_MAX_STAGES 128
 
-/* One graph's layers in the artifact's dp_order (docs/compat.md rule 1). */
+/* One graph's layers in the topological order of their edges, as the
+ * artifact's DP renumbers them (docs/compat.md rule 1). */
 struct compat_graph {
 	size_t n;
 	long *layer_id;
