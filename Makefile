@@ -275,7 +275,7 @@ ENGINE        ?= local
 # what killed runs left (their PATH.tmp.PID; see TMP), removed as make
 # starts
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-$(shell sh tools/stale-temps.sh build results plots $(SWEEP_RESULTS) \
+$(shell sh tools/stale-temps.sh bin build results plots $(SWEEP_RESULTS) \
     $(SWEEP_BUILD) $(SWEEP_PLOTS))
 endif
 SWEEPS = $(patsubst configs/sweeps/%.xml,%,$(wildcard configs/sweeps/*.xml))

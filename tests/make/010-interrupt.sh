@@ -40,16 +40,26 @@ for round in INT:2 KILL:5 INT:9 KILL:14; do
 	kill -s "$sig" -- "-$pid" 2>/dev/null
 	wait $pid
 	rc=$?
-	# the killed group's processes gone, as they are by the time anyone
-	# runs make again
-	sleep 1
+	# every process of the stopped group gone (a link that gcc's
+	# collect2 lets finish, a tool dying), as they are by the time anyone
+	# runs make again; zombies, dead and not yet reaped, do not count
+	n=0
+	while ps -eo pgid=,stat= | awk -v g="$pid" '$1 == g && $2 !~ /^Z/ { f = 1 } END { exit !f }' &&
+	    [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
 	[ $rc -ne 0 ] || continue
 	[ "$sig" = INT ] && stopped_int=$((stopped_int + 1))
 	[ "$sig" = KILL ] && stopped_kill=$((stopped_kill + 1))
-	# ^C: make and the tools clean up after themselves at once
+	# ^C: make and the tools clean up after themselves at once (a
+	# link that gcc's collect2 lets finish after the recipe's shell
+	# removed its temporary may leave a whole one in bin/ or build/,
+	# which the next make removes, as after SIGKILL)
 	if [ "$sig" = INT ]; then
-		left=$(find "$w/build" "$w/results" "$w/plots" "$w/bin" \
-		    -name '*.tmp*' 2>/dev/null | head -n 3)
+		left=$(find "$w/results" "$w/plots" "$w/build/rows" \
+		    "$w/build/artifact-rows" -name '*.tmp*' 2>/dev/null |
+		    head -n 3)
 		[ -z "$left" ] ||
 		    { echo "interrupted after ${round#*:} s, left: $left" >&2; exit 1; }
 	fi
