@@ -17,7 +17,7 @@
 #
 # Overridable: CC, CFLAGS, LDFLAGS, ARTIFACT (../shared/nest-artifact),
 # FUZZ_CC (clang), FUZZ_SECONDS (60),
-# DEVELOPER=1 (-Werror).
+# DEVELOPER=1 (-Werror), V=1 (print each compile command).
 .DELETE_ON_ERROR:
 .SUFFIXES:
 .DEFAULT_GOAL := all
@@ -72,6 +72,16 @@ FUZZ_FLAGS  = -fsanitize=fuzzer-no-link,address,undefined \
 TMP = $@.tmp.$$$$
 KEEP_TMP_TIDY = trap 'rm -f $(TMP)' INT TERM HUP;
 
+# A line a compiled target ("  CC build/rel/lib/base/util.o"); V=1 prints
+# the commands themselves.
+ifeq ($(V),1)
+Q =
+say = @:
+else
+Q = @
+say = @printf '  %-4s %s\n' $(1) $@
+endif
+
 # Three builds from one set of rules: build/rel (bin/), build/san
 # (AddressSanitizer + UndefinedBehaviorSanitizer, for make check) and
 # build/fuzz (clang's libFuzzer coverage, make fuzz only): $(1) the
@@ -81,30 +91,38 @@ $(1)_LIBOBJ = $$(patsubst tools/lib/%.c,build/$(1)/lib/%.o,$$(LIBSRC)) \
               build/$(1)/lib/schemas.o
 build/$(1)/lib/%.o: tools/lib/%.c $$(LIBHDR) | build/deps.ok
 	@mkdir -p $$(@D)
-	$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
+	$$(call say,CC)
+	$$(Q)$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
 build/$(1)/lib/schemas.c: tools/embed-schemas.sh $$(SCHEMAS)
 	@mkdir -p $$(@D)
-	$$(KEEP_TMP_TIDY) sh tools/embed-schemas.sh $$(SCHEMAS) > $$(TMP) && mv -f $$(TMP) $$@
+	$$(call say,GEN)
+	$$(Q)$$(KEEP_TMP_TIDY) sh tools/embed-schemas.sh $$(SCHEMAS) > $$(TMP) && mv -f $$(TMP) $$@
 build/$(1)/lib/schemas.o: build/$(1)/lib/schemas.c
-	$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
+	$$(call say,CC)
+	$$(Q)$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
 build/$(1)/libnestplan.a: $$($(1)_LIBOBJ)
-	$$(KEEP_TMP_TIDY) $$(AR) rcs $$(TMP) $$^ && mv -f $$(TMP) $$@
+	$$(call say,AR)
+	$$(Q)$$(KEEP_TMP_TIDY) $$(AR) rcs $$(TMP) $$^ && mv -f $$(TMP) $$@
 build/$(1)/%.o: tools/%.c $$(LIBHDR) | build/deps.ok
 	@mkdir -p $$(@D)
-	$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
+	$$(call say,CC)
+	$$(Q)$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -c -o $$(TMP) $$< && mv -f $$(TMP) $$@
 $(3)/%: build/$(1)/%.o build/$(1)/libnestplan.a
 	@mkdir -p $$(@D)
-	$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) $$(LDFLAGS) -o $$(TMP) $$^ $$(LIBS) && \
+	$$(call say,LD)
+	$$(Q)$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) $$(LDFLAGS) -o $$(TMP) $$^ $$(LIBS) && \
 	    mv -f $$(TMP) $$@
 build/$(1)/tests/%: tests/unit/%.c $$(wildcard tests/unit/*.h) \
     build/$(1)/libnestplan.a
 	@mkdir -p $$(@D)
-	$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -Itests/unit $$(LDFLAGS) -o $$(TMP) $$< \
+	$$(call say,LD)
+	$$(Q)$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -Itests/unit $$(LDFLAGS) -o $$(TMP) $$< \
 	    build/$(1)/libnestplan.a $$(LIBS) && mv -f $$(TMP) $$@
 build/$(1)/tests/t-fuzz-%: tests/fuzz/%.c $$(FUZZ_COMMON) \
     build/$(1)/libnestplan.a
 	@mkdir -p $$(@D)
-	$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -Itests/fuzz -DFUZZ_NAME='"$$*"' $$(LDFLAGS) \
+	$$(call say,LD)
+	$$(Q)$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) -Itests/fuzz -DFUZZ_NAME='"$$*"' $$(LDFLAGS) \
 	    -o $$(TMP) $$< tests/fuzz/fuzz.c tests/fuzz/replay.c \
 	    build/$(1)/libnestplan.a $$(LIBS) && mv -f $$(TMP) $$@
 endef
@@ -431,7 +449,8 @@ results: $(COSTS) results/configs.csv results/models.csv $(LAYER_SETS) \
 FUZZ_BINS = $(addprefix build/fuzz/fuzz-,$(FUZZERS))
 build/fuzz/fuzz-%: tests/fuzz/%.c tests/fuzz/fuzz.c tests/fuzz/fuzz.h \
     build/fuzz/libnestplan.a
-	$(KEEP_TMP_TIDY) $(FUZZ_CC) $(ALL_CFLAGS) -fsanitize=fuzzer,address,undefined \
+	$(call say,LD)
+	$(Q)$(KEEP_TMP_TIDY) $(FUZZ_CC) $(ALL_CFLAGS) -fsanitize=fuzzer,address,undefined \
 	    -fno-omit-frame-pointer -fno-sanitize-recover=all -Itests/fuzz \
 	    -o $(TMP) $< tests/fuzz/fuzz.c build/fuzz/libnestplan.a $(LIBS) && \
 	    mv -f $(TMP) $@
