@@ -289,6 +289,9 @@ SWEEP_BUILD   ?= build/sweeps
 SWEEP_PLOTS   ?= plots/sweeps
 SWEEP_LAYERS  ?= results/layers
 SWEEP_BLOCK   ?= 4
+# the plans searched (dpsolve -X): megatron, what Megatron-LM runs, or
+# none, nestplan's whole space
+SWEEP_FRAMEWORK ?= megatron
 ENGINE        ?= local
 # what killed runs left (their PATH.tmp.PID; see TMP), removed as make
 # starts
@@ -298,6 +301,7 @@ $(shell sh tools/stale-temps.sh bin build results plots $(SWEEP_RESULTS) \
 endif
 SWEEPS = $(patsubst configs/sweeps/%.xml,%,$(wildcard configs/sweeps/*.xml))
 SWEEP_VARS = SWEEP=$(SWEEP) SWEEP_CONFIG=$(SWEEP_CONFIG) \
+             SWEEP_FRAMEWORK=$(SWEEP_FRAMEWORK) \
              SWEEP_RESULTS=$(SWEEP_RESULTS) SWEEP_BUILD=$(SWEEP_BUILD) \
              SWEEP_PLOTS=$(SWEEP_PLOTS) SWEEP_LAYERS=$(SWEEP_LAYERS)
 .PHONY: sweep sweep-prereqs

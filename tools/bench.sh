@@ -8,7 +8,9 @@
 # 4,096 of 4,096 and 8,192 of 2,048): Meta's Llama 3 cluster at 16,384
 # and 24,576 GPUs, a rail-optimized H100 cluster cut to 16,384 .. 131,072
 # GPUs (-N) and a 32,768-GPU one, a TPU-v4-style torus of 8,192 chips.
-# Table 3: searches that need ZeRO: the 1T GPT of Megatron's SC'21 table
+# Tables 1 and 2 search what Megatron-LM runs (dpsolve's default, -X
+# megatron); BENCH_FRAMEWORK=none searches nestplan's whole space.
+# Table 3: searches that need ZeRO (-X none, Megatron having none): the 1T GPT of Megatron's SC'21 table
 # at its 3,072 A100 of Selene and batch, without recomputation, sequence
 # parallelism or the distributed optimizer (as that run's Megatron-LM
 # had; make validate asks this of dpsolve), and Llama 3 405B asked the
@@ -36,7 +38,8 @@ cell() {
 	t=$1 setup=$2 net=$3 acc=$4 m=$5 n=$6 b=$7
 	shift 7
 	[ $# -gt 0 ] || set -- "results/layers/$acc/$m/b1/index.csv"
-	"$BIN/dpsolve" -a "configs/accelerators/$acc.xml" \
+	"$BIN/dpsolve" -X "${BENCH_FRAMEWORK:-megatron}" \
+	    -a "configs/accelerators/$acc.xml" \
 	    -n "configs/networks/$net.xml" -N "$n" -B "$b" -m "$m" \
 	    -T "$tmp/st.csv" -o "$tmp/plan.xml" "$@"
 	step=$(sed -n 's/.*<result step_s="\([^"]*\)".*/\1/p' "$tmp/plan.xml")
@@ -66,11 +69,12 @@ cell 2 rail-h100-32k rail-h100-32768 h100-80gb mixtral-8x22b 32768 2048
 cell 2 torus-tpuv4 torus-tpuv4-8192 tpuv4 llama3-70b 8192 4096
 cell 2 torus-tpuv4 torus-tpuv4-8192 tpuv4 gpt3-175b 8192 8192
 cell 3 selene-zero selene-a100-4480 a100-80gb sc21-gpt-1008b 3072 3072 \
-    -r none -D off results/layers/a100-80gb/sc21-gpt-1008b/b1/b1-t*-sp0-e1-c1.csv
+    -X none -r none -D off results/layers/a100-80gb/sc21-gpt-1008b/b1/b1-t*-sp0-e1-c1.csv
 cell 3 llama3-h100-zero llama3-h100-24576 h100-80gb llama3-405b 16384 2048 \
-    -r none -D off results/layers/h100-80gb/llama3-405b/b1/b1-t*-sp0-e1-c1.csv
+    -X none -r none -D off results/layers/h100-80gb/llama3-405b/b1/b1-t*-sp0-e1-c1.csv
 
-awk -F, 'NR == 1 { next }
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+awk -F, -v load="$load" 'NR == 1 { next }
 	$1 != last { printf "%s%-14s %-13s %7s %7s %9s %9s %9s\n", (NR > 2 ? "\n" : ""),
 	    "setup", "model", "devices", "batch", "solve_s", "rss_MB", "cells"; last = $1 }
 	{ printf "%-14s %-13s %7d %7d %9.3f %9.1f %9d\n", $2, $3, $4, $5, $6, $7 / 1048576, $9
@@ -104,6 +108,8 @@ awk -F, 'NR == 1 { next }
 	  printf "worst growth per doubling         %9.2fx %7s  %s\n", worst, "~2x", worst < 2.5 ? "yes" : "NO"
 	  printf "peak RSS of any cell, MB          %10.1f %7s  %s\n", rss / 1048576, "500", rss < 500 * 1048576 ? "yes" : "NO"
 	  printf "slowest ZeRO search (table 3), s  %10.3f %7s  %s\n", zero, "20", zero < 20 ? "yes" : "NO"
+	  if (grid >= 0.5 || g1024 >= 1 || big >= 5 || huge >= 10 || worst >= 2.5 || zero >= 20)
+	    printf "a time target missed with the load average at %s (1, 5, 15 min): a busy machine, or slower code\n", load
 	}' "$tmp/bench.csv"
 cp "$tmp/bench.csv" "$OUT.tmp.$$"
 out_commit bench "$OUT"

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -18,6 +19,7 @@
 #include "base/csvio.h"
 #include "base/util.h"
 #include "export/megatron.h"
+#include "export/summary.h"
 #include "io/planio.h"
 #include "model/config.h"
 #include "model/layers.h"
@@ -33,6 +35,7 @@ struct opts {
 	int optimizer, rc_min, rc_max, zero, format, flat, seq_times;
 	int distopt_min, distopt_max, overlap, scatter_gather;
 	int tp_overlap, tp_grad_blocking;
+	int megatron;		/* -X: search only what Megatron-LM runs */
 	unsigned char seen[OPT_SEEN_MAX];	/* the options given */
 };
 
@@ -43,7 +46,7 @@ usage(FILE *fp, int status)
 	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
 	    "[-G megatron|torch] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] "
 	    "[-R layers] [-T stats.csv] [-U on|off] "
-	    "[-V on|off] [-W async|blocking] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron] "
+	    "[-V on|off] [-W async|blocking] [-X megatron|none] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron] "
 	    "[-g bf16|fp32] [-m label] [-o file] "
 	    "[-r none|full|selective|all] [-v vmax] [-z zmax] "
 	    "-a accelerator.xml -n network.xml graph.csv|index.csv ...\n"
@@ -149,10 +152,11 @@ run_compat(const struct opts *o, const char *dir)
 	return 0;
 }
 
-/* What the Megatron launch needs beyond the plan. */
+/* What the Megatron launch and the summary need beyond the plan. */
 struct launch_info {
 	const struct model_cfg *model;	/* NULL: no -A */
 	long node_devices;
+	struct summary_info summary;
 };
 
 static void
@@ -164,8 +168,10 @@ write_one(FILE *fp, int format, const struct plan_meta *m,
 		planio_write_xml(fp, m, p, r);
 	else if (format == PLANIO_CSV)
 		planio_write_csv(fp, p, r);
+	else if (format == PLANIO_SUMMARY)
+		summary_write(fp, "", m, &li->summary, p, r);
 	else
-		megatron_write(fp, m, li->model, li->node_devices, p, r);
+		megatron_write(fp, m, &li->summary, li->node_devices, p, r);
 }
 
 static void
@@ -235,6 +241,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "evaluate", required_argument, NULL, 'E' },
 		{ "compat", required_argument, NULL, 'C' },
+		{ "framework", required_argument, NULL, 'X' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "flat", no_argument, NULL, 'F' },
 		{ "model", required_argument, NULL, 'A' },
@@ -253,9 +260,11 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->grad_bytes = 4;
 	o->distopt_max = 1;
 	o->overlap = 1;
+	o->megatron = 1;
+	o->format = -1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":A:B:C:D:E:FG:M:N:O:P:R:S:T:U:V:W:Z:a:c:e:f:g:hm:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FG:M:N:O:P:R:S:T:U:V:W:X:Z:a:c:e:f:g:hm:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		if (ch > 0 && ch < OPT_SEEN_MAX)
 			o->seen[ch] = 1;
@@ -308,6 +317,9 @@ parse_args(int argc, char *argv[], struct opts *o)
 			o->zero = one_of('Z', optarg, "auto", "off") ?
 			    DP_ZERO_OFF : DP_ZERO_AUTO;
 			break;
+		case 'X':	/* the framework whose plans are searched */
+			o->megatron = !one_of('X', optarg, "megatron", "none");
+			break;
 		case 'G':	/* PyTorch DDP keeps a bucket copy */
 			o->grad_copies = one_of('G', optarg, "megatron",
 			    "torch") ? 2 : 1;
@@ -316,8 +328,8 @@ parse_args(int argc, char *argv[], struct opts *o)
 		case 'c': o->csv = optarg; break;
 		case 'f':
 			if ((o->format = planio_format(optarg)) < 0) {
-				warnx("-f: '%s' is not xml, csv or megatron",
-				    optarg);
+				warnx("-f: '%s' is not xml, csv, megatron or "
+				    "summary", optarg);
 				usage(stderr, 2);
 			}
 			break;
@@ -351,6 +363,11 @@ parse_args(int argc, char *argv[], struct opts *o)
 		default: bad_option(ch); usage(stderr, 2);
 		}
 	}
+	/* a person at a terminal gets the summary, a pipe or a file the
+	 * plan's XML */
+	if (o->format < 0)
+		o->format = (o->out == NULL || strcmp(o->out, "-") == 0) &&
+		    isatty(STDOUT_FILENO) ? PLANIO_SUMMARY : PLANIO_XML;
 }
 
 int
@@ -359,7 +376,7 @@ main(int argc, char *argv[])
 	struct opts o;
 	struct accel_cfg accel;
 	struct model_cfg model;
-	struct launch_info li = { NULL, 1 };
+	struct launch_info li = { NULL, 1, { NULL, NULL, 0 } };
 	struct network net, flat;
 	struct variants vs;
 	struct plan_env env;
@@ -401,7 +418,7 @@ main(int argc, char *argv[])
 		return run_compat(&o, argv[0]);
 	}
 	{
-		int c = opt_first_outside(o.seen, "ABDEFGMNOPRTUVWZacfghmnorvz");
+		int c = opt_first_outside(o.seen, "ABDEFGMNOPRTUVWXZacfghmnorvz");
 
 		if (c != 0) {
 			warnx("-%c: only with -C nest", c);
@@ -434,20 +451,32 @@ main(int argc, char *argv[])
 	    (o.model && model_load(&model, o.model, &err) < 0))
 		die_err(&err);
 	li.model = o.model ? &model : NULL;
+	li.summary = (struct summary_info){ li.model, &accel, o.memory_bytes ?
+	    0 : accel_memory_reserve_bytes(&accel) };
 	li.node_devices = net.span[0];
 	if (o.devices > net.ndevices)
 		die("%s: -N %ld: the network has %ld devices", o.network,
 		    o.devices, net.ndevices);
 	if (planio_read_variants(&vs, argv, (size_t)argc, &err) < 0)
 		die_err(&err);
-	for (size_t i = 0; o.model && i < vs.n; i++)
-		if (layers_check_model(&vs.g[i], model.layers, o.model,
-		    &err) < 0)
-			die_err(&err);
+	{
+		char *mline = o.model ? model_config_line(&model) : NULL;
+		char *aline = accel_config_line(&accel);
+
+		for (size_t i = 0; i < vs.n; i++)
+			if ((o.model && layers_check_model(&vs.g[i],
+			    model.layers, o.model, &err) < 0) ||
+			    layers_check_configs(&vs.g[i], mline, o.model,
+			    aline, o.accel, &err) < 0)
+				die_err(&err);
+		free(mline);
+		free(aline);
+	}
 	env = (struct plan_env){ .net = &net,
 	    .devices = o.devices ? o.devices : net.ndevices,
 	    .memory_bytes = o.memory_bytes ? o.memory_bytes :
-	    accel.memory_bytes, .optimizer = o.optimizer,
+	    accel.memory_bytes - accel_memory_reserve_bytes(&accel),
+	    .optimizer = o.optimizer,
 	    .global_batch = o.batch, .grad_bytes_per_param = o.grad_bytes,
 	    .tp_overlap = o.tp_overlap, .grad_copies = o.grad_copies,
 	    .p2p_scatter_gather = o.scatter_gather,
@@ -473,22 +502,48 @@ main(int argc, char *argv[])
 		const struct layer_graph **gp = xcalloc(vs.n, sizeof *gp);
 		struct dp_options dpo = { o.rc_min, o.rc_max, o.zero, o.zmax,
 		    o.vmax, o.distopt_min, o.distopt_max, o.overlap,
-		    o.tp_overlap, o.block_max };
+		    o.tp_overlap, o.block_max, 0, 0 };
+		size_t ng = 0;
 
 		for (size_t i = 0; i < vs.n; i++)
-			gp[i] = &vs.g[i];
+			if (!o.megatron || megatron_variant_ok(&vs.g[i],
+			    li.model))
+				gp[ng++] = &vs.g[i];
+		if (o.megatron) {
+			megatron_model_ok(li.model, o.model);
+			if (ng == 0)
+				die("%s: Megatron-LM runs none of the variants "
+				    "(context parallelism needs the sequence a "
+				    "multiple of 2 c; -X none searches them)",
+				    argv[0]);
+			dpo.zero = DP_ZERO_OFF;
+			dpo.megatron_batch = 1;
+			dpo.classic_split = megatron_encoder(gp[0], li.model);
+		}
 		if (o.flat) {
 			network_flatten(&net, &flat);
 			env.net = &flat;
 		}
-		rc = dp_solve(&env, gp, vs.n, &dpo, &plan, &step, &st, &err);
+		rc = dp_solve(&env, gp, ng, &dpo, &plan, &step, &st, &err);
 		free(gp);
 		if (rc < 0)
 			die_err(&err);
 		if (rc == 1)
 			die("%s: no plan fits: %ld devices of %.0f bytes%s", argv[0],
-			    env.devices, env.memory_bytes, o.zero == DP_ZERO_OFF ?
-			    " (ZeRO off)" : ", ZeRO up to the largest degree");
+			    env.devices, env.memory_bytes, o.megatron ?
+			    " that Megatron-LM runs (no ZeRO copies, the global "
+			    "batch a multiple of b d; -X none searches them "
+			    "all)" : o.zero == DP_ZERO_OFF ? " (ZeRO off)" :
+			    ", ZeRO up to the largest degree");
+		if (o.megatron) {
+			struct megatron_why why;
+
+			/* the search and the launch's check are one rule */
+			if (megatron_check(&plan, env.global_batch, li.model,
+			    &why) > 0)
+				die("internal error: the Megatron search chose a "
+				    "plan Megatron-LM cannot run: %s", why.why[0]);
+		}
 		/* the breakdown is always the network-aware evaluator's */
 		env.net = &net;
 		if (plan_evaluate(&env, &plan, &res, &err) < 0)

@@ -27,7 +27,25 @@ struct opts {
 	int ep;			/* -V ep=: EP_FOLD, EP_BATCH or both (-D) */
 	struct variant v;
 	struct sched_opts sched;
+	/* the configs loaded from -c and -a (NULL: not given), recorded in
+	 * every graph written */
+	const struct model_cfg *mcfg;
+	const struct accel_cfg *acfg;
 };
+
+/* Record in a graph the model and the accelerator it is built from. */
+static void
+record_configs(const struct opts *o, struct layer_graph *lg)
+{
+	if (o->mcfg) {
+		lg->model = xstrdup(o->mcfg->name);
+		lg->model_config = model_config_line(o->mcfg);
+	}
+	if (o->acfg) {
+		lg->accel = xstrdup(o->acfg->name);
+		lg->accel_config = accel_config_line(o->acfg);
+	}
+}
 
 static void
 usage(FILE *fp, int status)
@@ -167,6 +185,7 @@ run_profiled(struct opts *o, const char *dir, struct pl_err *err)
 	if (opgraph_to_layers(&g, o->nlayers, o->timing, &o->sched, &lg,
 	    err) == 0) {
 		lg.model_layers = o->nlayers;	/* 0: the trace's own */
+		record_configs(o, &lg);
 		ret = write_all(o, &w, dir, &lg, NULL, err);
 		layers_release(&lg);
 	} else
@@ -192,6 +211,7 @@ run_analytic(struct opts *o, const struct model_cfg *m,
 	}
 	analytic_layers(&ag, &lg);
 	lg.model_layers = m->layers;
+	record_configs(o, &lg);
 	ret = write_all(o, &w, o->model, &lg, &ag, err);
 	layers_release(&lg);
 	analytic_release(&ag);
@@ -507,6 +527,7 @@ main(int argc, char *argv[])
 	if (o.accel) {
 		if (accel_load(&a, o.accel, &err) < 0)
 			die_err(&err);
+		o.acfg = &a;
 		o.sched.tc_cores = a.tensor_cores;
 		o.sched.vc_cores = a.vector_cores;
 	} else if (o.timing == LAYER_TIME_ILP) {
@@ -517,6 +538,7 @@ main(int argc, char *argv[])
 	if (o.model) {
 		if (model_load(&m, o.model, &err) < 0)
 			die_err(&err);
+		o.mcfg = &m;
 		if (o.nlayers && o.nlayers != m.layers)
 			die("-n %ld disagrees with %s (%ld layers)", o.nlayers,
 			    o.model, m.layers);

@@ -147,9 +147,14 @@ point_rules(FILE *fp, const struct sweep_cfg *s, const struct group *g,
 {
 	char stem[1024], other[1024], plan[PATH_LEN], net[PATH_LEN];
 	char eval[PATH_LEN], layers[512], acc[300], def[PATH_LEN];
+	char mem[NUMFMT_LEN + 8], num[NUMFMT_LEN];
 	int nb[SWEEP_MAX_VARY];
 
 	sweep_point_stem(s, idx, stem, sizeof(stem));
+	/* the plans' cap, where the sweep sets one (else dpsolve's) */
+	snprintf(mem, sizeof mem, "%s%s%s", s->memory_bytes > 0 ? "-M " : "",
+	    s->memory_bytes > 0 ? numfmt(num, s->memory_bytes) : "",
+	    s->memory_bytes > 0 ? " " : "");
 	plan_path(plan, sizeof(plan), "$(SWEEP_RESULTS)", s, g, stem);
 	net_path(net, sizeof(net), "$(SWEEP_BUILD)", s, g->devices, stem);
 	layers_path(layers, sizeof(layers), s, g->accel, g->model);
@@ -159,10 +164,11 @@ point_rules(FILE *fp, const struct sweep_cfg *s, const struct group *g,
 	fprintf(fp, "SWEEP_PLANS += %s\n%s: %s %s %s %s bin/dpsolve | "
 	    "bin/sweep\n"
 	    "\t@mkdir -p $(@D)\n"
-	    "\t@bin/dpsolve -a %s -n %s -N %ld -B %ld -m %s -o $@ %s\n"
+	    "\t@bin/dpsolve -X $(SWEEP_FRAMEWORK) -a %s -n %s -N %ld -B %ld "
+	    "%s-m %s -o $@ %s\n"
 	    "\t@bin/sweep -P $@ -i %ld/%ld\n", plan, plan, net, layers, acc,
-	    def, acc, net, g->devices, s->global_batch, g->model, layers, k,
-	    total);
+	    def, acc, net, g->devices, s->global_batch, mem, g->model, layers,
+	    k, total);
 	for (int v = 0; v < s->nvary; v++) {
 		if (!neighbour(s, idx, v, nb))
 			continue;

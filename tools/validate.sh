@@ -293,8 +293,14 @@ for table in "$@"; do
 					printf "<stage first_layer=\"%d\" last_layer=\"%d\" zero_stage=\"0\" zero_degree=\"1\"/>\n", i ? i * k : -1, i == p - 1 ? L : (i + 1) * k - 1
 			}
 			print "</plan>" }' > "$tmp/$run.plan.xml"
-		solve -E "$tmp/$run.plan.xml" -o "$tmp/$run.out.xml" "$tmp/$run.csv" \
-		    2> "$tmp/$run.err" || { cat "$tmp/$run.err" >&2; exit 1; }
+		# a run that was made: its memory against the whole device, not
+		# dpsolve's cap for a plan to launch (which the own plans below
+		# are searched under)
+		whole=$(field "$CONFIGS/accelerators/$acc.xml" memory_GiB |
+		    awk '{ printf "%.0f", $1 * 1073741824 }')
+		solve -E "$tmp/$run.plan.xml" -M "$whole" -o "$tmp/$run.out.xml" \
+		    "$tmp/$run.csv" 2> "$tmp/$run.err" ||
+		    { cat "$tmp/$run.err" >&2; exit 1; }
 		# the plan as priced, stage by stage, kept where asked
 		if [ -n "${VALIDATE_PLANS:-}" ]; then
 			mkdir -p "$VALIDATE_PLANS" && cp "$tmp/$run.out.xml" "$VALIDATE_PLANS/$run.xml"

@@ -3,9 +3,10 @@
 # named commit), for a dense decoder with interleaving, a GQA decoder, a
 # mixture of experts (context parallel: its exchange as priced) and an
 # encoder; the model's and the plan's numbers
-# are the ones written; plans Megatron cannot run (an uneven split, a
-# global batch that is no multiple of b d) are printed commented out with
-# the reason.
+# are the ones written; a decoder's uneven split is launched with its
+# layout; plans Megatron cannot run (an encoder's uneven split, a global
+# batch that is no multiple of b d) are printed commented out with the
+# reason.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -28,7 +29,7 @@ launch() {	# name model accelerator network [dpsolve options...]
 }
 
 has() {	# name line
-	grep -qx -- "    $2 \\\\" "$tmp/$1.sh" || grep -qx -- "    $2" "$tmp/$1.sh" ||
+	grep -qxF -- "    $2 \\" "$tmp/$1.sh" || grep -qxF -- "    $2" "$tmp/$1.sh" ||
 	    say "$1: no '$2' in: $(cat "$tmp/$1.sh")"
 }
 
@@ -61,12 +62,30 @@ has llama3 "--position-embedding-type rope"
 has llama3 "--untie-embeddings-and-output-weights"
 has llama3 "--disable-bias-linear"
 has llama3 "--attention-dropout 0"
+# what the price assumed and Megatron would otherwise choose itself: the
+# rotary base, the vocabulary (NullTokenizer adds an end-of-document
+# token, and the table is padded only to a multiple of t)
+has llama3 "--rotary-base 500000"
+has llama3 "--tokenizer-type NullTokenizer"
+has llama3 "--vocab-size 128255"
+has llama3 "--make-vocab-size-divisible-by 1"
 
 launch mixtral mixtral-8x7b h100-80gb spineleaf-h100-128 -g bf16 ||
     say "mixtral: dpsolve failed"
 has mixtral "--num-experts 8"
 has mixtral "--moe-router-topk 2"
 has mixtral "--grad-reduce-in-bf16"
+# the exchange priced (the all-to-all, not Megatron's default gather),
+# and the local experts as one grouped product where a rank holds several
+has mixtral "--moe-token-dispatcher-type alltoall"
+has mixtral "--rotary-base 1000000"
+e=$(sed -n 's/^# .* e=\([0-9]*\) .*/\1/p' "$tmp/mixtral.sh")
+if [ "$((8 / e))" -gt 1 ]; then
+	has mixtral "--moe-grouped-gemm"
+else
+	grep -q -- '--moe-grouped-gemm' "$tmp/mixtral.sh" &&
+	    say "mixtral: one expert a rank, grouped"
+fi
 # context parallelism launched as priced: keys and values all-gathered
 # before the attention, not Megatron's default ring (which overlaps)
 for f in "$tmp"/*.sh; do
@@ -79,38 +98,70 @@ launch bert bertlarge h100-80gb spineleaf-h100-128 || say "bert: dpsolve failed"
 grep -q 'pretrain_bert.py' "$tmp/bert.sh" || say "bert: not pretrain_bert.py"
 has bert "--attention-backend unfused"
 
-# 4097 samples cannot be split into micro-batches of b d: commented out
+# 4097 = 17 x 241 samples: nestplan's whole space (-X none) picks a d
+# they do not split over, and the launch is commented out with the
+# reason; Megatron's space (the default) finds one they do, d 17
 "$BIN/graph-normalize" -D "$tmp/l2" -V b=1 -a configs/accelerators/h100-80gb.xml \
     -c configs/models/llama2-7b.xml -o "$tmp/l2/index.csv" || say "l2: failed"
 "$BIN/dpsolve" -A configs/models/llama2-7b.xml -a configs/accelerators/h100-80gb.xml \
     -n configs/networks/spineleaf-h100-128.xml -B 4097 -f megatron \
-    -o "$tmp/odd.sh" "$tmp/l2/index.csv" || say "odd batch: dpsolve failed"
+    -o "$tmp/odd-megatron.sh" "$tmp/l2/index.csv" || say "odd batch: dpsolve failed"
+grep -q 'cannot run' "$tmp/odd-megatron.sh" &&
+    say "odd batch: Megatron's space found a plan it cannot run: $(cat "$tmp/odd-megatron.sh")"
+d=$(sed -n 's/^# .*: p=[0-9]* d=\([0-9]*\) .*/\1/p' "$tmp/odd-megatron.sh")
+[ -n "$d" ] && [ $((4097 % d)) = 0 ] || say "odd batch: d $d does not divide 4097"
+"$BIN/dpsolve" -X none -A configs/models/llama2-7b.xml -a configs/accelerators/h100-80gb.xml \
+    -n configs/networks/spineleaf-h100-128.xml -B 4097 -f megatron \
+    -o "$tmp/odd.sh" "$tmp/l2/index.csv" || say "odd batch: dpsolve -X none failed"
 grep -q '^# Megatron-LM cannot run this plan: a global batch of 4097' "$tmp/odd.sh" ||
     say "odd batch: no reason given: $(cat "$tmp/odd.sh")"
 grep -q '^torchrun' "$tmp/odd.sh" && say "odd batch: runnable line printed"
 grep -q '^# torchrun' "$tmp/odd.sh" || say "odd batch: no commented launch"
 
 # an uneven split with three different stage lengths (-E on a plan the
-# search wrote, its middle stage moved by one layer)
-"$BIN/dpsolve" -a configs/accelerators/h100-80gb.xml -n configs/networks/spineleaf-h100-128.xml \
-    -B 64 -r none -v 1 -D off -N 16 -M 2e10 -o "$tmp/plan.xml" "$tmp/l2/index.csv" ||
-    say "plan: dpsolve failed"
-stages=$(grep -c '<stage ' "$tmp/plan.xml")
-if [ "$stages" -ge 4 ]; then
+# search wrote, its middle stage moved by one layer): a decoder's launch
+# gives every stage's layers (--pipeline-model-parallel-layout, the
+# embedding E before the first, the loss L after the last); an encoder's
+# launch has no such flag, and is commented out with the reason
+uneven() {	# name model index
+	"$BIN/dpsolve" -a configs/accelerators/h100-80gb.xml -n configs/networks/spineleaf-h100-128.xml \
+	    -B 64 -r none -v 1 -D off -N 16 -M "$4" -o "$tmp/$1-plan.xml" "$3" ||
+	    { say "$1: dpsolve failed"; return 1; }
+	stages=$(grep -c '<stage ' "$tmp/$1-plan.xml")
+	[ "$stages" -ge 4 ] ||
+	    { say "$1: wanted 4 or more stages at $4 bytes, got $stages"; return 1; }
 	awk '/<stage index="1"/ { sub(/last_layer="[0-9]*"/, "last_layer=\"" L "\"") } 1' \
-	    L="$(sed -n 's/.*<stage index="1" [^>]*last_layer="\([0-9]*\)".*/\1/p' "$tmp/plan.xml" | awk '{ print $1 - 1 }')" \
-	    "$tmp/plan.xml" |
+	    L="$(sed -n 's/.*<stage index="1" [^>]*last_layer="\([0-9]*\)".*/\1/p' "$tmp/$1-plan.xml" | awk '{ print $1 - 1 }')" \
+	    "$tmp/$1-plan.xml" |
 	awk '/<stage index="2"/ { sub(/first_layer="[0-9]*"/, "first_layer=\"" F "\"") } 1' \
-	    F="$(sed -n 's/.*<stage index="2" [^>]*first_layer="\([0-9]*\)".*/\1/p' "$tmp/plan.xml" | awk '{ print $1 - 1 }')" |
-	    sed 's/ layers="[0-9]*"//' > "$tmp/uneven.xml"	# as priced: now stale
-	"$BIN/dpsolve" -A configs/models/llama2-7b.xml -a configs/accelerators/h100-80gb.xml \
-	    -n configs/networks/spineleaf-h100-128.xml -B 64 -N 16 -M 2e10 -E "$tmp/uneven.xml" \
-	    -f megatron -o "$tmp/uneven.sh" "$tmp/l2/index.csv" 2>/dev/null ||
-	    say "uneven: dpsolve -E failed"
-	grep -q 'cannot run this plan: an uneven split' "$tmp/uneven.sh" ||
-	    say "uneven: no reason given: $(cat "$tmp/uneven.sh")"
-else
-	say "plan: wanted 4 or more stages at 20 GB, got $stages"
+	    F="$(sed -n 's/.*<stage index="2" [^>]*first_layer="\([0-9]*\)".*/\1/p' "$tmp/$1-plan.xml" | awk '{ print $1 - 1 }')" |
+	    sed 's/ layers="[0-9]*"//' > "$tmp/$1-uneven.xml"	# as priced: now stale
+	"$BIN/dpsolve" -A "configs/models/$2.xml" -a configs/accelerators/h100-80gb.xml \
+	    -n configs/networks/spineleaf-h100-128.xml -B 64 -N 16 -M "$4" \
+	    -E "$tmp/$1-uneven.xml" -f megatron -o "$tmp/$1-uneven.sh" "$3" \
+	    2>/dev/null || { say "$1: dpsolve -E failed"; return 1; }
+}
+if uneven l2 llama2-7b "$tmp/l2/index.csv" 2e10; then
+	# the layout the stages say: transformer layers 0..31 (the embedding
+	# is -1, the head 32)
+	want=$(awk -F'"' '/<stage / {
+		for (i = 1; i < NF; i += 2) { if ($i ~ /first_layer=$/) f = $(i + 1); if ($i ~ /last_layer=$/) l = $(i + 1) }
+		lo = f < 0 ? 0 : f; hi = l > 31 ? 31 : l; n = hi - lo + 1
+		s = s (s == "" ? "" : "|") (f < 0 ? "E" : "") (n == 1 ? "t" : n > 1 ? "t*" n : "") (l > 31 ? ",L" : "") }
+		END { print s }' "$tmp/l2-uneven.xml")
+	has l2-uneven "--pipeline-model-parallel-layout '$want'"
+	grep -q 'cannot run' "$tmp/l2-uneven.sh" &&
+	    say "l2 uneven: a decoder's uneven split should run: $(cat "$tmp/l2-uneven.sh")"
+	grep -q -- '--decoder-first-pipeline-num-layers\|--num-layers-per-virtual' "$tmp/l2-uneven.sh" &&
+	    say "l2 uneven: the layout with another split flag"
+fi
+"$BIN/graph-normalize" -D "$tmp/bert" -V b=1 -a configs/accelerators/h100-80gb.xml \
+    -c configs/models/bertlarge.xml -o "$tmp/bert/index.csv" || say "bert: failed"
+if uneven bert bertlarge "$tmp/bert/index.csv" 1.5e9; then
+	grep -q 'cannot run this plan: an uneven split' "$tmp/bert-uneven.sh" ||
+	    say "bert uneven: no reason given: $(cat "$tmp/bert-uneven.sh")"
+	grep -q -- '^[# ]*--pipeline-model-parallel-layout' "$tmp/bert-uneven.sh" &&
+	    say "bert uneven: a layout for an encoder"
 fi
 
 # the same plan searched with --tp-comm-overlap (its variant has sequence

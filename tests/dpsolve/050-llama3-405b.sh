@@ -45,7 +45,10 @@ check() {	# graphs plan.xml devices d batch seq tflops
 		else
 			sed "s/ d=\"[0-9]*\"/ d=\"$d\"/; s/recompute=\"0\"/recompute=\"0\" virtual_stages=\"$v\" ends_in_pipeline_split=\"1\"/" "$plan"
 		fi > "$tmp/$name-v$v.xml"
+		# the device's whole 80 GiB: runs Meta made, not a plan
+		# to leave room in (dpsolve's default cap)
 		"$BIN/dpsolve" -a $acc -n $net -N "$devices" -B "$batch" \
+		    -M 85899345920 \
 		    -E "$tmp/$name-v$v.xml" -o "$tmp/$name-v$v.out" \
 		    "$tmp/$1/index.csv" 2> "$tmp/$name.err" ||
 		    { echo "$name, v = $v: dpsolve -E failed"; cat "$tmp/$name.err"; fail=1; continue; }

@@ -19,12 +19,25 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 w=$tmp/w
 mkdir -p "$w"
-git ls-files -z -co --exclude-standard 2>/dev/null |
-    tar --null -T - -cf - | tar -xf - -C "$w" ||
+# (safe.directory: the checkout may be another user's, as in the
+# quick start's second-user run)
+git -c safe.directory='*' ls-files -z -co --exclude-standard > "$tmp/files" ||
     { echo "# not a git checkout: skipped"; exit 77; }
+tar --null -T "$tmp/files" -cf - | tar -xf - -C "$w" && [ -f "$w/Makefile" ] ||
+    { echo "cannot copy the tree" >&2; exit 1; }
 art=${ARTIFACT:-../shared/nest-artifact}
 case $art in /*) ;; *) art=$top/$art ;; esac
 export ARTIFACT="$art"
+
+# Is any process of group $1 alive (not a zombie)?  From /proc, as a
+# minimal system has no ps: fields 3 and 5 of /proc/PID/stat, after the
+# name in parentheses, are the state and the group.
+alive_in_group() {
+	[ -d /proc/self ] || { sleep 1; return 1; }
+	for st in /proc/[0-9]*/stat; do
+		sed 's/.*) //' "$st" 2>/dev/null
+	done | awk -v g="$1" '$3 == g && $1 !~ /^[ZX]/ { f = 1 } END { exit !f }'
+}
 
 stopped_int=0 stopped_kill=0
 for round in INT:2 KILL:5 INT:9 KILL:14; do
@@ -44,8 +57,7 @@ for round in INT:2 KILL:5 INT:9 KILL:14; do
 	# collect2 lets finish, a tool dying), as they are by the time anyone
 	# runs make again; zombies, dead and not yet reaped, do not count
 	n=0
-	while ps -eo pgid=,stat= | awk -v g="$pid" '$1 == g && $2 !~ /^Z/ { f = 1 } END { exit !f }' &&
-	    [ $n -lt 100 ]; do
+	while alive_in_group "$pid" && [ $n -lt 100 ]; do
 		sleep 0.1
 		n=$((n + 1))
 	done

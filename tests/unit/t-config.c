@@ -41,6 +41,34 @@ networks(void)
 	}
 }
 
+/*
+ * Megatron-LM's FLOP count (model_step_flops) against SC'21's closed forms
+ * for GPT-3 175B (Narayanan et al., Eq. 3, its Table 1 row: B 1,536, s
+ * 2,048, l 96, h 12,288, V 51,200): 96 B s l h^2 (1 + s/6h + V/16lh)
+ * with full recomputation, 72 B s l h^2 (1 + s/6h + V/12lh) without.
+ */
+static void
+step_flops(void)
+{
+	struct model_cfg m;
+	struct pl_err err;
+	double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
+
+	if (!OK(model_load(&m, "configs/models/gpt3-175b.xml", &err) == 0,
+	    "gpt3-175b loads"))
+		return;
+	m.vocab = (long)V;
+	EQ_DBL(model_step_flops(&m, B, 1, 0), 96 * B * s * l * h * h * (1 +
+	    s / (6 * h) + V / (16 * l * h)), 1e-12, "SC'21 Eq. 3, full "
+	    "recomputation (HFU's count)");
+	EQ_DBL(model_step_flops(&m, B, 0, 0), 72 * B * s * l * h * h * (1 +
+	    s / (6 * h) + V / (12 * l * h)), 1e-12, "without (MFU's count)");
+	/* selective reruns the attention core's forward: s/3h of 12 B s l
+	 * h^2 more, 4 B s^2 l h */
+	EQ_DBL(model_step_flops(&m, B, 0, 1) - model_step_flops(&m, B, 0, 0),
+	    4 * B * s * s * l * h, 1e-9, "selective: the core's forward again");
+}
+
 int
 main(void)
 {
@@ -64,5 +92,9 @@ main(void)
 	EQ_INT(a.tensor_cores, 8, "8 tensor cores");
 	OK(accel_load(&a, "configs/accelerators/h100-80gb.xml", &err) == 0, "h100");
 	EQ_DBL(a.peak_matmul_flops_per_s, 989.4e12, 0, "H100 dense BF16 peak");
+	/* dpsolve's reserve: 667 MB + 1 GiB + 5% of 80 GiB = 6.036 GB */
+	EQ_DBL(accel_memory_reserve_bytes(&a), 667e6 + 1073741824.0 + 0.05 *
+	    80 * 1073741824.0, 1e-12, "the reserve of an 80 GiB GPU");
+	step_flops();
 	return tap_done();
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/megatron.h"
 #include "model/config.h"
 #include "model/plan.h"
 #include "search/dp.h"
@@ -116,9 +117,16 @@ pick(long lo, long hi)
  * (v > 1 without ZeRO only); whether Megatron's interleaved schedule can
  * run a plan is the evaluator's to say (it refuses the plan).
  */
+/*
+ * The best step of every plan of the space (ZeRO copies where zero_on),
+ * by enumeration; with `megatron`, only the plans megatron_check accepts
+ * (with `model` for its model rules and the encoder's split, NULL: a
+ * decoder's).
+ */
 static double
 brute_mode(const struct plan_env *env, struct layer_graph *const *g,
-    size_t ng, int zero_on, const struct dp_options *o)
+    size_t ng, int zero_on, const struct dp_options *o, int megatron,
+    const struct model_cfg *model)
 {
 	double best = INFINITY;
 	long zmax = o->zmax, vmax = zero_on || o->vmax < 1 ? 1 : o->vmax;
@@ -178,6 +186,13 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 				plan_cell_release(&c);
 				if (!ok || d * K * v.w > env->devices)
 					continue;
+				if (megatron) {
+					struct megatron_why w;
+
+					if (megatron_check(&p, env->global_batch,
+					    model, &w) > 0)
+						continue;
+				}
 				brute_plans++;
 				if (plan_evaluate(env, &p, &r, NULL) == 0) {
 					if (r.fits && r.step_s < best)
@@ -276,6 +291,10 @@ random_instances(void)
 	int total = 550, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
 	int zero_heavy_solved = 0, zero_pipelines = 0, block = 0;
 	int block_named = 0;
+	/* Megatron's space: agreement, instances where it costs something,
+	 * and where its encoder rule binds */
+	int mega_agree = 0, mega_dearer = 0, mega_launchable = 0;
+	int mega_encoder_dearer = 0;
 
 	/* 300 chains of any rows (every fifth with an expert variant),
 	 * then 100 transformer-like ones (alike layers, small batches, fast
@@ -290,7 +309,7 @@ random_instances(void)
 		struct layer_graph *gm[2] = { &g[0], &g[1] };
 		struct plan_env env, fenv;
 		struct dp_options o = { RC_NONE, RC_SELECTIVE, DP_ZERO_AUTO, 4,
-		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0 };
+		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0, 0, 0 };
 		struct dp_stats st;
 		struct plan best, fbest;
 		struct plan_result r;
@@ -348,9 +367,9 @@ random_instances(void)
 			env.memory_bytes = need * (0.02 + 0.1 * uniform());
 			o.zmax = 8;
 		}
-		want = brute_mode(&env, gm, ng, 0, &o);
+		want = brute_mode(&env, gm, ng, 0, &o, 0, NULL);
 		if (isinf(want))
-			want = brute_mode(&env, gm, ng, 1, &o);
+			want = brute_mode(&env, gm, ng, 1, &o, 0, NULL);
 		rc = dp_solve(&env, gp, ng, &o, &best, &step, &st, NULL);
 		if (rc == 1 && isinf(want)) {
 			agree++;
@@ -371,7 +390,7 @@ random_instances(void)
 
 				no.block_max = 0;
 				if (step < brute_mode(&env, gm, ng,
-				    st.zero_used, &no)) {
+				    st.zero_used, &no, 0, NULL)) {
 					block++;
 					block_named += best.recompute_layers > 0;
 				}
@@ -398,10 +417,67 @@ random_instances(void)
 			printf("# instance %d: dp %d %.17g, brute force "
 			    "%.17g\n", it, rc, step, want);
 		free(best.stage);
+		/* Megatron's space (-X megatron): the same search with its
+		 * batch rule and no ZeRO, every third instance an encoder's
+		 * (its split by Megatron's flags only), against the
+		 * enumeration filtered by megatron_check */
+		{
+			struct dp_options mo = o;
+			struct model_cfg enc;
+			int encoder = it % 3 == 0;
+			double mwant, mstep = INFINITY;
+			int mrc;
+
+			memset(&enc, 0, sizeof enc);
+			enc.architecture = ARCH_ENCODER;
+			enc.layers = (long)n - 2;
+			enc.seq_len = 1L << 20;
+			enc.experts = 1;
+			enc.mlp = MLP_DENSE;
+			enc.activation = ACT_GELU;
+			mo.zero = DP_ZERO_OFF;
+			mo.megatron_batch = 1;
+			mo.classic_split = encoder;
+			mwant = brute_mode(&env, gm, ng, 0, &mo, 1, encoder ?
+			    &enc : NULL);
+			mrc = dp_solve(&env, gp, ng, &mo, &best, &mstep, &st,
+			    NULL);
+			if ((mrc == 1 && isinf(mwant)) || (mrc == 0 &&
+			    mstep == mwant))
+				mega_agree++;
+			else
+				printf("# instance %d (megatron%s): dp %d %.17g, "
+				    "brute force %.17g\n", it, encoder ?
+				    ", encoder" : "", mrc, mstep, mwant);
+			if (mrc == 0) {
+				struct megatron_why w;
+
+				mega_launchable += megatron_check(&best,
+				    env.global_batch, encoder ? &enc : NULL,
+				    &w) == 0;
+				mega_dearer += rc == 0 && mstep > step;
+				if (encoder) {
+					struct dp_options dec = mo;
+
+					dec.classic_split = 0;
+					mega_encoder_dearer += mstep > brute_mode(
+					    &env, gm, ng, 0, &dec, 1, NULL);
+				}
+			} else
+				mega_launchable++;
+			free(best.stage);
+		}
 		for (size_t k = 0; k < ng; k++)
 			layers_release(&g[k]);
 	}
 	EQ_INT(agree, total, "dp equals brute force on 550 random instances");
+	EQ_INT(mega_agree, total, "in Megatron's space too (its batch rule, no "
+	    "ZeRO, an encoder's split flags), against enumeration filtered by "
+	    "megatron_check");
+	EQ_INT(mega_launchable, total, "and every plan it finds passes "
+	    "megatron_check");
+	OK(mega_dearer > 20, "Megatron's space costs time on some instances");
+	OK(mega_encoder_dearer > 5, "and an encoder's split rule on some");
 	EQ_INT(exact, total, "its plan re-evaluates to exactly its step");
 	EQ_INT(flat_ok, total, "a flat-network plan is never better");
 	OK(infeasible > 10 && infeasible < total / 2, "some are infeasible");
@@ -420,9 +496,11 @@ random_instances(void)
 	printf("# %d infeasible, %d solved with ZeRO (%d of the short-memory "
 	    "ones, %d with more than one stage), %d interleaved; "
 	    "recompute none/full/selective %d/%d/%d (block %d), distributed "
-	    "optimizer %d; %ld plans enumerated\n", infeasible, zero,
+	    "optimizer %d; %ld plans enumerated; Megatron's space dearer in "
+	    "%d (the encoder rule in %d)\n", infeasible, zero,
 	    zero_heavy_solved, zero_pipelines, interleaved,
-	    modes[0], modes[1], modes[2], block, distopt, brute_plans);
+	    modes[0], modes[1], modes[2], block, distopt, brute_plans,
+	    mega_dearer, mega_encoder_dearer);
 }
 
 /*
@@ -437,7 +515,7 @@ network_awareness(void)
 	struct layer_graph g;
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env, fenv;
-	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0, 0, 0 };
+	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best, fbest;
 	struct plan_result r, fr;
@@ -505,7 +583,7 @@ block_by_hand(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
 	struct dp_options o = { RC_NONE, RC_FULL, DP_ZERO_OFF, 1, 1, 0, 0, 0, 0,
-	    0 };
+	    0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	struct plan_result r;
@@ -562,7 +640,7 @@ zero_when_needed(void)
 	struct layer_graph g;
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
-	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0, 0, 0 };
+	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	double step;

@@ -21,25 +21,20 @@
 
 #include "export/megatron.h"
 
-struct launch {
-	char why[8][200];	/* reasons Megatron cannot run the plan */
-	int nwhy;
-};
-
-static void cannot(struct launch *l, const char *fmt, ...)
+static void cannot(struct megatron_why *w, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void flag(FILE *fp, const struct launch *l, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void flag(FILE *fp, const struct megatron_why *w, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
 
 static void
-cannot(struct launch *l, const char *fmt, ...)
+cannot(struct megatron_why *w, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (l->nwhy == 8)
+	if (w->n == MEGATRON_MAX_WHY)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(l->why[l->nwhy++], sizeof l->why[0], fmt, ap);
+	vsnprintf(w->why[w->n++], sizeof w->why[0], fmt, ap);
 	va_end(ap);
 }
 
@@ -63,111 +58,237 @@ even_split(const struct layer_graph *g, const struct plan *p, int ends)
 
 /* One flag a line, continued; commented out when Megatron cannot run it. */
 static void
-flag(FILE *fp, const struct launch *l, const char *fmt, ...)
+flag(FILE *fp, const struct megatron_why *w, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs(l->nwhy ? "#     " : "    ", fp);
+	fputs(w->n ? "#     " : "    ", fp);
 	va_start(ap, fmt);
 	vfprintf(fp, fmt, ap);
 	va_end(ap);
 	fputs(" \\\n", fp);
 }
 
-/* Can Megatron express the pipeline split (and its interleaving)? */
-static void
-check_split(struct launch *l, const struct plan *p, const long *k, int even,
-    int ends)
+int
+megatron_encoder(const struct layer_graph *g, const struct model_cfg *model)
 {
-	int S = p->nstages, middle_even = 1;
+	char arch[32];
 
+	if (model)
+		return model->architecture == ARCH_ENCODER;
+	return g->model_config && config_line_field(g->model_config,
+	    "architecture", arch, sizeof arch) == 0 &&
+	    strcmp(arch, "encoder") == 0;
+}
+
+/*
+ * How the launch states the split: its layers a stage (counted with the
+ * embedding and the loss as layers when `ends`), and whether Megatron's
+ * even split (with or without the ends counted) or its first/last-stage
+ * flags (--decoder-first/last-pipeline-num-layers: the middle stages even,
+ * each stage non-empty) express it; otherwise a decoder's launch gives
+ * the layers of every model chunk (--pipeline-model-parallel-layout).
+ */
+struct split {
+	long *k;
+	int ends, even, first_last, layout;
+};
+
+static void
+split_of(const struct plan *p, int encoder, struct split *sp)
+{
+	const struct layer_graph *g = p->g;
+	int S = p->nstages, middle_even = 1, nonempty = 1;
+
+	sp->k = xcalloc((size_t)S, sizeof *sp->k);
+	sp->even = even_split(g, p, 0);
+	/* counting the embedding and the head as layers: as the plan's
+	 * interleaving does, or where it alone makes the split even (not
+	 * interleaved: an interleaved plan's chunks are its own count's) */
+	sp->ends = p->ends_in_split || (p->v <= 1 && !sp->even &&
+	    even_split(g, p, 1));
+	if (sp->ends)
+		sp->even = even_split(g, p, 1);
+	for (int i = 0; i < S; i++) {
+		sp->k[i] = layers_split_count(g, p->stage[i].first,
+		    p->stage[i].last, sp->ends);
+		nonempty &= sp->k[i] > 0;
+	}
 	for (int i = 2; i < S - 1; i++)
-		middle_even &= k[i] == k[1];
-	if (!even && !middle_even)
-		cannot(l, "an uneven split beyond the first and last stage");
-	if (!even && ends)
-		cannot(l, "an uneven split with the embedding and the loss "
-		    "counted as layers");
-	for (int i = 0; p->v > 1 && i < S; i++)
-		if (k[i] % p->v) {
-			cannot(l, "stage %d's %ld layers do not split into %ld "
-			    "virtual stages", i, k[i], p->v);
-			break;
-		}
+		middle_even &= sp->k[i] == sp->k[1];
+	sp->first_last = !sp->even && !sp->ends && middle_even && nonempty;
+	sp->layout = !sp->even && !sp->first_last && !encoder;
+}
+
+/* The sequence length: the model's, else the graph's record, else 0. */
+static long
+seq_len_of(const struct layer_graph *g, const struct model_cfg *model)
+{
+	char v[32];
+
+	if (model)
+		return model->seq_len;
+	if (g->model_config && config_line_field(g->model_config, "seq_len",
+	    v, sizeof v) == 0)
+		return atol(v);
+	return 0;
+}
+
+/* The reason Megatron cannot run the model's MLP, or NULL. */
+static const char *
+mlp_reason(const struct model_cfg *model)
+{
+	if (model && model->mlp == MLP_GATED && model->activation != ACT_SILU)
+		return "a gated MLP other than SwiGLU";
+	if (model && model->mlp == MLP_DENSE && model->activation == ACT_RELU)
+		return "ReLU (Megatron has --squared-relu)";
+	return NULL;
 }
 
 int
-megatron_write(FILE *fp, const struct plan_meta *m,
-    const struct model_cfg *model, long node_devices, const struct plan *p,
-    const struct plan_result *r)
+megatron_variant_ok(const struct layer_graph *g,
+    const struct model_cfg *model)
+{
+	long e = var(g, g->var_e, 1), c = var(g, g->var_c, 1);
+	long cp = g->has_variant && g->var_ep_batch ? c : c * e;
+	long s = seq_len_of(g, model);
+
+	return cp == 1 || s == 0 || s % (2 * cp) == 0;
+}
+
+void
+megatron_model_ok(const struct model_cfg *model, const char *file)
+{
+	const char *why = mlp_reason(model);
+
+	if (why)
+		die("%s: Megatron-LM cannot run the model: %s (-X none searches "
+		    "nestplan's whole space)", file, why);
+}
+
+int
+megatron_check(const struct plan *p, long global_batch,
+    const struct model_cfg *model, struct megatron_why *w)
 {
 	const struct layer_graph *g = p->g;
-	long t = var(g, g->var_t, 1), e = var(g, g->var_e, 1);
-	long c = var(g, g->var_c, 1), sp = var(g, g->var_sp, 0);
-	long b = var(g, g->var_b, 1), zd = 1, layers = 0;
-	/* folded, the expert ranks are context ranks (Megatron-Core puts
-	 * the expert group first over the context ranks); split by samples,
-	 * they are data-parallel ranks, each with b/e of the micro-batch */
-	int epb = g->has_variant && g->var_ep_batch;
-	long cp = epb ? c : c * e, rank_b = epb ? b / e : b;
-	long *k = xcalloc((size_t)p->nstages, sizeof *k);
-	long nproc, nnodes;
-	int S = p->nstages, zs = 0, even = even_split(g, p, 0);
-	/* counting the embedding and the head as layers: as the plan's
-	 * interleaving does, or where it alone makes the split even */
-	int ends = p->ends_in_split || (!even && even_split(g, p, 1));
-	struct launch l = { .nwhy = 0 };
+	long e = var(g, g->var_e, 1), c = var(g, g->var_c, 1);
+	long b = var(g, g->var_b, 1), zd = 1;
+	int epb = g->has_variant && g->var_ep_batch, zs = 0, S = p->nstages;
+	long cp = epb ? c : c * e, layers = 0;
+	struct split sp;
 
-	if (ends)
-		even = even_split(g, p, 1);
+	w->n = 0;
+	split_of(p, megatron_encoder(g, model), &sp);
 	for (int i = 0; i < S; i++) {
-		const struct plan_stage *st = &p->stage[i];
-
-		k[i] = layers_split_count(g, st->first, st->last, ends);
-		layers += layers_split_count(g, st->first, st->last, 0);
+		layers += layers_split_count(g, p->stage[i].first,
+		    p->stage[i].last, 0);
 		if (p->stage[i].zero_stage > zs)
 			zs = p->stage[i].zero_stage;
 		if (p->stage[i].z > zd)
 			zd = p->stage[i].z;
 	}
-	check_split(&l, p, k, even, ends);
+	if (!sp.even && !sp.first_last && !sp.layout)
+		cannot(w, "an uneven split %s (an encoder's launch has no "
+		    "--pipeline-model-parallel-layout)", sp.ends ? "with the "
+		    "embedding and the loss counted as layers" : "beyond the "
+		    "first and last stage");
+	for (int i = 0; p->v > 1 && i < S; i++)
+		if (sp.k[i] % p->v || sp.k[i] == 0) {
+			cannot(w, "stage %d's %ld layers do not split into %ld "
+			    "virtual stages", i, sp.k[i], p->v);
+			break;
+		}
+	free(sp.k);
 	if (zd > 1)
-		cannot(&l, "ZeRO-%d over %ld copies of a stage (DeepSpeed's "
+		cannot(w, "ZeRO-%d over %ld copies of a stage (DeepSpeed's "
 		    "\"zero_optimization\": {\"stage\": %d}; Megatron shards "
 		    "only the optimizer, over the data-parallel group)", zs, zd,
 		    zs);
 	/* in Megatron's terms: a split's ranks are data-parallel ranks */
-	if (m->global_batch % (b * p->d))
-		cannot(&l, "a global batch of %ld is not a multiple of the "
-		    "micro-batch %ld x data-parallel size %ld", m->global_batch,
-		    rank_b, epb ? p->d * e : p->d);
+	if (global_batch % (b * p->d))
+		cannot(w, "a global batch of %ld is not a multiple of the "
+		    "micro-batch %ld x data-parallel size %ld", global_batch,
+		    epb ? b / e : b, epb ? p->d * e : p->d);
 	if (p->overlap_param && !p->overlap_grad)
-		cannot(&l, "--overlap-param-gather needs --overlap-grad-reduce");
-	if (model && cp > 1 && model->seq_len % (2 * cp))
-		cannot(&l, "context parallelism over %ld needs the sequence "
-		    "(%ld) a multiple of %ld", cp, model->seq_len, 2 * cp);
+		cannot(w, "--overlap-param-gather needs --overlap-grad-reduce");
+	if (!megatron_variant_ok(g, model))
+		cannot(w, "context parallelism over %ld needs the sequence "
+		    "(%ld) a multiple of %ld", cp, seq_len_of(g, model), 2 * cp);
 	if (model && model->experts > 1 && model->experts % e)
-		cannot(&l, "%ld experts over %ld expert-parallel ranks",
+		cannot(w, "%ld experts over %ld expert-parallel ranks",
 		    model->experts, e);
-	if (model && model->mlp == MLP_GATED && model->activation != ACT_SILU)
-		cannot(&l, "a gated MLP other than SwiGLU");
-	if (model && model->mlp == MLP_DENSE && model->activation == ACT_RELU)
-		cannot(&l, "ReLU (Megatron has --squared-relu)");
+	if (mlp_reason(model))
+		cannot(w, "%s", mlp_reason(model));
 	if (model && layers != model->layers)
-		cannot(&l, "the plan has %ld transformer layers, the model %ld",
+		cannot(w, "the plan has %ld transformer layers, the model %ld",
 		    layers, model->layers);
+	return w->n;
+}
+
+/*
+ * --pipeline-model-parallel-layout: the model chunks in Megatron's order
+ * (virtual stage 0 of every pipeline rank, then virtual stage 1, ...),
+ * separated by |, each its layers: E the embedding, t a decoder layer, L
+ * the loss; a stage's layers split into v equal chunks, the ends taking
+ * a layer's place where they are counted.
+ */
+static void
+write_layout(FILE *fp, const struct plan *p, const struct split *sp)
+{
+	int S = p->nstages;
+	long v = p->v > 1 ? p->v : 1;
+
+	for (long ch = 0; ch < v; ch++)
+		for (int i = 0; i < S; i++) {
+			int head = ch == 0 && i == 0, tail = ch == v - 1 &&
+			    i == S - 1;
+			long t = sp->k[i] / v - (sp->ends ? head + tail : 0);
+
+			fprintf(fp, "%s%s", ch || i ? "|" : "", head ? "E" : "");
+			if (t == 1)
+				fputc('t', fp);
+			else if (t > 1)
+				fprintf(fp, "t*%ld", t);
+			if (tail)
+				fprintf(fp, "%sL", t > 0 || head ? "," : "");
+		}
+}
+
+int
+megatron_write(FILE *fp, const struct plan_meta *m,
+    const struct summary_info *si, long node_devices, const struct plan *p,
+    const struct plan_result *r)
+{
+	const struct model_cfg *model = si->model;
+	const struct layer_graph *g = p->g;
+	long t = var(g, g->var_t, 1), e = var(g, g->var_e, 1);
+	long c = var(g, g->var_c, 1), sp = var(g, g->var_sp, 0);
+	long b = var(g, g->var_b, 1);
+	/* folded, the expert ranks are context ranks (Megatron-Core puts
+	 * the expert group first over the context ranks); split by samples,
+	 * they are data-parallel ranks, each with b/e of the micro-batch */
+	int epb = g->has_variant && g->var_ep_batch;
+	long cp = epb ? c : c * e, rank_b = epb ? b / e : b;
+	long nproc, nnodes;
+	int S = p->nstages;
+	struct split split;
+	struct megatron_why l;
+
+	megatron_check(p, m->global_batch, model, &l);
+	split_of(p, megatron_encoder(g, model), &split);
 
 	fprintf(fp, "# %s on %s: p=%d d=%ld t=%ld sp=%ld e=%ld c=%ld v=%ld, "
-	    "%ld devices, %.6g samples/s (nestplan evaluator)\n", m->label,
+	    "%ld devices, %.6g samples/s (nestplan's terms)\n", m->label,
 	    m->network, S, p->d, t, sp, e, c, p->v > 1 ? p->v : 1,
 	    r->devices_used, r->throughput_samples_per_s);
 	if (epb)
 		fprintf(fp, "# the %ld expert ranks split each micro-batch's %ld "
 		    "samples: Megatron's data-parallel size %ld, %ld a rank\n",
 		    e, b, p->d * e, rank_b);
+	summary_write(fp, "# ", m, si, p, r);
 	fputs("# Megatron-LM core_v0.15.0; add data, tokenizer and schedule "
 	    "flags (a benchmark: --mock-data)\n", fp);
-	for (int i = 0; i < l.nwhy; i++)
+	for (int i = 0; i < l.n; i++)
 		fprintf(fp, "# Megatron-LM cannot run this plan: %s\n", l.why[i]);
 	if (!model)
 		fputs("# the model's flags need its config: dpsolve -A model.xml\n",
@@ -175,7 +296,7 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	nproc = node_devices < r->devices_used ? node_devices : r->devices_used;
 	nnodes = (r->devices_used + nproc - 1) / nproc;
 	fprintf(fp, "%storchrun --nproc-per-node %ld --nnodes %ld %s \\\n",
-	    l.nwhy ? "# " : "", nproc, nnodes,
+	    l.n ? "# " : "", nproc, nnodes,
 	    model && model->architecture == ARCH_ENCODER ? "pretrain_bert.py" :
 	    "pretrain_gpt.py");
 	if (model) {
@@ -196,6 +317,14 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 			flag(fp, &l, "--swiglu");
 		flag(fp, &l, "--position-embedding-type %s",
 		    model->position == POS_ROTARY ? "rope" : "learned_absolute");
+		if (model->position == POS_ROTARY)
+			flag(fp, &l, "--rotary-base %ld", model->rope_theta);
+		/* the vocabulary as priced: NullTokenizer (for --mock-data)
+		 * counts an end-of-document token beyond --vocab-size, and
+		 * Megatron pads the table only to a multiple of t */
+		flag(fp, &l, "--tokenizer-type NullTokenizer");
+		flag(fp, &l, "--vocab-size %ld", model->vocab - 1);
+		flag(fp, &l, "--make-vocab-size-divisible-by 1");
 		if (!model->tied_embeddings)
 			flag(fp, &l, "--untie-embeddings-and-output-weights");
 		if (!model->bias)
@@ -209,9 +338,17 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		if (model->experts > 1) {
 			flag(fp, &l, "--num-experts %ld", model->experts);
 			flag(fp, &l, "--moe-router-topk %ld", model->top_k);
+			/* the exchange priced: each token's k copies sent
+			 * to their experts' ranks and back (Megatron's
+			 * default gathers every token instead) */
+			flag(fp, &l, "--moe-token-dispatcher-type alltoall");
+			/* the local experts' products priced as one
+			 * grouped product */
+			if (model->experts / e > 1)
+				flag(fp, &l, "--moe-grouped-gemm");
 		}
 	}
-	if (ends) {
+	if (split.ends && !split.layout) {
 		flag(fp, &l, "--account-for-embedding-in-pipeline-split");
 		flag(fp, &l, "--account-for-loss-in-pipeline-split");
 	}
@@ -233,15 +370,23 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		flag(fp, &l, "--expert-tensor-parallel-size %ld", t);
 	}
 	/* interleaving an even split by its chunk size; an uneven one (first
-	 * and last stage) by the chunks a stage, as Megatron asks */
-	if (p->v > 1 && even)
+	 * and last stage) by the chunks a stage, as Megatron asks; any other
+	 * split, and its interleaving, by the layers of every chunk */
+	if (split.layout) {
+		fputs(l.n ? "#     " : "    ", fp);
+		fputs("--pipeline-model-parallel-layout '", fp);
+		write_layout(fp, p, &split);
+		fputs("' \\\n", fp);
+	} else if (p->v > 1 && split.even)
 		flag(fp, &l, "--num-layers-per-virtual-pipeline-stage %ld",
-		    k[0] / p->v);
+		    split.k[0] / p->v);
 	else if (p->v > 1)
 		flag(fp, &l, "--num-virtual-stages-per-pipeline-rank %ld", p->v);
-	if (!even && S > 1) {
-		flag(fp, &l, "--decoder-first-pipeline-num-layers %ld", k[0]);
-		flag(fp, &l, "--decoder-last-pipeline-num-layers %ld", k[S - 1]);
+	if (split.first_last && S > 1) {
+		flag(fp, &l, "--decoder-first-pipeline-num-layers %ld",
+		    split.k[0]);
+		flag(fp, &l, "--decoder-last-pipeline-num-layers %ld",
+		    split.k[S - 1]);
 	}
 	flag(fp, &l, "--micro-batch-size %ld", rank_b);
 	flag(fp, &l, "--global-batch-size %ld", m->global_batch);
@@ -265,7 +410,7 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		flag(fp, &l, "--tp-comm-overlap");
 	if (m->grad_bytes_per_param == 2)
 		flag(fp, &l, "--grad-reduce-in-bf16");
-	fprintf(fp, "%s    --bf16\n", l.nwhy ? "#" : "");
-	free(k);
-	return l.nwhy;
+	fprintf(fp, "%s    --bf16\n", l.n ? "#" : "");
+	free(split.k);
+	return l.n;
 }

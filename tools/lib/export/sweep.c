@@ -283,7 +283,9 @@ sweep_from_doc(struct sweep_cfg *s, xmlDocPtr doc, const char *path,
 	if (xmlio_child_long(path, r, "global_batch_samples", 1,
 	    &s->global_batch, err) < 0 ||
 	    xmlio_child_long(path, r, "micro_batch_samples", 1, &s->micro_batch,
-	    err) < 0)
+	    err) < 0 ||
+	    xmlio_child_double(path, r, "device_memory_bytes", 1,
+	    &s->memory_bytes, err) < 0)
 		return -1;
 	if (s->global_batch > 0 && s->micro_batch > s->global_batch)
 		return pl_errf(err, path, line_of(xmlio_child(r,
@@ -416,10 +418,11 @@ sweep_point_number(const struct sweep_cfg *s, const int *idx)
 void
 sweep_definition(const struct sweep_cfg *s, char *buf, size_t len)
 {
+	char mem[NUMFMT_LEN];
 	size_t used = (size_t)snprintf(buf, len, "generator %d\nsweep %s\n"
-	    "network %s\nglobal_batch_samples %ld\nmicro_batch_samples %ld\n",
-	    SWEEP_GENERATOR, s->name, s->network, s->global_batch,
-	    s->micro_batch);
+	    "network %s\nglobal_batch_samples %ld\nmicro_batch_samples %ld\n"
+	    "device_memory_bytes %s\n", SWEEP_GENERATOR, s->name, s->network,
+	    s->global_batch, s->micro_batch, numfmt(mem, s->memory_bytes));
 
 	for (int v = 0; v < s->nvary && used < len; v++) {
 		const struct sweep_vary *y = &s->vary[v];

@@ -48,6 +48,7 @@ struct sweep_cfg {
 	char network[128];
 	size_t network_line;
 	long global_batch, micro_batch;
+	double memory_bytes;	/* the plans' cap (dpsolve -M); 0: its default */
 	int ndevices;
 	long devices[SWEEP_MAX_VALUES];
 	int nvary;

@@ -17,9 +17,10 @@
 int
 planio_format(const char *name)
 {
-	static const char *const names[] = { "xml", "csv", "megatron" };
+	static const char *const names[] = { "xml", "csv", "megatron",
+		"summary" };
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (strcmp(name, names[i]) == 0)
 			return i;
 	return -1;

@@ -14,9 +14,9 @@
 #include "model/layers.h"
 #include "model/plan.h"
 
-enum { PLANIO_XML, PLANIO_CSV, PLANIO_MEGATRON };
+enum { PLANIO_XML, PLANIO_CSV, PLANIO_MEGATRON, PLANIO_SUMMARY };
 
-/* "xml", "csv", "megatron" -> PLANIO_*, else -1. */
+/* "xml", "csv", "megatron", "summary" -> PLANIO_*, else -1. */
 int planio_format(const char *name);
 
 /* The variants of one model: the same layers, one graph each. */

@@ -111,6 +111,7 @@ model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
 	m->kv_heads = m->heads;
 	m->max_positions = m->seq_len;
 	m->experts = m->top_k = 1;
+	m->rope_theta = 10000;
 	m->causal = m->flash_attention = m->architecture == ARCH_DECODER;
 	if (xmlio_child_long(path, r, "kv_heads", 1, &m->kv_heads, err) < 0 ||
 	    xmlio_child_long(path, r, "max_positions", 1, &m->max_positions,
@@ -118,6 +119,8 @@ model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
 	    xmlio_child_long(path, r, "type_vocab", 0, &m->type_vocab, err) < 0 ||
 	    xmlio_child_long(path, r, "experts", 1, &m->experts, err) < 0 ||
 	    xmlio_child_long(path, r, "top_k", 1, &m->top_k, err) < 0 ||
+	    xmlio_child_long(path, r, "rope_theta", 1, &m->rope_theta,
+	    err) < 0 ||
 	    xmlio_child_bool(path, r, "tied_embeddings", &m->tied_embeddings,
 	    err) < 0 ||
 	    xmlio_child_bool(path, r, "bias", &m->bias, err) < 0 ||
@@ -145,6 +148,12 @@ model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
 		pl_errf(err, path, line_of(xmlio_child(r, "kv_heads")), "element "
 		    "'kv_heads': %ld kv heads do not divide %ld heads",
 		    m->kv_heads, m->heads);
+		goto done;
+	}
+	if (m->position != POS_ROTARY && xmlio_child(r, "rope_theta")) {
+		pl_errf(err, path, line_of(xmlio_child(r, "rope_theta")),
+		    "element 'rope_theta': a rotary base with learned "
+		    "positions");
 		goto done;
 	}
 	if (m->top_k > m->experts) {
@@ -177,6 +186,30 @@ model_load(struct model_cfg *m, const char *path, struct pl_err *err)
 }
 
 double
+model_step_flops(const struct model_cfg *m, double samples,
+    double rerun_share, int selective_rerun)
+{
+	double s = (double)m->seq_len, L = (double)m->layers;
+	double h = (double)m->hidden, A = (double)m->heads;
+	double G = (double)m->kv_heads, f = (double)m->ffn_hidden;
+	double k = m->experts > 1 ? (double)m->top_k : 1;
+	double gated = m->mlp == MLP_GATED ? 1.5 : 1;
+	double layer = 1 + G / A + s / h + k * gated * f / h;
+	double r = 1 + rerun_share / 3;
+	double q = selective_rerun ? s / (3 * h) : 0;
+
+	return 12 * samples * s * L * h * h * (r * layer + q +
+	    (double)m->vocab / (2 * L * h));
+}
+
+double
+accel_memory_reserve_bytes(const struct accel_cfg *a)
+{
+	return RESERVE_CONTEXT_BYTES + RESERVE_NCCL_BYTES +
+	    RESERVE_FRAGMENTATION * a->memory_bytes;
+}
+
+double
 accel_memory_Bps(const struct accel_cfg *a)
 {
 	return a->memory_bandwidth_Bps * a->efficiency[EFF_MEMORY];
@@ -188,6 +221,113 @@ accel_tp_comm_sm_share(const struct accel_cfg *a)
 	if (a->gemm_units <= TE_UB_COMM_SMS)
 		return 0;
 	return (double)TE_UB_COMM_SMS / (double)a->gemm_units;
+}
+
+char *
+model_config_line(const struct model_cfg *m)
+{
+	static const char *const arch[] = { "encoder", "decoder" };
+	static const char *const norm[] = { "layernorm", "rmsnorm" };
+	static const char *const act[] = { "gelu", "silu", "relu" };
+	static const char *const mlp[] = { "dense", "gated" };
+	static const char *const pos[] = { "learned", "rotary" };
+
+	return xasprintf("architecture=%s layers=%ld hidden=%ld heads=%ld "
+	    "kv_heads=%ld ffn_hidden=%ld vocab=%ld seq_len=%ld "
+	    "max_positions=%ld type_vocab=%ld experts=%ld top_k=%ld norm=%s "
+	    "activation=%s mlp=%s position=%s tied_embeddings=%d bias=%d "
+	    "pooler=%d dropout=%d causal=%d flash_attention=%d",
+	    arch[m->architecture], m->layers, m->hidden, m->heads, m->kv_heads,
+	    m->ffn_hidden, m->vocab, m->seq_len, m->max_positions,
+	    m->type_vocab, m->experts, m->top_k, norm[m->norm],
+	    act[m->activation], mlp[m->mlp], pos[m->position],
+	    m->tied_embeddings, m->bias, m->pooler, m->dropout, m->causal,
+	    m->flash_attention);
+}
+
+char *
+accel_config_line(const struct accel_cfg *a)
+{
+	char b[10][NUMFMT_LEN];
+
+	return xasprintf("memory_bytes=%s peak_matmul_flops_per_s=%s "
+	    "peak_vector_flops_per_s=%s memory_bandwidth_Bps=%s "
+	    "tensor_cores=%ld vector_cores=%ld clock_Hz=%s "
+	    "efficiency_matmul=%s efficiency_attention=%s "
+	    "efficiency_vector=%s efficiency_memory=%s gemm_units=%ld "
+	    "gemm_tile_m=%ld gemm_tile_n=%ld gemm_fixed_s=%s",
+	    numfmt(b[0], a->memory_bytes),
+	    numfmt(b[1], a->peak_matmul_flops_per_s),
+	    numfmt(b[2], a->peak_vector_flops_per_s),
+	    numfmt(b[3], a->memory_bandwidth_Bps), a->tensor_cores,
+	    a->vector_cores, numfmt(b[4], a->clock_Hz),
+	    numfmt(b[5], a->efficiency[EFF_MATMUL]),
+	    numfmt(b[6], a->efficiency[EFF_ATTENTION]),
+	    numfmt(b[7], a->efficiency[EFF_VECTOR]),
+	    numfmt(b[8], a->efficiency[EFF_MEMORY]), a->gemm_units,
+	    a->gemm_tile_m, a->gemm_tile_n, numfmt(b[9], a->gemm_fixed_s));
+}
+
+/* The next name=value pair of a line from *p: 1 with them copied, 0 at
+ * the end. */
+static int
+next_pair(const char **p, char *name, char *value, size_t len)
+{
+	const char *s = *p, *eq, *end;
+
+	s += strspn(s, " ");
+	if (*s == '\0')
+		return 0;
+	end = s + strcspn(s, " ");
+	eq = memchr(s, '=', (size_t)(end - s));
+	if (eq == NULL)
+		eq = end;
+	snprintf(name, len, "%.*s", (int)(eq - s), s);
+	snprintf(value, len, "%.*s", eq < end ? (int)(end - eq - 1) : 0,
+	    eq < end ? eq + 1 : "");
+	*p = end;
+	return 1;
+}
+
+int
+config_line_field(const char *line, const char *name, char *value,
+    size_t len)
+{
+	char n[64], v[128];
+
+	while (next_pair(&line, n, v, sizeof n))
+		if (strcmp(n, name) == 0) {
+			snprintf(value, len, "%s", v);
+			return 0;
+		}
+	return -1;
+}
+
+int
+config_line_diff(const char *want, const char *got, char *name,
+    char *want_value, char *got_value, size_t len)
+{
+	const char *p = want;
+	char n[64], v[128], g[128];
+
+	while (next_pair(&p, n, v, sizeof n))
+		if (config_line_field(got, n, g, sizeof g) < 0 ||
+		    strcmp(v, g) != 0) {
+			snprintf(name, len, "%s", n);
+			snprintf(want_value, len, "%s", v);
+			snprintf(got_value, len, "%s", config_line_field(got, n,
+			    g, sizeof g) < 0 ? "-" : g);
+			return 1;
+		}
+	p = got;
+	while (next_pair(&p, n, g, sizeof n))
+		if (config_line_field(want, n, v, sizeof v) < 0) {
+			snprintf(name, len, "%s", n);
+			snprintf(want_value, len, "-");
+			snprintf(got_value, len, "%s", g);
+			return 1;
+		}
+	return 0;
 }
 
 double

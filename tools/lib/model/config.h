@@ -34,6 +34,8 @@ struct model_cfg {
 	int causal;		/* causal attention (default: decoders) */
 	int flash_attention;	/* fused attention keeping no s x s tensor
 				 * (default: decoders) */
+	long rope_theta;	/* the rotary base (rotary positions; default
+				 * 10,000): the launch's, not the price's */
 };
 
 /* Efficiency factors of the roofline, indexed by these kinds. */
@@ -108,8 +110,62 @@ int network_from_doc(struct network *n, xmlDocPtr doc, const char *path,
 int experiment_from_doc(struct experiment_cfg *e, xmlDocPtr doc,
     const char *path, struct pl_err *err);
 
+/*
+ * The fields of a config that shape a per-layer graph, as one line of
+ * space-separated name=value pairs in a fixed order (numbers in numfmt's
+ * one format): graph-normalize records them in the graph it writes
+ * (columns model_config, accelerator_config), and dpsolve refuses an
+ * -A or -a whose line differs, naming the first field that does
+ * (config_line_diff).  Malloc'ed.
+ */
+char *model_config_line(const struct model_cfg *m);
+char *accel_config_line(const struct accel_cfg *a);
+
+/* The first field whose value differs between two such lines (or that
+ * one of them lacks): 0 when they agree, else 1 with its name and both
+ * values ("-" where absent) in name/want/got (each of size len). */
+int config_line_diff(const char *want, const char *got, char *name,
+    char *want_value, char *got_value, size_t len);
+
+/* A field's value in such a line, in value (size len): 0, or -1 when the
+ * line has no such field. */
+int config_line_field(const char *line, const char *name, char *value,
+    size_t len);
+
+/*
+ * The FLOPs of a training step of `samples` sequences as Megatron-LM
+ * counts them (num_floating_point_operations, training.py, core_r0.8.0;
+ * Narayanan et al., SC'21, Eq. 3): forward and backward of attention (q
+ * and output projections, kv/heads of them for the keys and values, s/h
+ * for the scores and context), of the MLP (f/h, top_k experts a token,
+ * 3/2 gated) and of the logits:
+ *   F = 12 B s L h^2 (r (1 + G/A + s/h + k g f/h) + q + V / (2 L h))
+ * with r = 1 + rerun_share / 3 (the share of the layers whose forward
+ * runs again, 1 under full recomputation: a hardware count) and q =
+ * s / 3h where selective recomputation reruns the attention core (its
+ * forward); r = 1 and q = 0 give the model's FLOPs, MFU's count.
+ */
+double model_step_flops(const struct model_cfg *m, double samples,
+    double rerun_share, int selective_rerun);
+
 /* Parameter count of a model config (closed form, docs/models.md). */
 double model_parameters(const struct model_cfg *m);
+
+/*
+ * What a training process holds beside the plan's tensors, which the
+ * memory model does not count (docs/model.md, "Memory"): the CUDA context
+ * with its kernels (667 MB with eager module loading, 287 MB lazy, in
+ * PyTorch's own measurement, pytorch/pytorch#86509: the larger), NCCL's
+ * buffers (NCCL_BUFFSIZE, 4 MiB, per channel, peer and direction: 1 GiB
+ * for some 32 channels and a few peers each way), and the caching
+ * allocator's fragmentation (5% of the device).  dpsolve's default cap is
+ * the device's memory less this reserve (6.1 GB of an 80 GiB GPU: the
+ * -M 80e9 that earlier advice gave); -M sets the cap outright.
+ */
+#define RESERVE_CONTEXT_BYTES 667e6
+#define RESERVE_NCCL_BYTES 1073741824.0
+#define RESERVE_FRAGMENTATION 0.05
+double accel_memory_reserve_bytes(const struct accel_cfg *a);
 
 /* The HBM bandwidth a memory-bound kernel achieves: the peak times the
  * `memory` efficiency, bytes/s. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/csvio.h"
+#include "model/config.h"
 #include "model/layers.h"
 
 static const char *const coll_cols[LCOLL_N] = {
@@ -91,6 +92,44 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 		    g->var_c, g->var_b);
 	g->has_variant = 1;
 	return 0;
+}
+
+/* Column `name`, when present: one non-empty text on every row, copied
+ * to *out. */
+static int
+read_one_text(const struct csvio_table *t, const char *name, char **out,
+    struct pl_err *err)
+{
+	int col = csvio_col_opt(t, name);
+
+	if (col < 0)
+		return 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *v = csvio_cell(t, r, col);
+
+		if (*v == '\0')
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'%s': empty", name);
+		if (r > 0 && strcmp(v, csvio_cell(t, 0, col)) != 0)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'%s': '%s' differs from the first row's '%s' (one "
+			    "model and accelerator a file)", name, v,
+			    csvio_cell(t, 0, col));
+	}
+	if (t->nrows > 0)
+		*out = xstrdup(csvio_cell(t, 0, col));
+	return 0;
+}
+
+/* Two columns that come together: 0, or -1 naming the one alone. */
+static int
+both_or_none(const struct csvio_table *t, const char *a, const char *va,
+    const char *b, const char *vb, struct pl_err *err)
+{
+	if (!va == !vb)
+		return 0;
+	return pl_errf(err, t->file, 1, "column '%s' without '%s'",
+	    va ? a : b, va ? b : a);
 }
 
 /* The model's layer count as the graph's writer knew it (optional column
@@ -448,7 +487,16 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 			goto fail;
 	}
 	if (read_variant(tab, g, err) < 0 || read_recompute(tab, g, err) < 0 ||
-	    check_copies(tab, g, err) < 0 || read_model_layers(tab, g, err) < 0)
+	    check_copies(tab, g, err) < 0 || read_model_layers(tab, g, err) < 0 ||
+	    read_one_text(tab, "model", &g->model, err) < 0 ||
+	    read_one_text(tab, "model_config", &g->model_config, err) < 0 ||
+	    read_one_text(tab, "accelerator", &g->accel, err) < 0 ||
+	    read_one_text(tab, "accelerator_config", &g->accel_config,
+	    err) < 0)
+		goto fail;
+	if (both_or_none(tab, "model", g->model, "model_config",
+	    g->model_config, err) < 0 || both_or_none(tab, "accelerator",
+	    g->accel, "accelerator_config", g->accel_config, err) < 0)
 		goto fail;
 	/* expert ranks that split the samples exchange no keys or values
 	 * (c is 1): bytes that say otherwise would be priced over no one */
@@ -489,6 +537,30 @@ layers_check_model(const struct layer_graph *g, long layers,
 	if (n != layers)
 		return pl_errf(err, g->file, 1, "column 'kind': %ld transformer "
 		    "rows, but %s has %ld layers", n, model_file, layers);
+	return 0;
+}
+
+int
+layers_check_configs(const struct layer_graph *g, const char *model_line,
+    const char *model_file, const char *accel_line, const char *accel_file,
+    struct pl_err *err)
+{
+	const char *col[2] = { "model_config", "accelerator_config" };
+	const char *built[2] = { g->model_config, g->accel_config };
+	const char *name[2] = { g->model, g->accel };
+	const char *given[2] = { model_line, accel_line };
+	const char *file[2] = { model_file, accel_file };
+
+	for (int k = 0; k < 2; k++) {
+		char field[64], want[64], got[64];
+
+		if (!built[k] || !given[k] || !config_line_diff(built[k],
+		    given[k], field, want, got, sizeof field))
+			continue;
+		return pl_errf(err, g->file, 1, "column '%s': built for %s with "
+		    "%s %s, but %s has %s %s", col[k], name[k], field, want,
+		    file[k], field, got);
+	}
 	return 0;
 }
 
@@ -569,6 +641,10 @@ layers_release(struct layer_graph *g)
 	free(g->file);
 	free(g->l);
 	free(g->e);
+	free(g->model);
+	free(g->model_config);
+	free(g->accel);
+	free(g->accel_config);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -670,6 +746,14 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 	}
 	if (g->model_layers > 0)
 		head[nc++] = "model_layers";
+	if (g->model) {
+		head[nc++] = "model";
+		head[nc++] = "model_config";
+	}
+	if (g->accel) {
+		head[nc++] = "accelerator";
+		head[nc++] = "accelerator_config";
+	}
 	bad = csvio_write_row(fp, head, nc);
 	for (size_t i = 0; i < g->n; i++) {
 		const struct layer *L = &g->l[i];
@@ -716,6 +800,14 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		if (g->model_layers > 0) {
 			snprintf(b[c], NUMFMT_LEN, "%ld", g->model_layers);
 			f[c] = b[c], c++;
+		}
+		if (g->model) {
+			f[c++] = g->model;
+			f[c++] = g->model_config;
+		}
+		if (g->accel) {
+			f[c++] = g->accel;
+			f[c++] = g->accel_config;
 		}
 		bad |= csvio_write_row(fp, f, nc);
 	}

@@ -113,6 +113,11 @@ struct layer_graph {
 	 * (column model_layers; 0: not recorded): the reader holds the
 	 * graph's transformer rows to it */
 	long model_layers;
+	/* the model and the accelerator the graph was built from, as its
+	 * writer knew them (columns model, model_config, accelerator,
+	 * accelerator_config: a name and config.h's line of the fields
+	 * that shape the graph; NULL: not recorded) */
+	char *model, *model_config, *accel, *accel_config;
 	size_t n;
 	struct layer *l;
 	size_t nedges;
@@ -135,6 +140,16 @@ long layers_width(const struct layer_graph *g);
 /* A graph of a model with `layers` transformer layers (model_file: for
  * the message) has that many rows of kind "transformer": a graph cut
  * short would plan a smaller model. */
+/*
+ * A graph that records the model or the accelerator it was built from
+ * (model_config, accelerator_config) must agree with the config given
+ * for it (config.h's line of the fields that shape it; NULL: none
+ * given): 0, or -1 naming the first field that differs.
+ */
+int layers_check_configs(const struct layer_graph *g, const char *model_line,
+    const char *model_file, const char *accel_line, const char *accel_file,
+    struct pl_err *err);
+
 int layers_check_model(const struct layer_graph *g, long layers,
     const char *model_file, struct pl_err *err);
 

@@ -128,6 +128,10 @@ struct cell_key {
 struct search {
 	const struct plan_env *env;
 	const struct dp_options *o;
+	/* classic_split: the rule searched (SPLIT_*), and the layers of
+	 * every stage or of those between the first and the last */
+	int split;
+	long mm;
 	struct plan_variant *v;
 	int zero_on;
 	double best;
@@ -386,8 +390,32 @@ prefix_load(const struct plan_variant *v, const struct plan_mode *fl,
 	    coll[j];
 }
 
+/*
+ * Megatron's split flags (classic_split), each a rule of its own: an even
+ * split, every stage mm layers (SPLIT_EVEN; counting the embedding and the
+ * head as layers where the mode does); by --account-for-embedding- and
+ * --account-for-loss-in-pipeline-split, an even split counting them
+ * without interleaving (SPLIT_EVEN_ENDS); or, by
+ * --decoder-first/last-pipeline-num-layers, the stages between the first
+ * and the last mm layers each and those two any number but none
+ * (SPLIT_FIRST_LAST).  The new stage is rows [jj, j), k stages after it.
+ */
+enum { SPLIT_EVEN, SPLIT_EVEN_ENDS, SPLIT_FIRST_LAST, SPLIT_NRULES };
+
+static int
+classic_split_ok(const struct search *s, const struct plan_cell *c, int jj,
+    int j, long k)
+{
+	long n = layers_split_count(c->v->g, (size_t)jj, (size_t)j - 1,
+	    c->mode.ends_in_split || s->split == SPLIT_EVEN_ENDS);
+
+	if (s->split != SPLIT_FIRST_LAST || (k > 0 && jj > 0))
+		return n == s->mm;
+	return n > 0;
+}
+
 static void
-search_cell(struct search *s, struct plan_cell *c)
+search_cell_split(struct search *s, struct plan_cell *c)
 {
 	const struct plan_variant *v = c->v;
 	int n = (int)v->g->n;
@@ -442,6 +470,9 @@ search_cell(struct search *s, struct plan_cell *c)
 					 * layers a stage */
 					if (nv > 1 && !chunks_fit(v, jj, j, nv,
 					    c->mode.ends_in_split))
+						continue;
+					if (s->o->classic_split &&
+					    !classic_split_ok(s, c, jj, j, k))
 						continue;
 					/* the rows before it need stages of a
 					 * slot each at least, and the bound
@@ -507,6 +538,30 @@ search_cell(struct search *s, struct plan_cell *c)
 				}
 			}
 		}
+	}
+}
+
+/* A cell: one search, or under classic_split one for each split rule
+ * and stage size (their plans are the splits Megatron's flags express:
+ * with the ends counted by the mode, the even one alone). */
+static void
+search_cell(struct search *s, struct plan_cell *c)
+{
+	const struct layer_graph *g = c->v->g;
+
+	if (!s->o->classic_split) {
+		search_cell_split(s, c);
+		return;
+	}
+	for (s->split = 0; s->split < SPLIT_NRULES; s->split++) {
+		int ends = c->mode.ends_in_split || s->split == SPLIT_EVEN_ENDS;
+		long layers = layers_split_count(g, 0, g->n - 1, ends);
+
+		if (s->split != SPLIT_EVEN && (c->mode.ends_in_split ||
+		    (s->split == SPLIT_EVEN_ENDS && c->mode.v > 1)))
+			continue;
+		for (s->mm = 0; s->mm <= layers; s->mm++)
+			search_cell_split(s, c);
 	}
 }
 
@@ -798,6 +853,10 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		}
 		if (md->v > 1 && (it->K < 2 || it->m % it->K ||
 		    x->layers < md->v * it->K))
+			continue;
+		/* Megatron: B = b d times whole accumulation steps */
+		if (s->o->megatron_batch && s->env->global_batch % (v->b *
+		    it->d))
 			continue;
 		if (s->zero_on)
 			out->lb = (double)it->m * fmax(x->total /

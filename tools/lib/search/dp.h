@@ -45,6 +45,12 @@ struct dp_options {
 	 * recomputed, the rest not) searched for N = 1..block_max as well
 	 * when full is in the range; 0: not */
 	long block_max;
+	/* Megatron-LM's space (export/megatron.h, megatron_check): only
+	 * cells whose global batch is a multiple of b d; with classic_split
+	 * (an encoder, whose launch has no layout flag) only splits that
+	 * Megatron's even and first/last-stage flags express.  The caller
+	 * turns ZeRO off and leaves out the variants Megatron cannot run. */
+	int megatron_batch, classic_split;
 };
 
 struct dp_stats {

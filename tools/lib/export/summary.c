@@ -1,0 +1,140 @@
+/* summary.c - a plan in a person's terms (summary.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/summary.h"
+
+#define GiB 1073741824.0
+
+static long
+var(const struct layer_graph *g, long v, long dflt)
+{
+	return g->has_variant ? v : dflt;
+}
+
+/* A rate for a person: four digits, or all of them from 1,000 on (no
+ * exponent below 10^15). */
+static const char *
+rate(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, v >= 1000 && v < 1e15 ? "%.0f" : "%.4g", v);
+	return buf;
+}
+
+/* The sequence length: the model's, else the graph's record, else 0. */
+static long
+seq_len(const struct plan *p, const struct model_cfg *model)
+{
+	char v[32];
+
+	if (model)
+		return model->seq_len;
+	if (p->g->model_config && config_line_field(p->g->model_config,
+	    "seq_len", v, sizeof v) == 0)
+		return atol(v);
+	return 0;
+}
+
+void
+summary_layout(char *buf, size_t len, const struct plan *p,
+    long global_batch)
+{
+	const struct layer_graph *g = p->g;
+	long t = var(g, g->var_t, 1), e = var(g, g->var_e, 1);
+	long c = var(g, g->var_c, 1), b = var(g, g->var_b, 1);
+	int epb = g->has_variant && g->var_ep_batch, sp = g->has_variant &&
+	    g->var_sp;
+	/* in Megatron's terms: a fold's expert ranks are context ranks, a
+	 * split's data-parallel ranks with b/e samples each */
+	long cp = epb ? c : c * e, dp = epb ? p->d * e : p->d;
+	long mb = epb ? b / e : b, z = 1;
+	char rc[64], vp[32] = "", ep[48] = "", zero[64] = "";
+
+	for (int i = 0; i < p->nstages; i++)
+		if (p->stage[i].z > z)
+			z = p->stage[i].z;
+	if (p->recompute == RC_FULL && p->recompute_layers > 0)
+		snprintf(rc, sizeof rc, "block, %ld layers a model chunk",
+		    p->recompute_layers);
+	else
+		snprintf(rc, sizeof rc, "%s", p->recompute == RC_FULL ? "full" :
+		    p->recompute == RC_SELECTIVE ? "selective" : "none");
+	if (p->v > 1)
+		snprintf(vp, sizeof vp, ", VP %ld", p->v);
+	if (e > 1)
+		snprintf(ep, sizeof ep, ", EP %ld (ETP %ld)", e, t);
+	if (z > 1)
+		snprintf(zero, sizeof zero, "; ZeRO over %ld copies of a stage",
+		    z);
+	snprintf(buf, len, "TP %ld%s, PP %d%s, CP %ld%s, DP %ld; micro-batch "
+	    "%ld, global batch %ld (%ld micro-batches a data-parallel rank); "
+	    "recomputation %s; %s%s", t, sp ? " (sequence parallel)" : "",
+	    p->nstages, vp, cp, ep, dp, mb, global_batch,
+	    mb * dp > 0 ? (global_batch + mb * dp - 1) / (mb * dp) : 0, rc,
+	    p->distopt ? "distributed optimizer (Adam's states over DP)" :
+	    "optimizer states replicated", zero);
+}
+
+void
+summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
+    const struct summary_info *si, const struct plan *p,
+    const struct plan_result *r)
+{
+	const struct stage_cost *bn = &r->stage[r->bottleneck];
+	long s = seq_len(p, si->model), n = r->devices_used;
+	double peak = 0, cap = m->memory_bytes;
+	double mb = (double)r->m, v = (double)(p->v > 1 ? p->v : 1);
+	int peak_stage = 0;
+	char layout[512], num[32];
+
+	for (int i = 0; i < r->nstages; i++)
+		if (r->stage[i].mem.total > peak) {
+			peak = r->stage[i].mem.total;
+			peak_stage = i;
+		}
+	summary_layout(layout, sizeof layout, p, m->global_batch);
+	fprintf(fp, "%s%s on %s: %ld GPUs, a global batch of %ld samples\n",
+	    prefix, m->label, m->network, n, m->global_batch);
+	fprintf(fp, "%splan (Megatron-LM's terms): %s\n", prefix, layout);
+	fprintf(fp, "%sstep %.4g s: %s samples/s", prefix, r->step_s,
+	    rate(num, sizeof num, r->throughput_samples_per_s));
+	if (s > 0)
+		fprintf(fp, ", %s tokens/s a GPU (%ld-token sequences)",
+		    rate(num, sizeof num, r->throughput_samples_per_s *
+		    (double)s / (double)n), s);
+	fputc('\n', fp);
+	if (si->model && si->accel && si->accel->peak_matmul_flops_per_s > 0) {
+		double peak_rate = si->accel->peak_matmul_flops_per_s;
+		double share = p->recompute != RC_FULL ? 0 :
+		    p->recompute_layers > 0 ? (double)p->recompute_layers *
+		    p->nstages * v / (double)si->model->layers : 1;
+		double fm = model_step_flops(si->model, (double)m->global_batch,
+		    0, 0);
+		double fh = model_step_flops(si->model, (double)m->global_batch,
+		    share < 1 ? share : 1, p->recompute == RC_SELECTIVE);
+
+		fprintf(fp, "%sMFU %.1f%%, HFU %.1f%% of %.4g TFLOP/s a GPU "
+		    "(Megatron-LM's FLOP count, %.4g PFLOP a step; HFU's with "
+		    "the recomputed passes, %.4g)\n", prefix, 100 * fm /
+		    (r->step_s * (double)n * peak_rate), 100 * fh / (r->step_s *
+		    (double)n * peak_rate), peak_rate / 1e12, fm / 1e15,
+		    fh / 1e15);
+	} else
+		fprintf(fp, "%sMFU and HFU: the model's FLOPs need its config "
+		    "(-A model.xml)\n", prefix);
+	fprintf(fp, "%smemory: %.1f GiB a GPU at its peak (stage %d), %.1f GiB "
+	    "under the cap of %.1f GiB", prefix, peak / GiB, peak_stage,
+	    (cap - peak) / GiB, cap / GiB);
+	if (si->reserve_bytes > 0 && si->accel)
+		fprintf(fp, " (%.0f GiB less %.1f GiB for the CUDA context, "
+		    "NCCL and fragmentation)", si->accel->memory_bytes / GiB,
+		    si->reserve_bytes / GiB);
+	fprintf(fp, "%s\n", r->fits ? "" : "; DOES NOT FIT");
+	fprintf(fp, "%sbottleneck: stage %d of %d; the step = %ld micro-batches "
+	    "of it (compute %.4g s, collectives %.4g s, p2p %.4g s) + the "
+	    "pipeline's fill and drain %.4g s + exposed sync %.4g s\n", prefix,
+	    r->bottleneck, r->nstages, r->m, mb * bn->compute_s, mb *
+	    (bn->collective_s + bn->zero_s), mb * (bn->p2p_in_s +
+	    bn->p2p_out_s), (double)(r->nstages - 1) / v * r->max_load_s,
+	    r->max_sync_s);
+}
