@@ -64,11 +64,10 @@ has llama3 "--disable-bias-linear"
 has llama3 "--attention-dropout 0"
 # what the price assumed and Megatron would otherwise choose itself: the
 # rotary base, the vocabulary (NullTokenizer adds an end-of-document
-# token, and the table is padded only to a multiple of t)
+# token)
 has llama3 "--rotary-base 500000"
 has llama3 "--tokenizer-type NullTokenizer"
 has llama3 "--vocab-size 128255"
-has llama3 "--make-vocab-size-divisible-by 1"
 
 launch mixtral mixtral-8x7b h100-80gb spineleaf-h100-128 -g bf16 ||
     say "mixtral: dpsolve failed"

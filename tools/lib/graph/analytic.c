@@ -833,7 +833,7 @@ analytic_write_ops(FILE *fp, const struct aop_graph *g)
 		"backward_flops", "forward_bytes", "backward_bytes",
 		"parameter_bytes", "activation_bytes", "forward_collective",
 		"backward_collective", "collective_bytes", "forward_s",
-		"backward_s"
+		"backward_s", "gemm_m", "gemm_n", "gemm_k", "gemm_batch"
 	};
 	static const char *const kinds[] = {
 		"matmul", "attention", "vector", "norm", "embedding", "collective"
@@ -842,12 +842,13 @@ analytic_write_ops(FILE *fp, const struct aop_graph *g)
 		"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
 		"context_all_gather", "context_reduce_scatter"
 	};
-	char b[12][NUMFMT_LEN];
-	int bad = csvio_write_row(fp, header, 15);
+	char b[16][NUMFMT_LEN];
+	int bad = csvio_write_row(fp, header, 19);
 
 	for (size_t i = 0; i < g->n; i++) {
 		const struct aop *o = &g->op[i];
-		const char *f[15];
+		const char *f[19];
+		int mm = o->kind == AOP_MATMUL;
 
 		snprintf(b[0], NUMFMT_LEN, "%zu", i);
 		snprintf(b[1], NUMFMT_LEN, "%ld", o->layer);
@@ -866,7 +867,12 @@ analytic_write_ops(FILE *fp, const struct aop_graph *g)
 		f[12] = numfmt(b[8], o->coll_bytes);
 		f[13] = numfmt(b[9], o->fwd_s);
 		f[14] = numfmt(b[10], o->bwd_s);
-		bad |= csvio_write_row(fp, f, 15);
+		/* a matrix product's shape: (m x k)(k x n), batch of them */
+		f[15] = mm ? numfmt(b[11], o->gemm_m) : "";
+		f[16] = mm ? numfmt(b[12], o->gemm_n) : "";
+		f[17] = mm ? numfmt(b[13], o->gemm_k) : "";
+		f[18] = mm ? numfmt(b[14], o->gemm_batch) : "";
+		bad |= csvio_write_row(fp, f, 19);
 	}
 	return bad;
 }
