@@ -40,9 +40,11 @@ XML_LIBS    = $(shell pkg-config --libs libxml-2.0 2>/dev/null)
 ALL_CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(XML_CFLAGS) \
               -Itools/lib $(CFLAGS)
 LIBS        = -lcsv -lglpk $(XML_LIBS) -lm
+# what one tool alone links: model-import reads JSON
+TOOL_LIBS_model-import = -ljansson
 
 TOOLS   = cost-matrix memmodel config-check graph-normalize dpsolve sweep \
-          compare-baselines
+          compare-baselines model-import
 # tools/lib/FAMILY/*.[ch], each family using only those before it: base
 # (errors, numbers, atomic output, CSV, XML), model (configs, the cost and
 # memory models, the evaluator), graph (per-layer graphs), io (plan,
@@ -110,7 +112,7 @@ build/$(1)/%.o: tools/%.c $$(LIBHDR) | build/deps.ok
 $(3)/%: build/$(1)/%.o build/$(1)/libnestplan.a
 	@mkdir -p $$(@D)
 	$$(call say,LD)
-	$$(Q)$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) $$(LDFLAGS) -o $$(TMP) $$^ $$(LIBS) && \
+	$$(Q)$$(KEEP_TMP_TIDY) $(4) $$(ALL_CFLAGS) $(2) $$(LDFLAGS) -o $$(TMP) $$^ $$(TOOL_LIBS_$$*) $$(LIBS) && \
 	    mv -f $$(TMP) $$@
 build/$(1)/tests/%: tests/unit/%.c $$(wildcard tests/unit/*.h) \
     build/$(1)/libnestplan.a
@@ -425,7 +427,7 @@ artifact: $(ARTIFACT_TABLES) $(ART_PLOTS) $(ART_LAYERS) $(ART_EDGES) $(ART_ILP)
 REGRESS_TOL ?= 1e-6
 REGRESS_TABLES = $(RESULT_TABLES) $(if $(ART_GRAPHS),$(ARTIFACT_TABLES))
 .PHONY: regress regress-update
-regress: $(REGRESS_TABLES) bin/compare-baselines
+regress: $(REGRESS_TABLES) bin/compare-baselines model-import
 	@fail=0; for t in $(REGRESS_TABLES); do \
 	    bin/compare-baselines -R -t $(REGRESS_TOL) \
 	        tests/expected/$${t#results/} $$t || fail=1; \

@@ -12,8 +12,8 @@
 # anyone else a note with the apt-get line, and the test is skipped.
 #
 # Each package is looked for the way the build uses it: the compiler and
-# gnuplot as commands, libxml2 through pkg-config, libc, libcsv and GLPK
-# (no .pc file in Debian 12) by compiling and linking a test program.  A
+# gnuplot as commands, libxml2 through pkg-config, libc, libcsv, GLPK and
+# jansson (no .pc file needed) by compiling and linking a test program.  A
 # test compile needs a compiler, so while there is none those packages are
 # looked up in dpkg's own record instead: every package is checked, whatever
 # the machine has at the start.  Exit 0 only when every check passes.
@@ -47,7 +47,7 @@ if [ "${1:-}" = --check ]; then
 	exit 0
 fi
 CC=${1:-cc}
-PACKAGES="gcc libc6-dev make pkg-config libxml2-dev libcsv-dev libglpk-dev gnuplot-nox"
+PACKAGES="gcc libc6-dev make pkg-config libxml2-dev libcsv-dev libglpk-dev libjansson-dev gnuplot-nox"
 
 # --signature: what dpkg records of those packages (name, version,
 # state), so make rechecks when one of them changes, not when any
@@ -82,12 +82,13 @@ present() {	# package: the build will find what it needs of it
 	pkg-config) have_cmd pkg-config ;;
 	libxml2-dev) have_cmd pkg-config && pkg-config --exists libxml-2.0 ;;
 	gnuplot-nox) have_cmd gnuplot ;;
-	libc6-dev | libcsv-dev | libglpk-dev)
+	libc6-dev | libcsv-dev | libglpk-dev | libjansson-dev)
 		have_cmd "$CC" || { installed "$1"; return; }
 		case $1 in
 		libc6-dev) links stdio.h printf ;;
 		libcsv-dev) links csv.h csv_init -lcsv ;;
 		libglpk-dev) links glpk.h glp_create_prob -lglpk ;;
+		libjansson-dev) links jansson.h json_loads -ljansson ;;
 		esac ;;
 	esac
 }

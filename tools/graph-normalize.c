@@ -301,21 +301,22 @@ run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 {
 	static const char *const head[] = {
 		"model", "parameters", "graph_parameters", "layers", "hidden",
-		"heads", "kv_heads", "ffn_hidden", "experts", "top_k", "seq_len",
-		"flops_per_token_fwd", "activation_bytes_per_layer"
+		"heads", "kv_heads", "head_dim", "ffn_hidden", "experts",
+		"top_k", "seq_len", "flops_per_token_fwd",
+		"activation_bytes_per_layer"
 	};
 	struct variant one = { 1, 1, 1, 0, 1, 0 };
 	struct outfile out;
 
 	if (outfile_open(&out, o->out, err) < 0)
 		return -1;
-	csvio_write_row(out.fp, head, 13);
+	csvio_write_row(out.fp, head, 14);
 	for (int i = 0; i < n; i++) {
 		struct model_cfg m;
 		struct aop_graph ag;
 		double params = 0, flops = 0, act = 0;
-		char b[13][NUMFMT_LEN];
-		const char *f[13];
+		char b[14][NUMFMT_LEN];
+		const char *f[14];
 
 		if (model_load(&m, models[i], err) < 0 ||
 		    analytic_build(&m, NULL, &one, &ag, err) < 0) {
@@ -336,13 +337,14 @@ run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 		f[4] = numfmt(b[4], (double)m.hidden);
 		f[5] = numfmt(b[5], (double)m.heads);
 		f[6] = numfmt(b[6], (double)m.kv_heads);
-		f[7] = numfmt(b[7], (double)m.ffn_hidden);
-		f[8] = numfmt(b[8], (double)m.experts);
-		f[9] = numfmt(b[9], (double)m.top_k);
-		f[10] = numfmt(b[10], (double)m.seq_len);
-		f[11] = numfmt(b[11], flops / (double)m.seq_len);
-		f[12] = numfmt(b[12], act);
-		csvio_write_row(out.fp, f, 13);
+		f[7] = numfmt(b[7], (double)m.head_dim);
+		f[8] = numfmt(b[8], (double)m.ffn_hidden);
+		f[9] = numfmt(b[9], (double)m.experts);
+		f[10] = numfmt(b[10], (double)m.top_k);
+		f[11] = numfmt(b[11], (double)m.seq_len);
+		f[12] = numfmt(b[12], flops / (double)m.seq_len);
+		f[13] = numfmt(b[13], act);
+		csvio_write_row(out.fp, f, 14);
 	}
 	return outfile_commit(&out, err);
 }

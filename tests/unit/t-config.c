@@ -67,6 +67,18 @@ step_flops(void)
 	 * h^2 more, 4 B s^2 l h */
 	EQ_DBL(model_step_flops(&m, B, 0, 1) - model_step_flops(&m, B, 0, 0),
 	    4 * B * s * s * l * h, 1e-9, "selective: the core's forward again");
+	/* heads twice as wide (head_dim 256, queries 2h wide), counted
+	 * product by product: q, k, v 2 h (3 q), the core 2 s q twice, o
+	 * 2 q h, the MLP 2 h 4h twice; three passes; the head 2 h V */
+	{
+		double q = 2 * h, f = 4 * h;
+		double layer = 2 * h * 3 * q + 2 * 2 * s * q + 2 * q * h +
+		    2 * 2 * h * f;
+
+		m.head_dim = 256;
+		EQ_DBL(model_step_flops(&m, B, 0, 0), 3 * B * s * (l * layer +
+		    2 * h * V), 1e-12, "head_dim 256: the products' sum");
+	}
 }
 
 int

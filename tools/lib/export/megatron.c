@@ -308,6 +308,8 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 			flag(fp, &l, "--group-query-attention");
 			flag(fp, &l, "--num-query-groups %ld", model->kv_heads);
 		}
+		if (model->head_dim * model->heads != model->hidden)
+			flag(fp, &l, "--kv-channels %ld", model->head_dim);
 		flag(fp, &l, "--seq-length %ld", model->seq_len);
 		flag(fp, &l, "--max-position-embeddings %ld",
 		    model->max_positions);

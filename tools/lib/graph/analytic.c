@@ -22,6 +22,9 @@ struct dims {
 	double b;		/* sequences the device holds (part of): b, or
 				 * b/e when the expert ranks split the samples */
 	double h, kv, f, heads, vocab, experts, top_k;
+	double q;		/* the queries' width, heads x head_dim (h
+				 * unless the model sets head_dim); kv the
+				 * keys' (and the values'), kv_heads x head_dim */
 	double t, shard;	/* shard: t with sp (norm/residual tensors), else 1 */
 	double ce;		/* devices sharing a sequence: c*e, or c */
 	double e;
@@ -243,17 +246,17 @@ static void
 flash_attention(struct builder *B)
 {
 	const struct dims *d = B->d;
-	double n = d->n, h = d->h, kv = d->kv, t = d->t;
+	double n = d->n, q = d->q, kv = d->kv, t = d->t;
 	double keys = d->causal ? d->s_full / 2 : d->s_full;
-	double qkvo = 2 * (2 * n * h / t + 2 * d->b * d->s_full * kv / t);
+	double qkvo = 2 * (2 * n * q / t + 2 * d->b * d->s_full * kv / t);
 	struct aop *o = add(B, "flash_attention", AOP_ATTENTION);
 
-	o->fwd_flops = 2 * 2 * n * keys * h / t;
+	o->fwd_flops = 2 * 2 * n * keys * q / t;
 	o->bwd_flops = 2.5 * o->fwd_flops;
 	o->fwd_bytes = qkvo;
 	o->bwd_bytes = 2 * qkvo;
 	/* q, k and v, and the log-sum-exp a query and head */
-	o->activation_bytes = 2 * n * (h + 2 * kv) / t + 4 * n * d->heads / t;
+	o->activation_bytes = 2 * n * (q + 2 * kv) / t + 4 * n * d->heads / t;
 	o->selective_rerun = 1;
 	/* one thread block a 128-query tile of a sequence and head
 	 * (FlashAttention-2's grid) */
@@ -276,15 +279,15 @@ static void
 attention(struct builder *B)
 {
 	const struct dims *d = B->d;
-	double n = d->n, h = d->h, kv = d->kv, t = d->t;
+	double n = d->n, h = d->h, q = d->q, kv = d->kv, t = d->t;
 	double probs = d->b * (d->heads / t) * (n / d->b) * d->s_full;
 	struct aop *o;
 
 	norm(B, "attn_norm");
 	tp_enter(B, "attn_f", 2 * n * h, TP_COLUMN);
 	/* the column-parallel q, k, v projections; they keep their input */
-	o = matmul(B, "qkv", n, h, (h + 2 * kv) / t,
-	    (h * (h + 2 * kv) + (d->bias ? h + 2 * kv : 0)) / t, SPLIT_T);
+	o = matmul(B, "qkv", n, h, (q + 2 * kv) / t,
+	    (h * (q + 2 * kv) + (d->bias ? q + 2 * kv : 0)) / t, SPLIT_T);
 	o->activation_bytes = 2 * n * h / d->shard;
 	/* context parallel: every device needs the whole sequence's keys
 	 * and values (their gradients are reduce-scattered back); the
@@ -307,12 +310,12 @@ attention(struct builder *B)
 		/* the unfused path computes the whole score matrix, masked or
 		 * not */
 		o = add(B, "scores", AOP_ATTENTION);
-		o->fwd_flops = 2 * n * d->s_full * h / t;
-		o->fwd_bytes = 2 * (n * h / t + d->b * d->s_full * kv / t +
+		o->fwd_flops = 2 * n * d->s_full * q / t;
+		o->fwd_bytes = 2 * (n * q / t + d->b * d->s_full * kv / t +
 		    probs);
 		attention_backward(o);
-		batched(o, d, n / d->b, d->s_full, h / d->heads);
-		o->activation_bytes = 2 * n * (h + kv) / t;	/* q and k */
+		batched(o, d, n / d->b, d->s_full, q / d->heads);
+		o->activation_bytes = 2 * n * (q + kv) / t;	/* q and k */
 		o->selective_rerun = 1;
 		/* softmax keeps its output; dropout its mask and its output */
 		/* two kernels: the fused scale-mask-softmax (4 bytes an
@@ -326,16 +329,16 @@ attention(struct builder *B)
 		    (d->dropout ? probs + 2 * probs : 0);
 		o->selective_rerun = o->selective_drop = 1;
 		o = add(B, "context", AOP_ATTENTION);
-		o->fwd_flops = 2 * n * d->s_full * h / t;
+		o->fwd_flops = 2 * n * d->s_full * q / t;
 		o->fwd_bytes = 2 * (probs + d->b * d->s_full * kv / t +
-		    n * h / t);
+		    n * q / t);
 		attention_backward(o);
-		batched(o, d, n / d->b, h / d->heads, d->s_full);
+		batched(o, d, n / d->b, q / d->heads, d->s_full);
 		o->activation_bytes = 2 * n * kv / t;		/* v */
 		o->selective_rerun = 1;
 	}
-	o = matmul(B, "attn_out", n, h / t, h, h * h / t, SPLIT_T);
-	o->activation_bytes = 2 * n * h / t;
+	o = matmul(B, "attn_out", n, q / t, h, q * h / t, SPLIT_T);
+	o->activation_bytes = 2 * n * q / t;
 	if (d->bias)
 		add(B, "attn_out_bias", AOP_VECTOR)->parameter_bytes = 2 * h;
 	tp_leave(B, "attn_g", 2 * n * h, TP_ROW);
@@ -687,7 +690,8 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	d.n = d.b * d.s_full / d.ce;
 	d.h = (double)m->hidden;
 	d.heads = (double)m->heads;
-	d.kv = d.h / d.heads * (double)m->kv_heads;
+	d.q = d.heads * (double)m->head_dim;
+	d.kv = (double)m->kv_heads * (double)m->head_dim;
 	d.f = (double)m->ffn_hidden;
 	/* the vocabulary is padded to a multiple of t, each device holding
 	 * an equal slice (Megatron pads to a multiple of 128 t) */

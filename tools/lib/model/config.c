@@ -109,11 +109,13 @@ model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
 	    NEED_LONG(path, r, "seq_len", &m->seq_len))
 		goto done;
 	m->kv_heads = m->heads;
+	m->head_dim = m->hidden / m->heads;
 	m->max_positions = m->seq_len;
 	m->experts = m->top_k = 1;
 	m->rope_theta = 10000;
 	m->causal = m->flash_attention = m->architecture == ARCH_DECODER;
 	if (xmlio_child_long(path, r, "kv_heads", 1, &m->kv_heads, err) < 0 ||
+	    xmlio_child_long(path, r, "head_dim", 1, &m->head_dim, err) < 0 ||
 	    xmlio_child_long(path, r, "max_positions", 1, &m->max_positions,
 	    err) < 0 ||
 	    xmlio_child_long(path, r, "type_vocab", 0, &m->type_vocab, err) < 0 ||
@@ -138,7 +140,13 @@ model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
 		    MODEL_MAX_LAYERS);
 		goto done;
 	}
-	if (m->hidden % m->heads != 0) {
+	if (m->head_dim > 1000000) {
+		pl_errf(err, path, line_of(xmlio_child(r, "head_dim")), "element "
+		    "'head_dim': %ld, more than 1,000,000", m->head_dim);
+		goto done;
+	}
+	/* without head_dim the heads split the hidden size */
+	if (!xmlio_child(r, "head_dim") && m->hidden % m->heads != 0) {
 		pl_errf(err, path, line_of(xmlio_child(r, "heads")), "element "
 		    "'heads': %ld heads do not divide hidden %ld", m->heads,
 		    m->hidden);
@@ -194,9 +202,12 @@ model_step_flops(const struct model_cfg *m, double samples,
 	double G = (double)m->kv_heads, f = (double)m->ffn_hidden;
 	double k = m->experts > 1 ? (double)m->top_k : 1;
 	double gated = m->mlp == MLP_GATED ? 1.5 : 1;
-	double layer = 1 + G / A + s / h + k * gated * f / h;
+	/* the attention's width over the hidden size (1 unless head_dim
+	 * says otherwise: Megatron-LM's query_projection_to_hidden ratio) */
+	double wq = A * (double)m->head_dim / h;
+	double layer = wq * (1 + G / A + s / h) + k * gated * f / h;
 	double r = 1 + rerun_share / 3;
-	double q = selective_rerun ? s / (3 * h) : 0;
+	double q = selective_rerun ? wq * s / (3 * h) : 0;
 
 	return 12 * samples * s * L * h * h * (r * layer + q +
 	    (double)m->vocab / (2 * L * h));
@@ -233,12 +244,12 @@ model_config_line(const struct model_cfg *m)
 	static const char *const pos[] = { "learned", "rotary" };
 
 	return xasprintf("architecture=%s layers=%ld hidden=%ld heads=%ld "
-	    "kv_heads=%ld ffn_hidden=%ld vocab=%ld seq_len=%ld "
+	    "kv_heads=%ld head_dim=%ld ffn_hidden=%ld vocab=%ld seq_len=%ld "
 	    "max_positions=%ld type_vocab=%ld experts=%ld top_k=%ld norm=%s "
 	    "activation=%s mlp=%s position=%s tied_embeddings=%d bias=%d "
 	    "pooler=%d dropout=%d causal=%d flash_attention=%d",
 	    arch[m->architecture], m->layers, m->hidden, m->heads, m->kv_heads,
-	    m->ffn_hidden, m->vocab, m->seq_len, m->max_positions,
+	    m->head_dim, m->ffn_hidden, m->vocab, m->seq_len, m->max_positions,
 	    m->type_vocab, m->experts, m->top_k, norm[m->norm],
 	    act[m->activation], mlp[m->mlp], pos[m->position],
 	    m->tied_embeddings, m->bias, m->pooler, m->dropout, m->causal,
@@ -334,12 +345,13 @@ double
 model_parameters(const struct model_cfg *m)
 {
 	double h = (double)m->hidden, f = (double)m->ffn_hidden;
-	double kv = h / (double)m->heads * (double)m->kv_heads;
+	double q = (double)m->heads * (double)m->head_dim;
+	double kv = (double)m->kv_heads * (double)m->head_dim;
 	double norm = m->norm == NORM_LAYERNORM ? 2 * h : h;
 	double attn, mlp, layer, embed, total;
 
-	/* q and o are h x h, k and v are h x kv */
-	attn = 2 * h * h + 2 * h * kv + (m->bias ? 2 * h + 2 * kv : 0);
+	/* q and o are h x q, k and v are h x kv; biases on q, k, v and o */
+	attn = 2 * h * q + 2 * h * kv + (m->bias ? q + 2 * kv + h : 0);
 	mlp = (m->mlp == MLP_GATED ? 3 : 2) * h * f +
 	    (m->bias ? f * (m->mlp == MLP_GATED ? 2 : 1) + h : 0);
 	mlp *= (double)m->experts;

@@ -27,6 +27,8 @@ struct model_cfg {
 	char name[128];
 	int architecture;
 	long layers, hidden, heads, kv_heads, ffn_hidden, vocab, seq_len;
+	long head_dim;		/* a head's width (default hidden / heads);
+				 * q and o are hidden x heads head_dim */
 	long max_positions, type_vocab, experts, top_k;
 	int norm, activation, mlp, position;
 	int tied_embeddings, bias, pooler;
