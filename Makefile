@@ -188,7 +188,8 @@ endif
 # (-C: each experiment's accelerator, models and networks checked too)
 build/experiments.mk: $(EXPERIMENTS) $(CONFIGS) bin/config-check
 	@mkdir -p $(@D)
-	bin/config-check -C configs -M -o $@ $(EXPERIMENTS)
+	$(call say,GEN)
+	$(Q)bin/config-check -C configs -M -o $@ $(EXPERIMENTS)
 
 set_word = $(word $2,$(subst /, ,$1))
 .SECONDEXPANSION:
@@ -276,6 +277,65 @@ results/validate-sensitivity.csv: $(VALIDATE_RUNS) tools/validate.sh \
 .PHONY: validate-sensitivity
 validate-sensitivity: results/validate-sensitivity.csv
 	@sh tools/validate-sensitivity.sh --summary results/validate-sensitivity.csv
+
+# ---- make plan: one question, answered --------------------------------------
+# make plan MODEL=m CLUSTER=n GPUS=g BATCH=b [ACCEL=a] [MBS="1 2 4 8"]
+# [PLAN_FLAGS=...]: the model's per-layer graphs on the accelerator, one
+# set a micro-batch size (built once, under $(PLAN_LAYERS)), dpsolve's
+# plan over the first g devices of the network for a global batch of b,
+# its summary and its Megatron-LM launch, printed and kept in
+# results/plans/m-n-ggpus-b/.  MODEL, CLUSTER and ACCEL are names in
+# configs/ or paths to XML files.  The search runs every time (seconds),
+# so PLAN_FLAGS always take effect.
+ACCEL       ?= h100-80gb
+MBS         ?= 1 2 4 8
+PLAN_FLAGS  ?=
+PLAN_RESULTS ?= results/plans
+PLAN_LAYERS ?= $(PLAN_RESULTS)/layers
+plan_xml     = $(if $(filter %.xml,$1),$1,configs/$2/$1.xml)
+PLAN_MODEL   = $(call plan_xml,$(MODEL),models)
+PLAN_NET     = $(call plan_xml,$(CLUSTER),networks)
+PLAN_ACCEL   = $(call plan_xml,$(ACCEL),accelerators)
+plan_name    = $(basename $(notdir $1))
+PLAN_DIR     = $(PLAN_RESULTS)/$(call plan_name,$(MODEL))-$(call \
+               plan_name,$(CLUSTER))-$(GPUS)gpus-$(BATCH)
+# the micro-batch sizes a batch of BATCH holds
+PLAN_MBS     = $(if $(filter plan,$(MAKECMDGOALS)),$(shell for b in $(MBS); \
+               do [ "$$b" -le "$(BATCH)" ] 2>/dev/null && echo $$b; done))
+PLAN_GRAPHS  = $(foreach b,$(PLAN_MBS),$(PLAN_LAYERS)/$(call \
+               plan_name,$(ACCEL))/$(call plan_name,$(MODEL))/b$b/index.csv)
+PLAN_ARGS    = -A $(PLAN_MODEL) -a $(PLAN_ACCEL) -n $(PLAN_NET) \
+               -N $(GPUS) -B $(BATCH) $(PLAN_FLAGS)
+ifneq ($(filter plan,$(MAKECMDGOALS)),)
+plan_example = make plan MODEL=llama3-70b CLUSTER=spineleaf-h100-128 GPUS=128 BATCH=1024
+$(foreach v,MODEL CLUSTER GPUS BATCH,$(if $($v),,$(error make plan needs \
+    $v=..., as in: $(plan_example))))
+$(foreach f,$(PLAN_MODEL) $(PLAN_NET) $(PLAN_ACCEL),$(if $(wildcard $f),,\
+    $(error make plan: no $f (a name in configs/, or a path to an .xml))))
+$(foreach v,GPUS BATCH $(if $(MBS),,MBS),$(if $(shell printf %s '$($v)' | \
+    grep -Ex '[1-9][0-9]{0,8}'),,$(error make plan: $v=$($v) is not a \
+    whole number from 1 to 999999999)))
+$(foreach b,$(MBS),$(if $(shell printf %s '$b' | grep -Ex \
+    '[1-9][0-9]{0,3}'),,$(error make plan: MBS holds '$b', not a \
+    micro-batch size)))
+endif
+$(PLAN_LAYERS)/%/index.csv: $(PLAN_MODEL) $(PLAN_ACCEL) bin/graph-normalize
+	@mkdir -p $(@D)
+	$(call say,GEN)
+	$(Q)bin/graph-normalize -D $(@D) -a $(PLAN_ACCEL) -c $(PLAN_MODEL) \
+	    -V b=$(patsubst b%,%,$(notdir $*)) -o $@
+.PHONY: plan
+plan: $(PLAN_GRAPHS) bin/dpsolve
+	@mkdir -p $(PLAN_DIR)
+	@echo "  PLAN $(PLAN_DIR)/plan.xml"
+	$(Q)bin/dpsolve $(PLAN_ARGS) -o $(PLAN_DIR)/plan.xml $(PLAN_GRAPHS)
+	@bin/dpsolve $(PLAN_ARGS) -E $(PLAN_DIR)/plan.xml -f summary \
+	    -o $(PLAN_DIR)/summary.txt $(PLAN_GRAPHS)
+	@bin/dpsolve $(PLAN_ARGS) -E $(PLAN_DIR)/plan.xml -f megatron \
+	    -o $(PLAN_DIR)/launch.sh $(PLAN_GRAPHS)
+	@echo; cat $(PLAN_DIR)/summary.txt; echo
+	@sed -n '/^[^#]/,$$p' $(PLAN_DIR)/launch.sh
+	@echo; echo "kept in $(PLAN_DIR)/: plan.xml, summary.txt, launch.sh"
 
 # ---- make sweep: network co-design sweeps (configs/sweeps/) ---------------
 # make sweep SWEEP=name: every point (model, cluster size, network) is its
@@ -482,19 +542,23 @@ build/check-deps.ok: tools/deps.sh $(wildcard /var/lib/dpkg/status)
 check: check-rel check-san
 	@sh tests/summary.sh build/check-rel.tap build/check-san.tap
 
+# a line a group as it ends (tests/run.sh); the whole TAP stays in
+# build/check-*.tap, and what failed or was skipped is printed after
 check-rel: $(BINS) $(UNIT_BINS) build/check-deps.ok
+	@echo "# the suite ($(words $(wildcard tests/*/*.args tests/*/*.sh)) cases and $(words $(UNITS)) unit programs)"
 	@LC_ALL=C ARTIFACT=$(ARTIFACT) sh tests/run.sh bin build/rel/tests > build/check-rel.tap; \
-	    cat build/check-rel.tap
+	    awk '/^not ok / || / # SKIP/ || (/^# / && !/ passed, /)' build/check-rel.tap
 
 check-san: $(SAN_BINS) $(SAN_UNITS)
 	@echo "# the same suite under AddressSanitizer + UndefinedBehaviorSanitizer"
 	@LC_ALL=C ARTIFACT=$(ARTIFACT) ASAN_OPTIONS=detect_leaks=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1 \
 	    sh tests/run.sh build/san/bin build/san/tests san > build/check-san.tap; \
-	    cat build/check-san.tap
+	    awk '/^not ok / || / # SKIP/ || (/^# / && !/ passed, /)' build/check-san.tap
 
 clean:
 	rm -rf bin build results/costs results/configs.csv results/models.csv \
 	    results/layers results/artifact $(RESULT_TABLES) plots/*.png \
 	    results/validate.csv results/validate-heldout.csv results/sweeps plots/sweeps \
+	    results/plans \
 	    plots/*.svg plots/artifact

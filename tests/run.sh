@@ -11,6 +11,10 @@
 # Script case tests/<dir>/<NNN-what>.sh: runs with BIN set; exit 0 passes,
 # exit 77 skips (its last line of output says why); it keeps what it
 # writes under its own mktemp -d folder.
+#
+# The TAP goes to standard output; standard error hears a line as each
+# group ends (a unit binary, a tool's golden cases, a folder's scripts)
+# with its counts and seconds, and the whole run's at the end.
 set -u
 BIN=$1
 UNITDIR=$2
@@ -20,9 +24,32 @@ n=0
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+started=$(date +%s)
+group=
+group_n=0
+group_fail=0
+group_start=$started
+
+# progress GROUP: the tests that follow belong to GROUP; the group
+# before it, if another, is over: its line on standard error
+progress() {
+	[ "$1" = "$group" ] && return
+	if [ -n "$group" ]; then
+		printf '# %s%-28s %4d ok' "$TAG${TAG:+ }" "$group" \
+		    $((group_n - group_fail)) >&2
+		[ $group_fail -gt 0 ] && printf ', %d FAILED' $group_fail >&2
+		printf ' (%d s)\n' $(($(date +%s) - group_start)) >&2
+	fi
+	group=$1
+	group_n=0
+	group_fail=0
+	group_start=$(date +%s)
+}
 
 report() {	# status name [diagnostics file]
 	n=$((n + 1))
+	group_n=$((group_n + 1))
+	[ "$1" = ok ] || group_fail=$((group_fail + 1))
 	if [ "$1" = ok ]; then
 		echo "ok $n - $TAG${TAG:+ }$2"
 	else
@@ -35,6 +62,7 @@ report() {	# status name [diagnostics file]
 for t in "$UNITDIR"/t-*; do
 	[ -x "$t" ] || continue
 	name=unit/$(basename "$t")
+	progress "$name"
 	"$t" > "$tmp/unit.out" 2>&1
 	rc=$?
 	grep -E '^(not )?ok ' "$tmp/unit.out" | while IFS= read -r line; do
@@ -57,6 +85,7 @@ for args in tests/*/*.args; do
 	tool=$(basename "$dir")
 	case_=${args%.args}
 	name=$tool/$(basename "$case_")
+	progress "$tool (golden)"
 	in=/dev/null
 	[ -f "$case_.in" ] && in=$case_.in
 	# $TESTDIR in an .args file: an empty folder of this case's own
@@ -92,6 +121,7 @@ done
 for script in tests/*/*.sh; do
 	[ -f "$script" ] || continue
 	name=$(basename "$(dirname "$script")")/$(basename "$script" .sh)
+	progress "$(basename "$(dirname "$script")") (scripts)"
 	sh "$script" > "$tmp/diag" 2>&1
 	case $? in
 	0) report ok "$name" ;;
@@ -100,6 +130,8 @@ for script in tests/*/*.sh; do
 	esac
 done
 
+progress ""
 echo "1..$n"
 echo "# $TAG${TAG:+: }$((n - fail)) passed, $fail failed"
+echo "# $TAG${TAG:+: }$((n - fail)) passed, $fail failed in $(($(date +%s) - started)) s" >&2
 [ $fail -eq 0 ]

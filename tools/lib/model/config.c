@@ -140,7 +140,7 @@ model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
 		    MODEL_MAX_LAYERS);
 		goto done;
 	}
-	if (m->head_dim > 1000000) {
+	if (xmlio_child(r, "head_dim") && m->head_dim > 1000000) {
 		pl_errf(err, path, line_of(xmlio_child(r, "head_dim")), "element "
 		    "'head_dim': %ld, more than 1,000,000", m->head_dim);
 		goto done;
