@@ -283,10 +283,11 @@ validate-sensitivity: results/validate-sensitivity.csv
 # [PLAN_FLAGS=...]: the model's per-layer graphs on the accelerator, one
 # set a micro-batch size (built once, under $(PLAN_LAYERS)), dpsolve's
 # plan over the first g devices of the network for a global batch of b,
-# its summary and its Megatron-LM launch, printed and kept in
+# its summary and its Megatron-LM launch (the same search in each
+# format, seconds, so that -k's table is in all three), printed and kept in
 # results/plans/m-n-ggpus-b/.  MODEL, CLUSTER and ACCEL are names in
-# configs/ or paths to XML files.  The search runs every time (seconds),
-# so PLAN_FLAGS always take effect.
+# configs/ or paths to XML files.  The search runs every time, so
+# PLAN_FLAGS always take effect.
 ACCEL       ?= h100-80gb
 MBS         ?= 1 2 4 8
 PLAN_FLAGS  ?=
@@ -329,10 +330,10 @@ plan: $(PLAN_GRAPHS) bin/dpsolve
 	@mkdir -p $(PLAN_DIR)
 	@echo "  PLAN $(PLAN_DIR)/plan.xml"
 	$(Q)bin/dpsolve $(PLAN_ARGS) -o $(PLAN_DIR)/plan.xml $(PLAN_GRAPHS)
-	@bin/dpsolve $(PLAN_ARGS) -E $(PLAN_DIR)/plan.xml -f summary \
-	    -o $(PLAN_DIR)/summary.txt $(PLAN_GRAPHS)
-	@bin/dpsolve $(PLAN_ARGS) -E $(PLAN_DIR)/plan.xml -f megatron \
-	    -o $(PLAN_DIR)/launch.sh $(PLAN_GRAPHS)
+	@bin/dpsolve $(PLAN_ARGS) -f summary -o $(PLAN_DIR)/summary.txt \
+	    $(PLAN_GRAPHS)
+	@bin/dpsolve $(PLAN_ARGS) -f megatron -o $(PLAN_DIR)/launch.sh \
+	    $(PLAN_GRAPHS)
 	@echo; cat $(PLAN_DIR)/summary.txt; echo
 	@sed -n '/^[^#]/,$$p' $(PLAN_DIR)/launch.sh
 	@echo; echo "kept in $(PLAN_DIR)/: plan.xml, summary.txt, launch.sh"

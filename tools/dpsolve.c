@@ -31,6 +31,7 @@ struct opts {
 	const char *model;
 	const char *compat, *setups, *setup;
 	long devices, batch, zmax, width, ep, vmax, block_max;
+	long top_n;		/* -k: the plans of this many layouts */
 	double memory_bytes, grad_bytes, grad_copies;
 	int optimizer, rc_min, rc_max, zero, format, flat, seq_times;
 	int distopt_min, distopt_max, overlap, scatter_gather;
@@ -47,7 +48,7 @@ usage(FILE *fp, int status)
 	    "[-G megatron|torch] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] "
 	    "[-R layers] [-T stats.csv] [-U on|off] "
 	    "[-V on|off] [-W async|blocking] [-X megatron|none] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron|summary] "
-	    "[-g bf16|fp32] [-m label] [-o file] "
+	    "[-g bf16|fp32] [-k N] [-m label] [-o file] "
 	    "[-r none|full|selective|all] [-v vmax] [-z zmax] "
 	    "-a accelerator.xml -n network.xml graph.csv|index.csv ...\n"
 	    "       dpsolve -C nest [-hq] [-e ep] [-r 0|1] [-o file] -S setups.csv "
@@ -77,6 +78,7 @@ usage(FILE *fp, int status)
 		    "  -W async|blocking   column-parallel input-gradient all-reduce beside its weight gradient (default async)\n"
 		    "  -P on|off           the 2021-22 pipeline scatter/gather (default off)\n"
 		    "  -F                  search on a flat copy of the network (a network-agnostic planner)\n"
+		    "  -k N                the N fastest distinct layouts, exactly (runner-ups; default 1)\n"
 		    "  -E plan.xml         evaluate this plan instead of searching\n"
 		    "  -m label            the model name written into the plan\n"
 		    "  -f xml|csv|megatron|summary  output: the plan (xml, default off a terminal), its stages, the launch, or a person's summary (default on a terminal)\n"
@@ -199,19 +201,24 @@ struct launch_info {
 	struct summary_info summary;
 };
 
+/* The plan (p[0]) and with -k its runner-ups (p[1..n-1]) in one format:
+ * the launch is the plan's, the runner-ups a table after it. */
 static void
 write_one(FILE *fp, int format, const struct plan_meta *m,
     const struct launch_info *li, const struct plan *p,
-    const struct plan_result *r)
+    const struct plan_result *r, size_t n)
 {
 	if (format == PLANIO_XML)
-		planio_write_xml(fp, m, p, r);
+		planio_write_xml_ranked(fp, m, p, r, n);
 	else if (format == PLANIO_CSV)
-		planio_write_csv(fp, p, r);
-	else if (format == PLANIO_SUMMARY)
+		planio_write_csv_ranked(fp, p, r, n);
+	else if (format == PLANIO_SUMMARY) {
 		summary_write(fp, "", m, &li->summary, p, r);
-	else
+		summary_ranked(fp, "", p, r, n);
+	} else {
 		megatron_write(fp, m, &li->summary, li->node_devices, p, r);
+		summary_ranked(fp, "# ", p, r, n);
+	}
 }
 
 static void
@@ -219,7 +226,7 @@ write_outputs(const struct opts *o, struct outputs *w,
     const struct plan_env *env,
     const struct accel_cfg *a, const struct network *net,
     const struct launch_info *li, const struct plan *p,
-    const struct plan_result *r)
+    const struct plan_result *r, size_t n)
 {
 	const char *slash = strrchr(p->g->file, '/');
 	struct plan_meta m = { o->label ? o->label : li->model ?
@@ -230,9 +237,9 @@ write_outputs(const struct opts *o, struct outputs *w,
 	if (!r->fits)
 		warnx("%s: the plan does not fit in %.0f bytes a device",
 		    o->evaluate ? o->evaluate : "plan", env->memory_bytes);
-	write_one(w->out.fp, o->format, &m, li, p, r);
+	write_one(w->out.fp, o->format, &m, li, p, r, n);
 	if (o->csv)
-		write_one(w->csv.fp, PLANIO_CSV, &m, li, p, r);
+		write_one(w->csv.fp, PLANIO_CSV, &m, li, p, r, n);
 }
 
 static int
@@ -302,9 +309,10 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->overlap = 1;
 	o->megatron = 1;
 	o->format = -1;
+	o->top_n = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":A:B:C:D:E:FG:M:N:O:P:R:S:T:U:V:W:X:Z:a:c:e:f:g:hm:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FG:M:N:O:P:R:S:T:U:V:W:X:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		if (ch > 0 && ch < OPT_SEEN_MAX)
 			o->seen[ch] = 1;
@@ -378,6 +386,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 			    4 : 2;
 			break;
 		case 'h': usage(stdout, 0); break;
+		case 'k': o->top_n = opt_long('k', optarg, 1, 100); break;
 		case 'm': o->label = optarg; break;
 		case 'n': o->network = optarg; break;
 		case 'o': o->out = optarg; break;
@@ -420,12 +429,14 @@ main(int argc, char *argv[])
 	struct network net, flat;
 	struct variants vs;
 	struct plan_env env;
-	struct plan plan;
-	struct plan_result res;
+	struct plan *plans;	/* the plan, then with -k its runner-ups */
+	struct plan_result *res;
+	double *steps;
+	size_t nplans = 1;
 	struct dp_stats st;
 	struct outputs w;
 	struct pl_err err;
-	double step, t0;
+	double t0;
 	int rc;
 
 	parse_args(argc, argv, &o);
@@ -458,7 +469,7 @@ main(int argc, char *argv[])
 		return run_compat(&o, argv[0]);
 	}
 	{
-		int c = opt_first_outside(o.seen, "ABDEFGMNOPRTUVWXZacfghmnorvz");
+		int c = opt_first_outside(o.seen, "ABDEFGMNOPRTUVWXZacfghkmnorvz");
 
 		if (c != 0) {
 			warnx("-%c: only with -C nest", c);
@@ -469,6 +480,10 @@ main(int argc, char *argv[])
 	    o.evaluate)) {
 		warnx("-R: block recomputation is searched beside full "
 		    "recomputation (-r full, both or all), not with -E");
+		usage(stderr, 2);
+	}
+	if (o.evaluate && o.top_n > 1) {
+		warnx("-k: runner-ups are searched for, not with -E");
 		usage(stderr, 2);
 	}
 	if (argc < 1 || !o.accel || !o.network) {
@@ -527,11 +542,14 @@ main(int argc, char *argv[])
 		if (vs.g[i].has_variant && vs.g[i].var_b > o.batch)
 			die("%s: micro-batch %ld is larger than the global batch "
 			    "%ld", vs.g[i].file, vs.g[i].var_b, o.batch);
+	plans = xcalloc((size_t)o.top_n, sizeof *plans);
+	steps = xcalloc((size_t)o.top_n, sizeof *steps);
+	res = xcalloc((size_t)o.top_n, sizeof *res);
 	t0 = monotonic_s();
 	if (o.evaluate) {
-		if (planio_read_plan(o.evaluate, &vs, &plan, &err) < 0)
+		if (planio_read_plan(o.evaluate, &vs, &plans[0], &err) < 0)
 			die_err(&err);
-		if (plan_evaluate(&env, &plan, &res, &err) < 0) {
+		if (plan_evaluate(&env, &plans[0], &res[0], &err) < 0) {
 			if (!err.file[0])	/* the plan's own inconsistency */
 				snprintf(err.file, sizeof err.file, "%s",
 				    o.evaluate);
@@ -564,7 +582,8 @@ main(int argc, char *argv[])
 			network_flatten(&net, &flat);
 			env.net = &flat;
 		}
-		rc = dp_solve(&env, gp, ng, &dpo, &plan, &step, &st, &err);
+		rc = dp_solve_top(&env, gp, ng, &dpo, (size_t)o.top_n, plans,
+		    steps, &nplans, &st, &err);
 		free(gp);
 		if (rc < 0)
 			die_err(&err);
@@ -575,25 +594,31 @@ main(int argc, char *argv[])
 			    "batch a multiple of b d; -X none searches them "
 			    "all)" : o.zero == DP_ZERO_OFF ? " (ZeRO off)" :
 			    ", ZeRO up to the largest degree");
-		if (o.megatron) {
+		for (size_t k = 0; o.megatron && k < nplans; k++) {
 			struct megatron_why why;
 
 			/* the search and the launch's check are one rule */
-			if (megatron_check(&plan, env.global_batch, li.model,
+			if (megatron_check(&plans[k], env.global_batch, li.model,
 			    &why) > 0)
 				die("internal error: the Megatron search chose a "
 				    "plan Megatron-LM cannot run: %s", why.why[0]);
 		}
 		/* the breakdown is always the network-aware evaluator's */
 		env.net = &net;
-		if (plan_evaluate(&env, &plan, &res, &err) < 0)
-			die_err(&err);
+		for (size_t k = 0; k < nplans; k++)
+			if (plan_evaluate(&env, &plans[k], &res[k], &err) < 0)
+				die_err(&err);
 	}
 	write_stats(w.stats.fp, monotonic_s() - t0, &st);
-	write_outputs(&o, &w, &env, &accel, &net, &li, &plan, &res);
+	write_outputs(&o, &w, &env, &accel, &net, &li, plans, res, nplans);
 	outputs_commit(&w);
-	plan_result_release(&res);
-	free(plan.stage);
+	for (size_t k = 0; k < nplans; k++) {
+		plan_result_release(&res[k]);
+		free(plans[k].stage);
+	}
+	free(plans);
+	free(res);
+	free(steps);
 	planio_release_variants(&vs);
 	return 0;
 }

@@ -124,8 +124,15 @@ sweep_maps() {
 		if (!(yv in yi)) { yi[yv] = ny++; print "tick", "y", yi[yv], yv }
 		plan = $(col["plan"])
 		if (!(($2, plan) in pid)) pid[$2, plan] = np[$2]++
+		# the plan on two lines, split at the word nearest its middle,
+		# so that a cell holds it at a readable size
+		nw = split(plan, w, " "); half = int((nw + 1) / 2)
+		a = ""; b = ""
+		for (i = 1; i <= nw; i++)
+			if (i <= half) a = a (i > 1 ? " " : "") w[i]
+			else b = b (i > half + 1 ? " " : "") w[i]
 		print $2, panel, xi[xv], yi[yv], $(col["relative_throughput"]), \
-		    pid[$2, plan] % 8, sprintf("%.0f", $(col["throughput_samples_per_s"])), plan
+		    pid[$2, plan] % 8, sprintf("%.0f", $(col["throughput_samples_per_s"])), plan, a, b
 	}' "$table" "$table" > "$tmp/sweep.tsv"
 	xtics=$(awk -F'\t' '$1 == "tick" && $2 == "x" { printf "%s\"%s\" %s", n++ ? ", " : "", $4, $3 }' "$tmp/sweep.tsv")
 	ytics=$(awk -F'\t' '$1 == "tick" && $2 == "y" { printf "%s\"%s\" %s", n++ ? ", " : "", $4, $3 }' "$tmp/sweep.tsv")
@@ -156,18 +163,21 @@ sweep_maps() {
 					echo "set palette maxcolors 8"
 					echo "set palette defined (0 '#E69F00', 1 '#56B4E9', 2 '#009E73', 3 '#F0E442', 4 '#0072B2', 5 '#D55E00', 6 '#CC79A7', 7 '#999999')"
 					echo "set cbrange [-0.5:7.5]"
-					echo "set multiplot layout $rows,$cols title '$sweep: $model, the plan that wins (one colour a plan)' font ',13'"
+					nplans=$(awk -F'\t' -v m="$model" '$1 == m && !seen[$8]++ { n++ } END { print n + 0 }' "$tmp/sweep.tsv")
+					colours="one colour a plan"
+					[ "$nplans" -gt 8 ] && colours="$nplans plans in 8 colours: the labels tell them apart"
+					echo "set multiplot layout $rows,$cols title '$sweep: $model, the plan that wins ($colours)' font ',13'"
 				fi
 				while IFS= read -r panel; do
 					k=$((k + 1))
 					awk -F'\t' -v OFS='\t' -v m="$model" -v p="$panel" \
-					    '$1 == m && $2 == p { print $3, $4, $5, $6, $7, $8 }' \
+					    '$1 == m && $2 == p { print $3, $4, $5, $6, $7, $8, $9, $10 }' \
 					    "$tmp/sweep.tsv" > "$tmp/panel$k.dat"
 					echo "set title '$panel'"
 					if [ $kind = throughput ]; then
-						echo "plot '$tmp/panel$k.dat' using 1:2:3 with image, '' using 1:2:5 with labels offset 0,0.6 font ',9', '' using 1:2:6 with labels offset 0,-0.6 font ',7'"
+						echo "plot '$tmp/panel$k.dat' using 1:2:3 with image, '' using 1:2:5 with labels offset 0,1.1 font ',11', '' using 1:2:7 with labels offset 0,-0.2 font ',9', '' using 1:2:8 with labels offset 0,-1.2 font ',9'"
 					else
-						echo "plot '$tmp/panel$k.dat' using 1:2:4 with image, '' using 1:2:6 with labels font ',7'"
+						echo "plot '$tmp/panel$k.dat' using 1:2:4 with image, '' using 1:2:7 with labels offset 0,0.5 font ',10', '' using 1:2:8 with labels offset 0,-0.5 font ',10'"
 					fi
 				done < "$tmp/panels"
 			} > "$tmp/$model-$kind.body"
@@ -195,7 +205,9 @@ bars() {
 		echo "set style fill solid 0.9 border rgb 'black'"
 		echo "set boxwidth 0.9"
 		echo "set grid ytics lc rgb '#dddddd'"
-		echo "set key top left font ',9' samplen 1.5"
+		# the key right of each panel, clear of the bars, naming only the
+		# methods the panel draws
+		echo "set key outside right top vertical Left reverse font ',9' samplen 1.5"
 		echo "set ylabel '$ylabel'"
 		echo "set xlabel '$xlabel'"
 		[ "$logy" = log ] && echo "set logscale y"
@@ -216,8 +228,14 @@ bars() {
 			i=2
 			printf "plot"
 			for m in $ms; do
-				printf " '%s' using %d:xtic(1) title '%s' lc rgb colour('%s'),\\\\\n" \
-				    "$tmp/$p.dat" "$i" "$m" "$m"
+				# drawn: some value above the axis's floor
+				if awk -v c="$i" -v scale="$logy" '$c != "NaN" && $c > (scale == "log" ? 0.001 : 0) { f = 1 } END { exit !f }' "$tmp/$p.dat"; then
+					t="title '$m'"
+				else
+					t=notitle
+				fi
+				printf " '%s' using %d:xtic(1) %s lc rgb colour('%s'),\\\\\n" \
+				    "$tmp/$p.dat" "$i" "$t" "$m"
 				i=$((i + 1))
 			done
 			echo "    NaN notitle"
@@ -254,20 +272,48 @@ placement() {
 		for (x = 0; x < total; x++)
 			print int(x / node), x % node, stage[x]
 	}' "$plan" > "$tmp/place.dat"
+	# a discrete key: a colour a stage (viridis, sampled), grey for the
+	# unused devices where there are any, a tic a stage (every few when
+	# there are many)
+	unused=$(awk '$3 < 0 { n++ } END { print n + 0 }' "$tmp/place.dat")
+	keys=$(awk -v p="$p" -v unused="$unused" 'BEGIN {
+		split("68 1 84 59 82 139 33 145 140 94 201 98 253 231 37", v, " ")
+		step = p > 16 ? int((p + 15) / 16) : 1
+		pal = ""; tics = ""; n = 0
+		if (unused) { pal = "0 \047#bbbbbb\047"; tics = "\"unused\" -1"; n = 1 }
+		for (k = 0; k < p; k++) {
+			# (from a tenth to nine tenths of the scale: its
+			# ends are near black and a pale yellow)
+			x = 4 * (p > 1 ? 0.1 + 0.8 * k / (p - 1) : 0.5)
+			i = int(x); if (i > 3) i = 3; f = x - i
+			r = v[3 * i + 1] + f * (v[3 * i + 4] - v[3 * i + 1])
+			g = v[3 * i + 2] + f * (v[3 * i + 5] - v[3 * i + 2])
+			b = v[3 * i + 3] + f * (v[3 * i + 6] - v[3 * i + 3])
+			pal = pal (n ? ", " : "") n " \047" sprintf("#%02x%02x%02x", r, g, b) "\047"
+			if (k % step == 0 || k == p - 1)
+				tics = tics (tics != "" ? ", " : "") "\"" k "\" " k
+			n++
+		}
+		printf "set palette maxcolors %d\n", (n > 1 ? n : 2)
+		if (n == 1)	# one colour: defined needs two points
+			pal = pal ", 1 " substr(pal, index(pal, " ") + 1)
+		printf "set palette defined (%s)\n", pal
+		printf "set cbrange [%s:%s]\n", unused ? -1.5 : -0.5, p - 0.5
+		printf "set cbtics (%s) scale 0\n", tics
+	}')
 	{
-		echo "set title '$model: NEST plan on 1024 devices ($p stages x $d replicas; grey: unused)'"
+		echo "set title '$model: NEST plan on 1024 devices ($p stages x $d replicas$([ "$unused" -gt 0 ] && echo '; grey: unused'))'"
 		echo "set xlabel 'node (8 devices each); rules: leaf switches of 4 nodes'"
 		echo "set ylabel 'device in node'"
 		echo "set xrange [-0.5:127.5]"
 		echo "set yrange [-0.5:7.5]"
 		echo "set xtics 16"
 		echo "set ytics 1"
-		echo "set cblabel 'pipeline stage'"
-		echo "set cbrange [-1:$((p - 1))]"
-		echo "set palette defined (-1 '#bbbbbb', -0.5 '#bbbbbb', -0.49 '#440154', $((p / 2)) '#21918c', $((p - 1)) '#fde725')"
+		echo "set cblabel 'pipeline stage' offset 1.5,0"
+		echo "$keys"
 		i=4
 		while [ $i -lt 128 ]; do
-			echo "set arrow from $i - 0.5, -0.5 to $i - 0.5, 7.5 nohead lc rgb 'white' lw 1 front"
+			echo "set arrow from $i - 0.5, -0.5 to $i - 0.5, 7.5 nohead lc rgb 'white' lw 2 front"
 			i=$((i + 4))
 		done
 		echo "plot '$tmp/place.dat' using 1:2:3 with image notitle"

@@ -7,7 +7,8 @@
  * on 2-3 levels, binding memory, some infeasible, some needing ZeRO, 150
  * with memory so short that only ZeRO pipelines fit): the
  * optimum is the same, and the returned plan re-evaluates to exactly the
- * step reported.  Also: network awareness (a 50x slower upper level keeps
+ * step reported; the 2-6 best distinct layouts (dp_solve_top, dpsolve -k)
+ * are the enumeration's best a layout, ranked.  Also: network awareness (a 50x slower upper level keeps
  * pipeline cuts inside nodes; a flat-network plan is never better), ZeRO
  * only when nothing else fits, and "nothing fits" reported.
  */
@@ -97,6 +98,48 @@ hand_example(void)
 
 static unsigned long rng_state = 20261121;
 static long brute_plans;
+
+/* What brute_mode saw of each layout (variant, d, slots K, interleaving:
+ * dp_solve_top's distinct layouts): its best step. */
+static struct layout_best {
+	size_t variant;
+	long d, K, v;
+	double step;
+} layouts[100000];
+static size_t nlayouts;
+
+static void
+layout_seen(size_t vi, long d, long K, long v, double step)
+{
+	for (size_t i = 0; i < nlayouts; i++)
+		if (layouts[i].variant == vi && layouts[i].d == d &&
+		    layouts[i].K == K && layouts[i].v == v) {
+			if (step < layouts[i].step)
+				layouts[i].step = step;
+			return;
+		}
+	if (nlayouts < sizeof layouts / sizeof *layouts)
+		layouts[nlayouts++] = (struct layout_best){ vi, d, K, v, step };
+}
+
+/* A plan's slots: its stages' ZeRO copies, summed (S without ZeRO). */
+static long
+plan_slots(const struct plan *p)
+{
+	long K = 0;
+
+	for (int i = 0; i < p->nstages; i++)
+		K += p->stage[i].z;
+	return K;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static double
 uniform(void)
@@ -197,6 +240,9 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 				if (plan_evaluate(env, &p, &r, NULL) == 0) {
 					if (r.fits && r.step_s < best)
 						best = r.step_s;
+					if (r.fits)
+						layout_seen(vi, d, K, nv,
+						    r.step_s);
 					plan_result_release(&r);
 				}
 			}
@@ -295,6 +341,8 @@ random_instances(void)
 	 * and where its encoder rule binds */
 	int mega_agree = 0, mega_dearer = 0, mega_launchable = 0;
 	int mega_encoder_dearer = 0;
+	/* the runner-ups against the enumeration's layouts */
+	int top_agree = 0, top_deep = 0;
 
 	/* 300 chains of any rows (every fifth with an expert variant),
 	 * then 100 transformer-like ones (alike layers, small batches, fast
@@ -367,10 +415,52 @@ random_instances(void)
 			env.memory_bytes = need * (0.02 + 0.1 * uniform());
 			o.zmax = 8;
 		}
+		nlayouts = 0;
 		want = brute_mode(&env, gm, ng, 0, &o, 0, NULL);
-		if (isinf(want))
+		if (isinf(want)) {
+			nlayouts = 0;
 			want = brute_mode(&env, gm, ng, 1, &o, 0, NULL);
+		}
 		rc = dp_solve(&env, gp, ng, &o, &best, &step, &st, NULL);
+		/* the runner-ups (-k): the top_n best layouts' steps are the
+		 * top_n least of the enumeration's best a layout, each plan
+		 * re-evaluates to its step, no layout twice */
+		{
+			struct plan top[6];
+			static double bests[100000];
+			double tsteps[6];
+			size_t top_n = (size_t)pick(2, 6), nf = 0, want_n;
+			int ok;
+
+			for (size_t i = 0; i < nlayouts; i++)
+				bests[i] = layouts[i].step;
+			qsort(bests, nlayouts, sizeof *bests, cmp_double);
+			want_n = nlayouts < top_n ? nlayouts : top_n;
+			ok = dp_solve_top(&env, gp, ng, &o, top_n, top, tsteps,
+			    &nf, &st, NULL) == (want_n ? 0 : 1) && nf == want_n;
+			for (size_t i = 0; ok && i < nf; i++) {
+				ok = tsteps[i] == bests[i] && plan_evaluate(&env,
+				    &top[i], &r, NULL) == 0;
+				if (!ok)
+					break;
+				ok = r.step_s == tsteps[i] && r.fits;
+				plan_result_release(&r);
+				for (size_t j = 0; ok && j < i; j++)
+					ok = top[j].g != top[i].g ||
+					    top[j].d != top[i].d ||
+					    top[j].v != top[i].v ||
+					    plan_slots(&top[j]) !=
+					    plan_slots(&top[i]);
+			}
+			top_agree += ok;
+			top_deep += ok && nf >= 3;
+			if (!ok)
+				printf("# instance %d: top %zu: dp found %zu, "
+				    "enumeration %zu layouts\n", it, top_n, nf,
+				    nlayouts);
+			for (size_t i = 0; i < nf; i++)
+				free(top[i].stage);
+		}
 		if (rc == 1 && isinf(want)) {
 			agree++;
 			exact++;
@@ -471,6 +561,9 @@ random_instances(void)
 			layers_release(&g[k]);
 	}
 	EQ_INT(agree, total, "dp equals brute force on 550 random instances");
+	EQ_INT(top_agree, total, "its 2-6 best distinct layouts (-k) are the "
+	    "enumeration's, each plan re-evaluating to its step");
+	OK(top_deep > 100, "three or more layouts ranked on many instances");
 	EQ_INT(mega_agree, total, "in Megatron's space too (its batch rule, no "
 	    "ZeRO, an encoder's split flags), against enumeration filtered by "
 	    "megatron_check");

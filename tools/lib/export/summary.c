@@ -113,12 +113,14 @@ summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
 		double fh = model_step_flops(si->model, (double)m->global_batch,
 		    share < 1 ? share : 1, p->recompute == RC_SELECTIVE);
 
+		char num2[32];
+
 		fprintf(fp, "%sMFU %.1f%%, HFU %.1f%% of %.4g TFLOP/s a GPU "
-		    "(Megatron-LM's FLOP count, %.4g PFLOP a step; HFU's with "
-		    "the recomputed passes, %.4g)\n", prefix, 100 * fm /
+		    "(Megatron-LM's FLOP count, %s PFLOP a step; HFU's with "
+		    "the recomputed passes, %s)\n", prefix, 100 * fm /
 		    (r->step_s * (double)n * peak_rate), 100 * fh / (r->step_s *
-		    (double)n * peak_rate), peak_rate / 1e12, fm / 1e15,
-		    fh / 1e15);
+		    (double)n * peak_rate), peak_rate / 1e12, rate(num,
+		    sizeof num, fm / 1e15), rate(num2, sizeof num2, fh / 1e15));
 	} else
 		fprintf(fp, "%sMFU and HFU: the model's FLOPs need its config "
 		    "(-A model.xml)\n", prefix);
@@ -137,4 +139,58 @@ summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
 	    (bn->collective_s + bn->zero_s), mb * (bn->p2p_in_s +
 	    bn->p2p_out_s), (double)(r->nstages - 1) / v * r->max_load_s,
 	    r->max_sync_s);
+}
+
+/* The layout in Megatron-LM's names, short: "TP 2 SP, PP 4, VP 2, CP 1,
+ * EP 1, DP 16, mb 1, recompute none, dist-opt". */
+static void
+layout_short(char *buf, size_t len, const struct plan *p)
+{
+	const struct layer_graph *g = p->g;
+	long t = var(g, g->var_t, 1), e = var(g, g->var_e, 1);
+	long c = var(g, g->var_c, 1), b = var(g, g->var_b, 1), z = 1;
+	int epb = g->has_variant && g->var_ep_batch, sp = g->has_variant &&
+	    g->var_sp;
+	long cp = epb ? c : c * e, dp = epb ? p->d * e : p->d;
+	char vp[32] = "", zero[48] = "";
+
+	for (int i = 0; i < p->nstages; i++)
+		if (p->stage[i].z > z)
+			z = p->stage[i].z;
+	if (p->v > 1)
+		snprintf(vp, sizeof vp, ", VP %ld", p->v);
+	if (z > 1)
+		snprintf(zero, sizeof zero, ", ZeRO x%ld", z);
+	snprintf(buf, len, "TP %ld%s, PP %d%s, CP %ld, EP %ld, DP %ld, mb %ld, "
+	    "recompute %s%s%s", t, sp ? " SP" : "", p->nstages, vp, cp, e, dp,
+	    epb ? b / e : b, p->recompute == RC_FULL ? (p->recompute_layers >
+	    0 ? "block" : "full") : p->recompute == RC_SELECTIVE ?
+	    "selective" : "none", p->distopt ? ", dist-opt" : "", zero);
+}
+
+void
+summary_ranked(FILE *fp, const char *prefix, const struct plan *plans,
+    const struct plan_result *results, size_t n)
+{
+	char layout[320], num[32];
+
+	if (n < 2)
+		return;
+	fprintf(fp, "%sthe %zu fastest layouts (exactly; each with its best "
+	    "recomputation, optimizer and split):\n", prefix, n);
+	fprintf(fp, "%s%4s %10s %7s %10s %8s %10s  %s\n", prefix, "rank",
+	    "step_s", "vs_1st", "samples/s", "peak_GiB", "bottleneck",
+	    "layout");
+	for (size_t k = 0; k < n; k++) {
+		const struct plan_result *r = &results[k];
+		char bn[24];
+
+		layout_short(layout, sizeof layout, &plans[k]);
+		snprintf(bn, sizeof bn, "%d of %d", r->bottleneck, r->nstages);
+		fprintf(fp, "%s%4zu %10.4g %6.1f%% %10s %8.1f %10s  %s\n",
+		    prefix, k + 1, r->step_s, 100 * (r->step_s /
+		    results[0].step_s - 1), rate(num, sizeof num,
+		    r->throughput_samples_per_s), planio_peak_memory(r) / GiB,
+		    bn, layout);
+	}
 }

@@ -32,4 +32,10 @@ void summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
     const struct summary_info *si, const struct plan *p,
     const struct plan_result *r);
 
+/* dpsolve -k: a table of the n fastest layouts (nothing when n < 2),
+ * each line after `prefix`: rank, step, how much slower than the first,
+ * samples/s, peak memory, bottleneck stage, the layout in short. */
+void summary_ranked(FILE *fp, const char *prefix, const struct plan *plans,
+    const struct plan_result *results, size_t n);
+
 #endif

@@ -347,6 +347,15 @@ static const char *const result_attrs[] = { "step_s",
 	"throughput_samples_per_s", "microbatches", "devices_used",
 	"bottleneck_stage", "bottleneck_s", "sync_stage", "sync_s", "fits",
 	NULL };
+/* dpsolve -k: a runner-up, its parallelism and result on one element */
+static const char *const runner_attrs[] = { "rank", "micro_batch_samples",
+	"peak_memory_bytes", "p", "d", "t", "sp", "e", "c", "recompute",
+	"zero_stage", "zero_degree", "virtual_stages", "distributed_optimizer",
+	"overlap_grad_reduce", "overlap_param_gather",
+	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
+	"ep_batch", "step_s", "throughput_samples_per_s", "microbatches",
+	"devices_used", "bottleneck_stage", "bottleneck_s", "sync_stage",
+	"sync_s", "fits", NULL };
 
 static int
 plan_element_check(const char *file, xmlNodePtr n,
@@ -494,7 +503,8 @@ planio_plan_shape(const char *path, xmlNodePtr root, xmlNodePtr *par,
 	    1, &x, err) < 0)
 		return -1;
 	/* what dpsolve writes: one <parallelism>, the stages, at most one
-	 * <result> */
+	 * <result>, and with -k the runner-ups (not read: -E evaluates the
+	 * plan itself) */
 	for (xmlNodePtr n = root->children; n; n = n->next) {
 		const char *name = (const char *)n->name;
 		int is_stage, is_result, is_par;
@@ -510,6 +520,11 @@ planio_plan_shape(const char *path, xmlNodePtr root, xmlNodePtr *par,
 		is_stage = strcmp(name, "stage") == 0;
 		is_result = strcmp(name, "result") == 0;
 		is_par = strcmp(name, "parallelism") == 0;
+		if (strcmp(name, "runner_up") == 0) {
+			if (plan_element_check(path, n, runner_attrs, err) < 0)
+				return -1;
+			continue;
+		}
 		if (!is_stage && !is_result && !is_par)
 			return pl_errf(err, path, (size_t)xmlGetLineNo(n),
 			    "<%s>: not an element of a plan", name);
@@ -707,26 +722,14 @@ max_zero(const struct plan *p, long *degree)
 	return zs;
 }
 
-void
-planio_write_xml(FILE *fp, const struct plan_meta *m, const struct plan *p,
-    const struct plan_result *r)
+/* A plan's <parallelism> attributes (on `n`). */
+static void
+parallelism_props(xmlNodePtr n, const struct plan *p)
 {
 	const struct layer_graph *g = p->g;
-	xmlDocPtr doc = xmlNewDoc((const xmlChar *)"1.0");
-	xmlNodePtr root = xmlNewNode(NULL, (const xmlChar *)"plan"), n;
-	xmlChar *buf;
 	long zd;
-	int size, zs = max_zero(p, &zd);
+	int zs = max_zero(p, &zd);
 
-	xmlDocSetRootElement(doc, root);
-	prop_str(root, "model", m->label);
-	prop_str(root, "network", m->network);
-	prop_str(root, "accelerator", m->accelerator);
-	prop_str(root, "mode", m->mode);
-	prop_num(root, "global_batch_samples", (double)m->global_batch);
-	prop_num(root, "micro_batch_samples", (double)var(g, g->var_b, 1));
-	prop_num(root, "device_memory_bytes", m->memory_bytes);
-	n = xmlNewChild(root, NULL, (const xmlChar *)"parallelism", NULL);
 	prop_num(n, "p", p->nstages);
 	prop_num(n, "d", (double)p->d);
 	prop_num(n, "t", (double)var(g, g->var_t, 1));
@@ -746,39 +749,12 @@ planio_write_xml(FILE *fp, const struct plan_meta *m, const struct plan *p,
 		prop_num(n, "recompute_layers", (double)p->recompute_layers);
 	if (g->has_variant && g->var_ep_batch)
 		prop_num(n, "ep_batch", 1);
-	for (int i = 0; i < p->nstages; i++) {
-		const struct plan_stage *s = &p->stage[i];
-		const struct stage_cost *c = &r->stage[i];
+}
 
-		n = xmlNewChild(root, NULL, (const xmlChar *)"stage", NULL);
-		prop_num(n, "index", i);
-		prop_num(n, "first_layer", (double)g->l[s->first].id);
-		prop_num(n, "last_layer", (double)g->l[s->last].id);
-		prop_num(n, "layers", (double)(s->last - s->first + 1));
-		prop_num(n, "devices", (double)c->devices);
-		prop_num(n, "first_device", (double)c->first_device);
-		prop_num(n, "zero_stage", s->zero_stage);
-		prop_num(n, "zero_degree", (double)s->z);
-		prop_num(n, "compute_s", c->compute_s);
-		prop_num(n, "collective_s", c->collective_s);
-		prop_num(n, "p2p_in_s", c->p2p_in_s);
-		prop_num(n, "p2p_in_level", c->level_in);
-		prop_num(n, "p2p_out_s", c->p2p_out_s);
-		prop_num(n, "p2p_out_level", c->level_out);
-		prop_num(n, "zero_s", c->zero_s);
-		prop_num(n, "stage_s", c->load_s);
-		prop_num(n, "sync_s", c->sync_s);
-		prop_num(n, "sync_total_s", c->sync_total_s);
-		prop_num(n, "optimizer_s", c->optimizer_s);
-		prop_num(n, "weights_bytes", c->mem.weights);
-		prop_num(n, "gradients_bytes", c->mem.gradients);
-		prop_num(n, "optimizer_bytes", c->mem.optimizer);
-		prop_num(n, "activations_bytes", c->mem.activations);
-		prop_num(n, "stash_bytes", c->mem.stash);
-		prop_num(n, "memory_bytes", c->mem.total);
-		prop_str(n, "fits", c->fits ? "yes" : "no");
-	}
-	n = xmlNewChild(root, NULL, (const xmlChar *)"result", NULL);
+/* A plan's <result> attributes (on `n`). */
+static void
+result_props(xmlNodePtr n, const struct plan_result *r)
+{
 	prop_num(n, "step_s", r->step_s);
 	prop_num(n, "throughput_samples_per_s", r->throughput_samples_per_s);
 	prop_num(n, "microbatches", (double)r->m);
@@ -788,6 +764,94 @@ planio_write_xml(FILE *fp, const struct plan_meta *m, const struct plan *p,
 	prop_num(n, "sync_stage", r->sync_stage);
 	prop_num(n, "sync_s", r->max_sync_s);
 	prop_str(n, "fits", r->fits ? "yes" : "no");
+}
+
+double
+planio_peak_memory(const struct plan_result *r)
+{
+	double peak = 0;
+
+	for (int i = 0; i < r->nstages; i++)
+		if (r->stage[i].mem.total > peak)
+			peak = r->stage[i].mem.total;
+	return peak;
+}
+
+void
+planio_write_xml(FILE *fp, const struct plan_meta *m, const struct plan *p,
+    const struct plan_result *r)
+{
+	planio_write_xml_ranked(fp, m, p, r, 1);
+}
+
+void
+planio_write_xml_ranked(FILE *fp, const struct plan_meta *m,
+    const struct plan *plans, const struct plan_result *results, size_t n)
+{
+	const struct plan *p = &plans[0];
+	const struct plan_result *r = &results[0];
+	const struct layer_graph *g = p->g;
+	xmlDocPtr doc = xmlNewDoc((const xmlChar *)"1.0");
+	xmlNodePtr root = xmlNewNode(NULL, (const xmlChar *)"plan"), e;
+	xmlChar *buf;
+	int size;
+
+	xmlDocSetRootElement(doc, root);
+	prop_str(root, "model", m->label);
+	prop_str(root, "network", m->network);
+	prop_str(root, "accelerator", m->accelerator);
+	prop_str(root, "mode", m->mode);
+	prop_num(root, "global_batch_samples", (double)m->global_batch);
+	prop_num(root, "micro_batch_samples", (double)var(g, g->var_b, 1));
+	prop_num(root, "device_memory_bytes", m->memory_bytes);
+	parallelism_props(xmlNewChild(root, NULL,
+	    (const xmlChar *)"parallelism", NULL), p);
+	for (int i = 0; i < p->nstages; i++) {
+		const struct plan_stage *s = &p->stage[i];
+		const struct stage_cost *c = &r->stage[i];
+
+		e = xmlNewChild(root, NULL, (const xmlChar *)"stage", NULL);
+		prop_num(e, "index", i);
+		prop_num(e, "first_layer", (double)g->l[s->first].id);
+		prop_num(e, "last_layer", (double)g->l[s->last].id);
+		prop_num(e, "layers", (double)(s->last - s->first + 1));
+		prop_num(e, "devices", (double)c->devices);
+		prop_num(e, "first_device", (double)c->first_device);
+		prop_num(e, "zero_stage", s->zero_stage);
+		prop_num(e, "zero_degree", (double)s->z);
+		prop_num(e, "compute_s", c->compute_s);
+		prop_num(e, "collective_s", c->collective_s);
+		prop_num(e, "p2p_in_s", c->p2p_in_s);
+		prop_num(e, "p2p_in_level", c->level_in);
+		prop_num(e, "p2p_out_s", c->p2p_out_s);
+		prop_num(e, "p2p_out_level", c->level_out);
+		prop_num(e, "zero_s", c->zero_s);
+		prop_num(e, "stage_s", c->load_s);
+		prop_num(e, "sync_s", c->sync_s);
+		prop_num(e, "sync_total_s", c->sync_total_s);
+		prop_num(e, "optimizer_s", c->optimizer_s);
+		prop_num(e, "weights_bytes", c->mem.weights);
+		prop_num(e, "gradients_bytes", c->mem.gradients);
+		prop_num(e, "optimizer_bytes", c->mem.optimizer);
+		prop_num(e, "activations_bytes", c->mem.activations);
+		prop_num(e, "stash_bytes", c->mem.stash);
+		prop_num(e, "memory_bytes", c->mem.total);
+		prop_str(e, "fits", c->fits ? "yes" : "no");
+	}
+	result_props(xmlNewChild(root, NULL, (const xmlChar *)"result", NULL),
+	    r);
+	for (size_t k = 1; k < n; k++) {
+		const struct layer_graph *gk = plans[k].g;
+
+		e = xmlNewChild(root, NULL, (const xmlChar *)"runner_up", NULL);
+		prop_num(e, "rank", (double)(k + 1));
+		prop_num(e, "micro_batch_samples", (double)var(gk, gk->var_b,
+		    1));
+		parallelism_props(e, &plans[k]);
+		result_props(e, &results[k]);
+		prop_num(e, "peak_memory_bytes", planio_peak_memory(
+		    &results[k]));
+	}
 	xmlDocDumpFormatMemoryEnc(doc, &buf, &size, "UTF-8", 1);
 	fwrite(buf, 1, (size_t)size, fp);
 	xmlFree(buf);
@@ -797,14 +861,27 @@ planio_write_xml(FILE *fp, const struct plan_meta *m, const struct plan *p,
 void
 planio_write_csv(FILE *fp, const struct plan *p, const struct plan_result *r)
 {
-	fputs("stage,first_layer,last_layer,layers,devices,first_device,"
-	    "zero_stage,zero_degree,compute_s,p2p_s,collective_s,zero_s,"
-	    "sync_s,stage_s,memory_bytes,fits,bottleneck\n", fp);
-	for (int i = 0; i < p->nstages; i++) {
+	planio_write_csv_ranked(fp, p, r, 1);
+}
+
+void
+planio_write_csv_ranked(FILE *fp, const struct plan *plans,
+    const struct plan_result *results, size_t n)
+{
+	fprintf(fp, "%sstage,first_layer,last_layer,layers,devices,"
+	    "first_device,zero_stage,zero_degree,compute_s,p2p_s,collective_s,"
+	    "zero_s,sync_s,stage_s,memory_bytes,fits,bottleneck\n", n > 1 ?
+	    "rank," : "");
+	for (size_t k = 0; k < n; k++)
+	for (int i = 0; i < plans[k].nstages; i++) {
+		const struct plan *p = &plans[k];
+		const struct plan_result *r = &results[k];
 		const struct plan_stage *s = &p->stage[i];
 		const struct stage_cost *c = &r->stage[i];
 		char b[8][NUMFMT_LEN];
 
+		if (n > 1)
+			fprintf(fp, "%zu,", k + 1);
 		fprintf(fp, "%d,%ld,%ld,%zu,%ld,%ld,%d,%ld,%s,%s,%s,%s,%s,%s,"
 		    "%s,%s,%s\n", i, p->g->l[s->first].id, p->g->l[s->last].id,
 		    s->last - s->first + 1, c->devices, c->first_device,

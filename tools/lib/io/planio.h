@@ -59,5 +59,14 @@ void planio_write_xml(FILE *fp, const struct plan_meta *m,
     const struct plan *p, const struct plan_result *r);
 void planio_write_csv(FILE *fp, const struct plan *p,
     const struct plan_result *r);
+/* dpsolve -k: plans[0] as above and plans[1..n-1], the runner-ups, as
+ * <runner_up rank=...> elements (their parallelism, result and peak
+ * memory on one element), or in the CSV with a leading rank column (n > 1) */
+void planio_write_xml_ranked(FILE *fp, const struct plan_meta *m,
+    const struct plan *plans, const struct plan_result *results, size_t n);
+void planio_write_csv_ranked(FILE *fp, const struct plan *plans,
+    const struct plan_result *results, size_t n);
+/* The largest stage memory of a plan, bytes a device. */
+double planio_peak_memory(const struct plan_result *r);
 
 #endif

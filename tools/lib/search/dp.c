@@ -125,17 +125,37 @@ struct cell_key {
 	long d, K;
 };
 
+/* One of the best plans found: its layout (dp_layout_same), its step, the
+ * plan (its stages owned here), and when it was found (ties: the first). */
+struct ranked {
+	struct plan plan;
+	double step;
+	unsigned short variant;
+	long d, K, v;
+	long seq;
+};
+
 struct search {
 	const struct plan_env *env;
 	const struct dp_options *o;
+	/* the best plans of distinct layouts, best first, at most top_n;
+	 * bound: the top_n-th's step once there are top_n (no cell whose
+	 * bound reaches it can enter), else infinity */
+	struct ranked *top;
+	size_t ntop, top_n;
+	long nfound;
+	double bound;
 	/* classic_split: the rule searched (SPLIT_*), and the layers of
 	 * every stage or of those between the first and the last */
 	int split;
 	long mm;
 	struct plan_variant *v;
 	int zero_on;
+	/* the cell being searched: the step it must beat (the bound, or
+	 * its layout's step in top when lower) and its best plan so far */
 	double best;
 	struct plan *plan;
+	int cell_found;
 	struct point *pool;
 	size_t npool, cappool;
 	int *head;		/* [k * (n+1) + j] */
@@ -222,6 +242,7 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 {
 	int S = 0;
 
+	s->cell_found = 1;
 	for (int i = last_point; s->pool[i].parent >= 0; i = s->pool[i].parent)
 		S++;
 	free(s->plan->stage);
@@ -948,15 +969,75 @@ ends_cannot_win(struct plan_cell *c, double load_lb, double best)
 	    rerun[head_end], v->pf_fwd[head_end]) >= best;
 }
 
+/*
+ * The ranked plan of the cell's layout (variant, d, K and interleaving:
+ * what Megatron-LM's flags and the micro-batch name; the recomputation,
+ * optimizer and split are its runs' settings), or NULL.
+ */
+static struct ranked *
+ranked_of(struct search *s, const struct cell_key *k)
+{
+	for (size_t i = 0; i < s->ntop; i++)
+		if (s->top[i].variant == k->variant && s->top[i].d == k->d &&
+		    s->top[i].K == k->K && s->top[i].v == s->modes[k->mode].v)
+			return &s->top[i];
+	return NULL;
+}
+
+static int
+cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * The cell's best plan (s->plan, step s->best) among the ranked: in its
+ * layout's place if it has one (the search let it through only if
+ * faster), else in the last place when all are taken (likewise), else
+ * added; then the bound is the last one's step once there are top_n.
+ */
+static void
+rank_cell(struct search *s, const struct cell_key *k)
+{
+	struct ranked *r = ranked_of(s, k);
+
+	if (r == NULL && s->ntop < s->top_n)
+		r = &s->top[s->ntop++];
+	else if (r == NULL)
+		r = &s->top[s->ntop - 1];
+	free(r->plan.stage);
+	r->plan = *s->plan;
+	s->plan->stage = NULL;
+	r->step = s->best;
+	r->variant = k->variant;
+	r->d = k->d;
+	r->K = k->K;
+	r->v = s->modes[k->mode].v;
+	r->seq = s->nfound++;
+	qsort(s->top, s->ntop, sizeof *s->top, cmp_ranked);
+	if (s->ntop == s->top_n)
+		s->bound = s->top[s->ntop - 1].step;
+}
+
 static void
 search_listed(struct search *s, struct cell_key *cells, size_t n,
     struct dp_stats *st)
 {
-	for (size_t i = 0; i < n && cells[i].lb < s->best; i++) {
+	for (size_t i = 0; i < n && cells[i].lb < s->bound; i++) {
 		const struct plan_variant *v = &s->v[cells[i].variant];
+		const struct ranked *same = ranked_of(s, &cells[i]);
 		struct plan_cell c;
 		int fewest;
 
+		/* a layout among the ranked is bettered or it is no news */
+		s->best = same && same->step < s->bound ? same->step : s->bound;
+		if (!(cells[i].lb < s->best))
+			continue;
+		s->cell_found = 0;
 		plan_cell_init(&c, s->env, v, cells[i].d, cells[i].K,
 		    &s->modes[cells[i].mode]);
 		c.shared = &s->shapes;
@@ -981,6 +1062,8 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 		search_cell(s, &c);
 		plan_cell_release(&c);
 		st->cells_searched++;
+		if (s->cell_found)
+			rank_cell(s, &cells[i]);
 	}
 }
 
@@ -1022,7 +1105,7 @@ run(struct search *s, size_t ng, struct dp_stats *st)
 
 		while (lo < LB_NBINS && count[lo] == 0)
 			lo++;
-		if (lo == LB_NBINS || !(minlb[lo] < s->best))
+		if (lo == LB_NBINS || !(minlb[lo] < s->bound))
 			break;
 		for (hi = lo; hi < LB_NBINS && (band == 0 ||
 		    band + count[hi] <= band_cap); hi++)
@@ -1052,21 +1135,25 @@ run(struct search *s, size_t ng, struct dp_stats *st)
 }
 
 int
-dp_solve(const struct plan_env *env, const struct layer_graph *const *g,
-    size_t ng, const struct dp_options *o, struct plan *best, double *step_s,
-    struct dp_stats *st, struct pl_err *err)
+dp_solve_top(const struct plan_env *env, const struct layer_graph *const *g,
+    size_t ng, const struct dp_options *o, size_t top_n, struct plan *plans,
+    double *steps_s, size_t *nfound, struct dp_stats *st, struct pl_err *err)
 {
+	struct plan scratch = { 0 };
 	struct search s = { .env = env, .o = o, .best = INFINITY,
-	    .plan = best };
+	    .bound = INFINITY, .plan = &scratch, .top_n = top_n };
 	size_t n = 0;
 	int rc = 1;
 
 	memset(st, 0, sizeof *st);
-	memset(best, 0, sizeof *best);
+	*nfound = 0;
+	if (top_n == 0)
+		return pl_errf(err, NULL, 0, "no plan asked for");
 	if (ng == 0)
 		return pl_errf(err, NULL, 0, "no variant to search");
 	if (ng > 65535)
 		return pl_errf(err, NULL, 0, "%zu variants: at most 65535", ng);
+	s.top = xcalloc(top_n, sizeof *s.top);
 	s.v = xcalloc(ng, sizeof *s.v);
 	for (size_t i = 0; i < ng; i++) {
 		if (plan_variant_init(&s.v[i], env, g[i], err) < 0) {
@@ -1081,19 +1168,23 @@ dp_solve(const struct plan_env *env, const struct layer_graph *const *g,
 	s.head = xcalloc(s.nhead, sizeof *s.head);
 	s.alpha_floor = net_allreduce_alpha_floor(env->net, env->devices);
 	run(&s, ng, st);
-	if (isinf(s.best) && o->zero == DP_ZERO_AUTO) {
+	if (s.ntop == 0 && o->zero == DP_ZERO_AUTO) {
 		s.zero_on = 1;
 		st->zero_used = 1;
 		run(&s, ng, st);
 	}
-	if (!isinf(s.best)) {
-		*step_s = s.best;
-		rc = 0;
+	for (size_t i = 0; i < s.ntop; i++) {
+		plans[i] = s.top[i].plan;
+		steps_s[i] = s.top[i].step;
 	}
+	*nfound = s.ntop;
+	rc = s.ntop > 0 ? 0 : 1;
 out:
 	st->states = s.states;
 	for (size_t i = 0; i < ng; i++)
 		plan_variant_release(&s.v[i]);
+	free(scratch.stage);
+	free(s.top);
 	free(s.v);
 	free(s.head);
 	free(s.pool);
@@ -1106,4 +1197,15 @@ out:
 	free(s.fit.e);
 	plan_shape_cache_release(&s.shapes);
 	return rc;
+}
+
+int
+dp_solve(const struct plan_env *env, const struct layer_graph *const *g,
+    size_t ng, const struct dp_options *o, struct plan *best, double *step_s,
+    struct dp_stats *st, struct pl_err *err)
+{
+	size_t found;
+
+	memset(best, 0, sizeof *best);
+	return dp_solve_top(env, g, ng, o, 1, best, step_s, &found, st, err);
 }

@@ -68,6 +68,20 @@ int dp_solve(const struct plan_env *env, const struct layer_graph *const *g,
     struct dp_stats *st, struct pl_err *err);
 
 /*
+ * The top_n fastest plans of distinct layouts (variant, d, stages' slots
+ * K and interleaving: a layout is one whatever its recomputation,
+ * optimizer and split, which are its best plan's), fastest first, ties
+ * in the order found: the search is the same branch and bound, bounded
+ * by the top_n-th step instead of the first, so each is exact.  Fills
+ * plans[0..*nfound-1] (stages malloc'ed) and steps_s; returns 0 when one
+ * or more fit (*nfound may be below top_n: fewer layouts fit), 1 when none
+ * does, -1 on bad input.  dp_solve is top_n = 1.
+ */
+int dp_solve_top(const struct plan_env *env, const struct layer_graph *const *g,
+    size_t ng, const struct dp_options *o, size_t top_n, struct plan *plans,
+    double *steps_s, size_t *nfound, struct dp_stats *st, struct pl_err *err);
+
+/*
  * The ZeRO choice of the plan space for rows [first, last] k-th from the
  * end: z = 1 when it fits (or when zero is off); else the smallest z up
  * to zmax and the lowest ZeRO stage that fit.  Returns 0, or -1 when
