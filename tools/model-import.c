@@ -152,15 +152,13 @@ source(struct out *o, const char *fmt, ...) __attribute__((format(printf,
 static void
 source(struct out *o, const char *fmt, ...)
 {
-	char text[1024];
 	va_list ap;
 
 	if (o->nsource == OUT_MAX)
 		die("more than %d sources", OUT_MAX);
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
+	o->source[o->nsource++] = xvasprintf(fmt, ap);
 	va_end(ap);
-	o->source[o->nsource++] = xstrdup(text);
 }
 
 static void
@@ -174,15 +172,13 @@ static void
 element(struct out *o, const struct input *in, const char *name,
     const char *key, const char *fmt, ...)
 {
-	char value[128];
 	va_list ap;
 
 	if (o->nelem == OUT_MAX)
 		die("more than %d elements", OUT_MAX);
 	va_start(ap, fmt);
-	vsnprintf(value, sizeof value, fmt, ap);
+	o->value[o->nelem] = xvasprintf(fmt, ap);
 	va_end(ap);
-	o->value[o->nelem] = xstrdup(value);
 	o->name[o->nelem++] = xstrdup(name);
 	if (key)
 		source(o, "%s: %s from '%s' (line %zu)", in->path, name, key,
@@ -372,10 +368,6 @@ import(const struct opts *op, const struct input *in, FILE *fp)
 		    " The query, key and value biases (%ld a layer) are left "
 		    "out: the model config's bias is every linear layer's or "
 		    "none.", hidden + 2 * kv * head_dim);
-	if (f == F_QWEN3 || f == F_QWEN3_MOE)
-		snprintf(notes + strlen(notes), sizeof notes - strlen(notes),
-		    " The query and key norms (%ld weights a layer) are left "
-		    "out.", 2 * head_dim);
 	if (json_is_object(json_object_get(in->root, "rope_scaling"))) {
 		json_t *type = json_object_get(json_object_get(in->root,
 		    "rope_scaling"), "rope_type");
@@ -438,14 +430,17 @@ import(const struct opts *op, const struct input *in, FILE *fp)
 	element(&o, in, "bias", NULL, "%s", bias ? "true" : "false");
 	element(&o, in, "dropout", NULL, "false");
 	element(&o, in, "causal", NULL, "true");
+	if (f == F_QWEN3 || f == F_QWEN3_MOE)
+		element(&o, in, "qk_norm", NULL, "true");
 	element(&o, in, "flash_attention", NULL, "true");
 	source(&o, "%s, as model_type %s: a decoder with %s, a "
-	    "%s MLP, rotary positions, %s, trained without dropout, causal "
+	    "%s MLP, rotary positions, %s%s, trained without dropout, causal "
 	    "flash attention%s", in->path, family_types[f],
 	    neox ? "LayerNorm" : "RMSNorm", neox ? "dense (two-matrix)" :
 	    "gated (SwiGLU)", bias ? "biases on the linear layers" :
-	    "no biases", tied ? "" : "; untied embeddings when config.json "
-	    "says nothing");
+	    "no biases", f == F_QWEN3 || f == F_QWEN3_MOE ? ", an RMSNorm "
+	    "over each query and key head (Qwen3's q_norm and k_norm)" : "",
+	    tied ? "" : "; untied embeddings when config.json says nothing");
 	write_model(fp, in->path, op->name, description, &o);
 	free(description);
 }

@@ -18,13 +18,8 @@ top=$(pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 w=$tmp/w
-mkdir -p "$w"
-# (safe.directory: the checkout may be another user's, as in the
-# quick start's second-user run)
-git -c safe.directory='*' ls-files -z -co --exclude-standard > "$tmp/files" ||
-    { echo "# not a git checkout: skipped"; exit 77; }
-tar --null -T "$tmp/files" -cf - | tar -xf - -C "$w" && [ -f "$w/Makefile" ] ||
-    { echo "cannot copy the tree" >&2; exit 1; }
+. tests/make/tree.inc
+copy_tree "$w"
 art=${ARTIFACT:-../shared/nest-artifact}
 case $art in /*) ;; *) art=$top/$art ;; esac
 export ARTIFACT="$art"

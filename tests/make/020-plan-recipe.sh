@@ -14,14 +14,12 @@ set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 w=$tmp/w
-mkdir -p "$w"
-git -c safe.directory='*' ls-files -z -co --exclude-standard > "$tmp/files" ||
-    { echo "# not a git checkout: skipped"; exit 77; }
-# tar keeps the time stamps, so the tools copied below stay up to date
-tar --null -T "$tmp/files" -cf - | tar -xf - -C "$w" &&
-    cp -pR bin "$w/" && mkdir -p "$w/build" &&
+. tests/make/tree.inc
+copy_tree "$w"
+# the time stamps kept, the tools copied here stay up to date
+cp -pR bin "$w/" && mkdir -p "$w/build" &&
     cp -pR build/rel build/deps.ok build/deps.sig "$w/build/" ||
-    { echo "cannot copy the tree" >&2; exit 1; }
+    { echo "cannot copy the tools" >&2; exit 1; }
 sed -n '/^## Plan your own run/,/^## /p' README.md |
     awk '/^```sh$/ { inside = 1; next } /^```$/ { if (inside) exit } inside' \
     > "$tmp/recipe.sh"
@@ -42,6 +40,9 @@ for want in "--num-layers $(field num_hidden_layers)" \
     "--nproc-per-node 8 --nnodes 16" "--global-batch-size 1024"; do
 	grep -q -- "$want" "$tmp/out" || { echo "no '$want' in the launch"; fail=1; }
 done
+# Qwen3 (model_type qwen3) normalizes each query and key head
+grep -q '"model_type": "qwen3"' "$json" && ! grep -q -- "--qk-layernorm" "$tmp/out" &&
+    { echo "a qwen3 launch without --qk-layernorm"; fail=1; }
 # TP a PP b CP c ... DP d: their product, the GPUs asked for
 devices=$(sed -n 's/^plan (Megatron-LM.s terms): //p' "$tmp/out" | awk '{
 	n = 1

@@ -9,8 +9,9 @@
 # counts the Qwen3 cards publish, are worked out here from the imported
 # fields (per expert 3 h f; embeddings 2 V h untied), not read from the
 # tool.  What a model config leaves out (the notes in its description:
-# Qwen2's q/k/v biases, Qwen3's q/k norms) is added back before the
-# comparison, so a note that lies fails too.
+# Qwen2's q/k/v biases) is added back before the
+# comparison, so a note that lies fails too.  Qwen3's query and key
+# norms are in the config (qk_norm), so its counts are whole.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

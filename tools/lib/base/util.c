@@ -627,18 +627,28 @@ char *
 xasprintf(const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 	char *p;
 
 	va_start(ap, fmt);
+	p = xvasprintf(fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+char *
+xvasprintf(const char *fmt, va_list ap)
+{
+	va_list again;
+	int n;
+	char *p;
+
+	va_copy(again, ap);
 	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
 	if (n < 0)
-		die("xasprintf: bad format");
+		die("xvasprintf: bad format");
 	p = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	vsnprintf(p, (size_t)n + 1, fmt, again);
+	va_end(again);
 	return p;
 }
 

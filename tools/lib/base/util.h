@@ -11,6 +11,7 @@
 #ifndef NP_UTIL_H
 #define NP_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -152,6 +153,8 @@ size_t utf8_invalid_at(const char *s, size_t len);
 size_t stdin_count(const char *const *paths, size_t n);
 /* A new string, printf-formatted. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1,
+    0)));
 
 /* Read a whole file ("-" or NULL: stdin) into a NUL-terminated buffer,
  * refusing one of more than READ_FILE_MAX bytes (no table or config of

@@ -310,6 +310,8 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		}
 		if (model->head_dim * model->heads != model->hidden)
 			flag(fp, &l, "--kv-channels %ld", model->head_dim);
+		if (model->qk_norm)
+			flag(fp, &l, "--qk-layernorm");
 		flag(fp, &l, "--seq-length %ld", model->seq_len);
 		flag(fp, &l, "--max-position-embeddings %ld",
 		    model->max_positions);

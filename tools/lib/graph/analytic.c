@@ -22,13 +22,14 @@ struct dims {
 	double b;		/* sequences the device holds (part of): b, or
 				 * b/e when the expert ranks split the samples */
 	double h, kv, f, heads, vocab, experts, top_k;
+	double head_dim;
 	double q;		/* the queries' width, heads x head_dim (h
 				 * unless the model sets head_dim); kv the
 				 * keys' (and the values'), kv_heads x head_dim */
 	double t, shard;	/* shard: t with sp (norm/residual tensors), else 1 */
 	double ce;		/* devices sharing a sequence: c*e, or c */
 	double e;
-	int dropout, gated, rms, bias, moe;
+	int dropout, gated, rms, bias, moe, qk_norm;
 	int causal, flash;
 };
 
@@ -289,6 +290,17 @@ attention(struct builder *B)
 	o = matmul(B, "qkv", n, h, (q + 2 * kv) / t,
 	    (h * (q + 2 * kv) + (d->bias ? q + 2 * kv : 0)) / t, SPLIT_T);
 	o->activation_bytes = 2 * n * h / d->shard;
+	/* the query and key heads' norm (qk_norm): one kernel over q and k,
+	 * keeping its input for the backward; its weights, a head wide, are
+	 * on every tensor rank */
+	if (d->qk_norm) {
+		double elems = n * (q + kv) / t;
+
+		o = vector(B, "qk_norm", AOP_NORM, elems, d->rms ? 5 : 8,
+		    VEC_FWD_BPE, VEC_BWD_BPE);
+		o->parameter_bytes = 2 * 2 * (d->rms ? 1 : 2) * d->head_dim;
+		o->activation_bytes = 2 * elems;
+	}
 	/* context parallel: every device needs the whole sequence's keys
 	 * and values (their gradients are reduce-scattered back); the
 	 * backward pass gathers them again rather than keep the gathered
@@ -704,6 +716,8 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	d.dropout = m->dropout;
 	d.gated = m->mlp == MLP_GATED;
 	d.rms = m->norm == NORM_RMSNORM;
+	d.qk_norm = m->qk_norm;
+	d.head_dim = (double)m->head_dim;
 	d.bias = m->bias;
 	d.moe = m->experts > 1;
 	d.causal = m->causal;

@@ -129,6 +129,7 @@ model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
 	    xmlio_child_bool(path, r, "pooler", &m->pooler, err) < 0 ||
 	    xmlio_child_bool(path, r, "dropout", &m->dropout, err) < 0 ||
 	    xmlio_child_bool(path, r, "causal", &m->causal, err) < 0 ||
+	    xmlio_child_bool(path, r, "qk_norm", &m->qk_norm, err) < 0 ||
 	    xmlio_child_bool(path, r, "flash_attention", &m->flash_attention,
 	    err) < 0)
 		goto done;
@@ -247,13 +248,13 @@ model_config_line(const struct model_cfg *m)
 	    "kv_heads=%ld head_dim=%ld ffn_hidden=%ld vocab=%ld seq_len=%ld "
 	    "max_positions=%ld type_vocab=%ld experts=%ld top_k=%ld norm=%s "
 	    "activation=%s mlp=%s position=%s tied_embeddings=%d bias=%d "
-	    "pooler=%d dropout=%d causal=%d flash_attention=%d",
+	    "pooler=%d dropout=%d causal=%d flash_attention=%d qk_norm=%d",
 	    arch[m->architecture], m->layers, m->hidden, m->heads, m->kv_heads,
 	    m->head_dim, m->ffn_hidden, m->vocab, m->seq_len, m->max_positions,
 	    m->type_vocab, m->experts, m->top_k, norm[m->norm],
 	    act[m->activation], mlp[m->mlp], pos[m->position],
 	    m->tied_embeddings, m->bias, m->pooler, m->dropout, m->causal,
-	    m->flash_attention);
+	    m->flash_attention, m->qk_norm);
 }
 
 char *
@@ -358,6 +359,9 @@ model_parameters(const struct model_cfg *m)
 	if (m->experts > 1)
 		mlp += h * (double)m->experts;		/* the router */
 	layer = attn + mlp + 2 * norm;
+	if (m->qk_norm)		/* one norm over the query heads, one the key */
+		layer += 2 * (m->norm == NORM_LAYERNORM ? 2.0 : 1.0) *
+		    (double)m->head_dim;
 	embed = (double)m->vocab * h + (double)m->type_vocab * h;
 	if (m->position == POS_LEARNED)
 		embed += (double)m->max_positions * h;

@@ -34,6 +34,10 @@ struct model_cfg {
 	int tied_embeddings, bias, pooler;
 	int dropout;		/* trains with dropout (masks are kept) */
 	int causal;		/* causal attention (default: decoders) */
+	int qk_norm;		/* a norm over each query and key head
+				 * (Qwen3, OLMo 2; Megatron's --qk-layernorm):
+				 * its weights head_dim wide, shared by the
+				 * heads (default false) */
 	int flash_attention;	/* fused attention keeping no s x s tensor
 				 * (default: decoders) */
 	long rope_theta;	/* the rotary base (rotary positions; default
