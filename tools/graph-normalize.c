@@ -249,7 +249,8 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 	}
 	if (n > 512)
 		return pl_errf(err, NULL, 0, "model '%s': %zu variants, more "
-		    "than 512", m->name, n);
+		    "than 512%s", m->name, n, o->v.b ? "" : " (-V b=B: one "
+		    "micro-batch size a folder)");
 	/* the ep_batch column only where a batch split is listed: other
 	 * indexes stay as they were */
 	for (size_t i = 0; i < n; i++)
@@ -292,7 +293,10 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 
 /*
  * results/models.csv: per model the closed-form parameter count, the
- * analytic graph's (they must agree), and at b = 1, t = 1 the forward
+ * analytic graph's (they must agree), the parameters a token uses in
+ * the main model (its top_k routed experts') and the multi-token
+ * prediction modules' share
+ * of the count, and at b = 1, t = 1 the forward
  * FLOPs per token of the whole model and one transformer layer's
  * activation bytes.
  */
@@ -300,7 +304,8 @@ static int
 run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 {
 	static const char *const head[] = {
-		"model", "parameters", "graph_parameters", "layers", "hidden",
+		"model", "parameters", "graph_parameters", "active_parameters",
+		"mtp_parameters", "layers", "hidden",
 		"heads", "kv_heads", "head_dim", "ffn_hidden", "experts",
 		"top_k", "seq_len", "flops_per_token_fwd",
 		"activation_bytes_per_layer"
@@ -310,13 +315,15 @@ run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 
 	if (outfile_open(&out, o->out, err) < 0)
 		return -1;
-	csvio_write_row(out.fp, head, 14);
+	enum { NCOLS = sizeof head / sizeof *head };
+	csvio_write_row(out.fp, head, NCOLS);
 	for (int i = 0; i < n; i++) {
 		struct model_cfg m;
 		struct aop_graph ag;
 		double params = 0, flops = 0, act = 0;
-		char b[14][NUMFMT_LEN];
-		const char *f[14];
+		char b[NCOLS][NUMFMT_LEN];
+		const char *f[NCOLS];
+		int c = 0;
 
 		if (model_load(&m, models[i], err) < 0 ||
 		    analytic_build(&m, NULL, &one, &ag, err) < 0) {
@@ -330,21 +337,25 @@ run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 				act += ag.op[k].activation_bytes;
 		}
 		analytic_release(&ag);
-		f[0] = m.name;
-		f[1] = numfmt(b[1], model_parameters(&m));
-		f[2] = numfmt(b[2], params);
-		f[3] = numfmt(b[3], (double)m.layers);
-		f[4] = numfmt(b[4], (double)m.hidden);
-		f[5] = numfmt(b[5], (double)m.heads);
-		f[6] = numfmt(b[6], (double)m.kv_heads);
-		f[7] = numfmt(b[7], (double)m.head_dim);
-		f[8] = numfmt(b[8], (double)m.ffn_hidden);
-		f[9] = numfmt(b[9], (double)m.experts);
-		f[10] = numfmt(b[10], (double)m.top_k);
-		f[11] = numfmt(b[11], (double)m.seq_len);
-		f[12] = numfmt(b[12], flops / (double)m.seq_len);
-		f[13] = numfmt(b[13], act);
-		csvio_write_row(out.fp, f, 14);
+		f[c++] = m.name;
+#define NUM(x) (f[c] = numfmt(b[c], (x)), c++)
+		NUM(model_parameters(&m));
+		NUM(params);
+		NUM(model_active_parameters(&m));
+		NUM(model_mtp_parameters(&m));
+		NUM((double)m.layers);
+		NUM((double)m.hidden);
+		NUM((double)m.heads);
+		NUM((double)m.kv_heads);
+		NUM((double)m.head_dim);
+		NUM((double)m.ffn_hidden);
+		NUM((double)m.experts);
+		NUM((double)m.top_k);
+		NUM((double)m.seq_len);
+		NUM(flops / (double)m.seq_len);
+		NUM(act);
+#undef NUM
+		csvio_write_row(out.fp, f, NCOLS);
 	}
 	return outfile_commit(&out, err);
 }

@@ -37,9 +37,10 @@ usage(FILE *fp, int status)
 
 /* The architectures, as config.json's model_type names them. */
 enum family { F_LLAMA, F_MISTRAL, F_MIXTRAL, F_QWEN2, F_QWEN3, F_QWEN3_MOE,
-	F_GPT_NEOX, F_N };
+	F_GPT_NEOX, F_DEEPSEEK_V2, F_DEEPSEEK_V3, F_N };
 static const char *const family_types[F_N] = {
-	"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gpt_neox"
+	"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gpt_neox",
+	"deepseek_v2", "deepseek_v3"
 };
 
 /* The input: its text (for line numbers) and its parsed object. */
@@ -98,6 +99,20 @@ whole(const struct input *in, const char *key, long dflt)
 	return (long)json_integer_value(v);
 }
 
+/* A whole number, 0 or more; 0 when absent or null. */
+static long
+count(const struct input *in, const char *key)
+{
+	json_t *v = json_object_get(in->root, key);
+
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) > 1000000000000LL)
+		bad(in, key, "not a whole number");
+	return (long)json_integer_value(v);
+}
+
 static double
 number(const struct input *in, const char *key, double dflt)
 {
@@ -139,7 +154,7 @@ text(const struct input *in, const char *key)
  * until the end so the sources come first; libxml2's writer escapes
  * what a path or name may hold.
  */
-#define OUT_MAX 32
+#define OUT_MAX 48
 struct out {
 	char *source[OUT_MAX], *name[OUT_MAX], *value[OUT_MAX];
 	size_t nsource, nelem;
@@ -257,15 +272,12 @@ family_of(const struct input *in)
 	for (int f = 0; f < F_N; f++)
 		if (strcmp(t, family_types[f]) == 0)
 			return (enum family)f;
-	if (strcmp(t, "deepseek_v2") == 0 || strcmp(t, "deepseek_v3") == 0)
-		bad(in, "model_type", "'%s': multi-head latent attention and "
-		    "shared experts, which the model config cannot describe "
-		    "yet", t);
 	if (strcmp(t, "qwen2_moe") == 0)
-		bad(in, "model_type", "'qwen2_moe': shared experts beside the "
-		    "routed ones, which the model config cannot describe yet");
+		bad(in, "model_type", "'qwen2_moe': a gate on the shared "
+		    "expert's output, which the model config cannot describe "
+		    "yet");
 	bad(in, "model_type", "'%s' is not one of llama, mistral, mixtral, "
-	    "qwen2, qwen3, qwen3_moe, gpt_neox", t);
+	    "qwen2, qwen3, qwen3_moe, gpt_neox, deepseek_v2, deepseek_v3", t);
 }
 
 /* An XML name (NCName) of the plain kind: a letter or _, then letters,
@@ -288,16 +300,94 @@ struct opts {
 	long seq_len;
 };
 
+/*
+ * DeepSeek-V2 and -V3 (DeepseekV2Config, DeepseekV3Config): multi-head
+ * latent attention (q_lora_rank null: queries projected whole, as in
+ * V2-Lite), routed experts moe_intermediate_size wide beside
+ * n_shared_experts shared ones of the same width, the first
+ * first_k_dense_replace layers dense (intermediate_size), routing within
+ * topk_group of n_group groups (topk_method group_limited_greedy, V2, or
+ * noaux_tc, V3; greedy ignores the groups), num_nextn_predict_layers
+ * multi-token prediction modules (V3).
+ */
+static void
+deepseek_elements(struct out *o, const struct input *in, long heads,
+    long kv, long experts, long top_k)
+{
+	long layers = whole(in, "num_hidden_layers", -1);
+	long qr = count(in, "q_lora_rank");
+	long expert_ffn = whole(in, "moe_intermediate_size", -1);
+	long shared = count(in, "n_shared_experts");
+	long dense = count(in, "first_k_dense_replace");
+	long groups = whole(in, "n_group", 1), group_topk = whole(in,
+	    "topk_group", 1);
+	long mtp = count(in, "num_nextn_predict_layers");
+	const char *method = text(in, "topk_method");
+
+	if (kv != heads)
+		bad(in, "num_key_value_heads", "%ld, where latent attention "
+		    "has a key/value head a query head (%ld)", kv, heads);
+	if (whole(in, "moe_layer_freq", 1) != 1)
+		bad(in, "moe_layer_freq", "experts every %ld layers (the model "
+		    "config has leading dense layers, then expert layers)",
+		    whole(in, "moe_layer_freq", 1));
+	if (dense >= layers)
+		bad(in, "first_k_dense_replace", "%ld of %ld layers dense: no "
+		    "expert layer left", dense, layers);
+	if (method && strcmp(method, "greedy") == 0)
+		groups = group_topk = 1;
+	if (experts % groups)
+		bad(in, "n_group", "%ld groups do not divide %ld experts",
+		    groups, experts);
+	if (group_topk > groups)
+		bad(in, "topk_group", "%ld groups of %ld", group_topk, groups);
+	if (top_k > group_topk * (experts / groups))
+		bad(in, "topk_group", "%ld groups of %ld experts cannot hold "
+		    "%ld experts a token", group_topk, experts / groups, top_k);
+	if (qr > 0)
+		element(o, in, "q_lora_rank", "q_lora_rank", "%ld", qr);
+	element(o, in, "kv_lora_rank", "kv_lora_rank", "%ld",
+	    whole(in, "kv_lora_rank", -1));
+	element(o, in, "qk_rope_head_dim", "qk_rope_head_dim", "%ld",
+	    whole(in, "qk_rope_head_dim", -1));
+	element(o, in, "v_head_dim", "v_head_dim", "%ld",
+	    whole(in, "v_head_dim", -1));
+	element(o, in, "expert_ffn_hidden", "moe_intermediate_size", "%ld",
+	    expert_ffn);
+	if (shared > 0) {
+		element(o, in, "shared_expert_ffn_hidden", NULL, "%ld",
+		    shared * expert_ffn);
+		source(o, "%s: shared_expert_ffn_hidden, 'n_shared_experts' "
+		    "(line %zu) x 'moe_intermediate_size' (line %zu)", in->path,
+		    line_of(in, "n_shared_experts"),
+		    line_of(in, "moe_intermediate_size"));
+	}
+	if (dense > 0)
+		element(o, in, "dense_layers", "first_k_dense_replace", "%ld",
+		    dense);
+	if (groups > 1) {
+		element(o, in, "router_groups", "n_group", "%ld", groups);
+		element(o, in, "router_group_topk", "topk_group", "%ld",
+		    group_topk);
+	}
+	if (mtp > 0)
+		element(o, in, "mtp_depth", "num_nextn_predict_layers", "%ld",
+		    mtp);
+}
+
 static void
 import(const struct opts *op, const struct input *in, FILE *fp)
 {
 	enum family f = family_of(in);
-	int neox = f == F_GPT_NEOX, moe = f == F_MIXTRAL || f == F_QWEN3_MOE;
+	int deepseek = f == F_DEEPSEEK_V2 || f == F_DEEPSEEK_V3;
+	int neox = f == F_GPT_NEOX, moe = f == F_MIXTRAL || f == F_QWEN3_MOE ||
+	    deepseek;
 	long layers = whole(in, "num_hidden_layers", -1);
 	long hidden = whole(in, "hidden_size", -1);
 	long heads = whole(in, "num_attention_heads", -1);
 	long kv = whole(in, "num_key_value_heads", heads);
-	long head_dim = whole(in, "head_dim", hidden / heads);
+	const char *head_dim_key = deepseek ? "qk_nope_head_dim" : "head_dim";
+	long head_dim = whole(in, head_dim_key, deepseek ? -1 : hidden / heads);
 	long vocab = whole(in, "vocab_size", -1);
 	long maxpos = whole(in, "max_position_embeddings", -1);
 	long seq = op->seq_len ? op->seq_len : maxpos;
@@ -306,6 +396,8 @@ import(const struct opts *op, const struct input *in, FILE *fp)
 	    "intermediate_size";
 	long ffn = whole(in, ffn_key, -1);
 	long experts = 1, top_k = 1;
+	const char *experts_key = f == F_MIXTRAL ? "num_local_experts" :
+	    deepseek ? "n_routed_experts" : "num_experts";
 	const char *theta_key = neox ? "rotary_emb_base" : "rope_theta";
 	double theta = number(in, theta_key, 10000);
 	int tied = flag(in, "tie_word_embeddings", 0);
@@ -313,13 +405,13 @@ import(const struct opts *op, const struct input *in, FILE *fp)
 	    flag(in, "mlp_bias", 0);
 	struct out o = { { NULL }, { NULL }, { NULL }, 0, 0 };
 	const char *activation;
-	char notes[1024] = "", *description;
+	char notes[1024] = "", *description, *ffn_text;
 
 	/* what the model config cannot say */
 	if (layers > MODEL_MAX_LAYERS)
 		bad(in, "num_hidden_layers", "%ld, more than %d", layers,
 		    MODEL_MAX_LAYERS);
-	if (!json_object_get(in->root, "head_dim") && hidden % heads)
+	if (!json_object_get(in->root, head_dim_key) && hidden % heads)
 		bad(in, "num_attention_heads", "%ld heads do not divide hidden "
 		    "%ld, and there is no head_dim", heads, hidden);
 	if (heads % kv)
@@ -338,8 +430,7 @@ import(const struct opts *op, const struct input *in, FILE *fp)
 			    whole(in, "decoder_sparse_step", 1));
 	}
 	if (moe) {
-		experts = whole(in, f == F_MIXTRAL ? "num_local_experts" :
-		    "num_experts", -1);
+		experts = whole(in, experts_key, -1);
 		top_k = whole(in, "num_experts_per_tok", -1);
 		if (top_k > experts)
 			bad(in, "num_experts_per_tok", "%ld of %ld experts",
@@ -394,18 +485,25 @@ import(const struct opts *op, const struct input *in, FILE *fp)
 		    "-s %.0f or less)", number(in, "sliding_window", 0), seq,
 		    number(in, "sliding_window", 0));
 
+	if (deepseek)
+		ffn_text = xasprintf("latent attention, FFN %ld in the dense "
+		    "layers and %ld an expert", ffn, whole(in,
+		    "moe_intermediate_size", -1));
+	else
+		ffn_text = xasprintf("FFN %ld%s", ffn, moe ? " an expert" : "");
 	description = xasprintf("%s (Hugging Face %s, model_type %s): %ld "
-	    "layers, hidden %ld, %ld heads, %ld key/value heads, FFN %ld%s, "
+	    "layers, hidden %ld, %ld heads, %ld key/value heads, %s, "
 	    "sequence %ld.%s", op->name, in->path, family_types[f], layers,
-	    hidden, heads, kv, ffn, moe ? " an expert" : "", seq, notes);
+	    hidden, heads, kv, ffn_text, seq, notes);
+	free(ffn_text);
 	element(&o, in, "architecture", NULL, "decoder");
 	element(&o, in, "layers", "num_hidden_layers", "%ld", layers);
 	element(&o, in, "hidden", "hidden_size", "%ld", hidden);
 	element(&o, in, "heads", "num_attention_heads", "%ld", heads);
 	if (json_object_get(in->root, "num_key_value_heads"))
 		element(&o, in, "kv_heads", "num_key_value_heads", "%ld", kv);
-	if (json_object_get(in->root, "head_dim"))
-		element(&o, in, "head_dim", "head_dim", "%ld", head_dim);
+	if (json_object_get(in->root, head_dim_key))
+		element(&o, in, "head_dim", head_dim_key, "%ld", head_dim);
 	element(&o, in, "ffn_hidden", ffn_key, "%ld", ffn);
 	element(&o, in, "vocab", "vocab_size", "%ld", vocab);
 	if (op->seq_len)
@@ -414,10 +512,11 @@ import(const struct opts *op, const struct input *in, FILE *fp)
 	element(&o, in, "seq_len", op->seq_len ? NULL :
 	    "max_position_embeddings", "%ld", seq);
 	if (moe) {
-		element(&o, in, "experts", f == F_MIXTRAL ? "num_local_experts"
-		    : "num_experts", "%ld", experts);
+		element(&o, in, "experts", experts_key, "%ld", experts);
 		element(&o, in, "top_k", "num_experts_per_tok", "%ld", top_k);
 	}
+	if (deepseek)
+		deepseek_elements(&o, in, heads, kv, experts, top_k);
 	element(&o, in, "norm", NULL, "%s", neox ? "layernorm" : "rmsnorm");
 	element(&o, in, "activation", "hidden_act", "%s", activation);
 	element(&o, in, "mlp", NULL, "%s", neox ? "dense" : "gated");
@@ -439,7 +538,9 @@ import(const struct opts *op, const struct input *in, FILE *fp)
 	    neox ? "LayerNorm" : "RMSNorm", neox ? "dense (two-matrix)" :
 	    "gated (SwiGLU)", bias ? "biases on the linear layers" :
 	    "no biases", f == F_QWEN3 || f == F_QWEN3_MOE ? ", an RMSNorm "
-	    "over each query and key head (Qwen3's q_norm and k_norm)" : "",
+	    "over each query and key head (Qwen3's q_norm and k_norm)" :
+	    deepseek ? ", multi-head latent attention (its ranks' RMSNorms)" :
+	    "",
 	    tied ? "" : "; untied embeddings when config.json says nothing");
 	write_model(fp, in->path, op->name, description, &o);
 	free(description);

@@ -1,8 +1,8 @@
 # dpsolve -f megatron: every flag it prints is one of Megatron-LM's own
 # (tests/megatron/flags-core_v0.15.0.txt, copied from its arguments.py at a
 # named commit), for a dense decoder with interleaving, a GQA decoder, a
-# mixture of experts (context parallel: its exchange as priced) and an
-# encoder; the model's and the plan's numbers
+# mixture of experts (context parallel: its exchange as priced),
+# DeepSeek-V3 and an encoder; the model's and the plan's numbers
 # are the ones written; a decoder's uneven split is launched with its
 # layout; plans Megatron cannot run (an encoder's uneven split, a global
 # batch that is no multiple of b d) are printed commented out with the
@@ -18,7 +18,8 @@ launch() {	# name model accelerator network [dpsolve options...]
 	name=$1 model=$2 accel=$3 net=$4
 	shift 4
 	"$BIN/graph-normalize" -D "$tmp/$name" -a "configs/accelerators/$accel.xml" \
-	    -c "configs/models/$model.xml" -o "$tmp/$name/index.csv" || return 1
+	    ${VARIANT:+-V "$VARIANT"} -c "configs/models/$model.xml" \
+	    -o "$tmp/$name/index.csv" || return 1
 	"$BIN/dpsolve" -A "configs/models/$model.xml" -a "configs/accelerators/$accel.xml" \
 	    -n "configs/networks/$net.xml" -f megatron -o "$tmp/$name.sh" \
 	    -c "$tmp/$name.csv" "$@" "$tmp/$name/index.csv" || return 1
@@ -85,6 +86,30 @@ else
 	grep -q -- '--moe-grouped-gemm' "$tmp/mixtral.sh" &&
 	    say "mixtral: one expert a rank, grouped"
 fi
+# DeepSeek-V3 on 1,024 H100s: latent attention, fine-grained and shared
+# experts, leading dense layers, group-limited routing and the prediction
+# module, each flag's value read from the model config here
+VARIANT=b=1 launch dsv3 deepseek-v3 h100-80gb dgx-h100-6144 -N 1024 -B 4096 ||
+    say "dsv3: dpsolve failed"
+unset VARIANT	# (sh may keep an assignment made before a function)
+x() { sed -n "s|.*<$1>\(.*\)</$1>.*|\1|p" configs/models/deepseek-v3.xml; }
+has dsv3 "--multi-latent-attention"
+has dsv3 "--q-lora-rank $(x q_lora_rank)"
+has dsv3 "--kv-lora-rank $(x kv_lora_rank)"
+has dsv3 "--qk-head-dim $(x head_dim)"
+has dsv3 "--qk-pos-emb-head-dim $(x qk_rope_head_dim)"
+has dsv3 "--v-head-dim $(x v_head_dim)"
+has dsv3 "--moe-ffn-hidden-size $(x expert_ffn_hidden)"
+has dsv3 "--moe-shared-expert-intermediate-size $(x shared_expert_ffn_hidden)"
+has dsv3 "--moe-layer-freq '([0]*$(x dense_layers)+[1]*$(($(x layers) - $(x dense_layers))))'"
+has dsv3 "--moe-router-num-groups $(x router_groups)"
+has dsv3 "--moe-router-group-topk $(x router_group_topk)"
+has dsv3 "--mtp-num-layers $(x mtp_depth)"
+grep -q 'cannot run' "$tmp/dsv3.sh" && say "dsv3: the searched plan should run"
+# a layout puts the prediction module with the loss, last
+grep -q -- "--pipeline-model-parallel-layout" "$tmp/dsv3.sh" &&
+    ! grep -q -- "m,L' " "$tmp/dsv3.sh" && say "dsv3: a layout without m,L"
+
 # context parallelism launched as priced: keys and values all-gathered
 # before the attention, not Megatron's default ring (which overlaps)
 for f in "$tmp"/*.sh; do

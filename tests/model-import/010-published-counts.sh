@@ -1,5 +1,5 @@
 #!/bin/sh
-# model-import on the config.json of eight published models (hf/NAME/,
+# model-import on the config.json of nine published models (hf/NAME/,
 # the values of the Hugging Face repositories of those names), each
 # imported model's parameter count against the count its makers or its
 # Hugging Face page publish, to the figures published; the analytic
@@ -11,13 +11,16 @@
 # tool.  What a model config leaves out (the notes in its description:
 # Qwen2's q/k/v biases) is added back before the
 # comparison, so a note that lies fails too.  Qwen3's query and key
-# norms are in the config (qk_norm), so its counts are whole.
+# norms are in the config (qk_norm), so its counts are whole.  DeepSeek-V3
+# (latent attention, shared experts, dense layers, a prediction module)
+# is held to its report's main-model and active counts, which the tool's
+# summary gives (the total is also the graph's, summed op by op).
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 for m in Llama-2-7b-hf Llama-3.1-8B Mistral-7B-v0.1 Mixtral-8x7B-v0.1 \
-    Qwen2-7B Qwen3-8B Qwen3-30B-A3B gpt-neox-20b; do
+    Qwen2-7B Qwen3-8B Qwen3-30B-A3B gpt-neox-20b DeepSeek-V3; do
 	# Mistral 7B v0.1 attends over a 4,096-token window: -s 4096
 	"$BIN/model-import" -s 4096 -o "$tmp/$m.xml" \
 	    "tests/model-import/hf/$m/config.json" || { fail=1; continue; }
@@ -72,6 +75,17 @@ FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		ne = full - 2 * vocab[m] * h
 		if (!near(ne, 29.9e9, 0.05e9)) { print m ": " ne " non-embedding, published 29.9B"; bad = 1 }
 	}
+	# DeepSeek-V3 Technical Report (2024): 671B, 37B activated a token,
+	# the main model (without the prediction module, whose share the
+	# summary gives): imported from its config.json, cut to the figures
+	# given
+	if (m == "DeepSeek-V3") {
+		main = full - $c["mtp_parameters"]
+		if (main < 671e9 || main >= 672e9) { print m ": main model " main ", published 671B"; bad = 1 }
+		a = $c["active_parameters"]
+		if (a < 37e9 || a >= 38e9) { print m ": " a " active, published 37B"; bad = 1 }
+		want = full; tol = 0
+	}
 	# Black et al., "GPT-NeoX-20B: An Open-Source Autoregressive Language
 	# Model" (2022): 20,554,567,680 parameters, to the last one
 	if (m == "gpt-neox-20b") { want = 20554567680; tol = 0 }
@@ -79,7 +93,7 @@ FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	n++
 }
 END {
-	if (n != 8) { print n " of 8 models counted"; bad = 1 }
+	if (n != 9) { print n " of 9 models counted"; bad = 1 }
 	exit bad
 }' "$tmp/left.csv" "$tmp/models.csv" || fail=1
 exit $fail

@@ -719,6 +719,63 @@ test_gemm_fixed_time(void)
 	analytic_release(&without);
 }
 
+/*
+ * DeepSeek-V3 (latent attention, 3 dense layers, 58 of 256 experts 2048
+ * wide with one shared, a multi-token prediction module), unfused so the
+ * core is whole: a layer's products summed from the report's shapes (Sec.
+ * 2.1.1, 4.2), the compressed tensors gathered under sequence
+ * parallelism instead of the hidden state, and the layers marked copies
+ * of the first of their kind.
+ */
+static void
+test_latent_and_experts(void)
+{
+	struct model_cfg m = model("deepseek-v3");
+	double s = 4096, h = 7168, A = 128, qr = 1536, kvr = 512, rope = 64;
+	double nope = 128, vd = 128, f = 18432, fe = 2048, E = 256, k = 8;
+	double V = 129280;
+	/* q down and up, kv (and the rotary key) down, k and v up, o */
+	double attn = h * qr + qr * A * (nope + rope) + h * (kvr + rope) +
+	    kvr * A * (nope + vd) + A * vd * h;
+	double core = s * A * (nope + rope) + s * A * vd;
+	double moe = h * E + (k + 1) * 3 * h * fe;	/* router, 8 + shared */
+	struct aop_graph g;
+	struct layer_graph lg;
+	struct sums dense, expert, head, tp;
+	int copies = 1;
+
+	build(&m, 1, 0, 1, 1, 1, &g);
+	dense = layer_sums(&g, 0);
+	expert = layer_sums(&g, 3);
+	head = layer_sums(&g, 61);
+	EQ_DBL(dense.matmul_flops, 2 * s * (attn + core + 3 * h * f), 1e-12,
+	    "DeepSeek-V3: a dense layer's products");
+	EQ_DBL(expert.matmul_flops, 2 * s * (attn + core + moe), 1e-12,
+	    "an expert layer's: 8 routed experts, the shared one, the router");
+	EQ_DBL(head.matmul_flops, 2 * s * (h * V + 2 * h * h + attn + core +
+	    moe + h * V), 1e-12, "the head's: the logits, and the prediction "
+	    "module's projection, expert layer and logits");
+	analytic_layers(&g, &lg);
+	for (size_t r = 2; r + 1 < lg.n; r++) {
+		long want = r <= 3 ? 0 : r == 4 ? -2 : 3;
+
+		if (want == -2 ? lg.l[r].is_copy :
+		    !lg.l[r].is_copy || lg.l[r].copy_of != want)
+			copies = 0;
+	}
+	OK(copies && !lg.l[1].is_copy, "layers 1-2 copies of 0, 4-60 of 3");
+	layers_release(&lg);
+	analytic_release(&g);
+	/* t = 8 with sp: the up projections' input gathered at the ranks'
+	 * width, 2 bytes a token of q_lora_rank + kv_lora_rank + rope */
+	build(&m, 8, 1, 1, 1, 1, &g);
+	tp = layer_sums(&g, 0);
+	EQ_DBL(tp.fwd_bytes[LCOLL_ALL_GATHER], 2 * s * (qr + kvr + rope) +
+	    2 * s * h, 1e-12, "t = 8, sp: the compressed rows gathered "
+	    "(and the MLP's input)");
+	analytic_release(&g);
+}
+
 int
 main(void)
 {
@@ -732,5 +789,6 @@ main(void)
 	test_collectives();
 	test_variants();
 	test_expert_batch_split();
+	test_latent_and_experts();
 	return tap_done();
 }

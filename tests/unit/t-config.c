@@ -79,6 +79,25 @@ step_flops(void)
 		EQ_DBL(model_step_flops(&m, B, 0, 0), 3 * B * s * (l * layer +
 		    2 * h * V), 1e-12, "head_dim 256: the products' sum");
 	}
+	/* DeepSeek-V3 (its report's Sec. 4.2), product by product as
+	 * core_v0.15.0 counts them (its two rank norms a multiply an
+	 * element), the core whole: 3 dense layers, 58 expert layers (8
+	 * routed experts and the shared one) and the prediction module's
+	 * expert layer, its norms and 2h x h projection, two sets of logits */
+	if (OK(model_load(&m, "configs/models/deepseek-v3.xml", &err) == 0,
+	    "deepseek-v3 loads")) {
+		double S = 4096, H = 7168, A = 128, qr = 1536, kvr = 512;
+		double rope = 64, nope = 128, vd = 128, Vd = 129280;
+		double attn = H * qr + qr + qr * A * (nope + rope) +
+		    H * (kvr + rope) + kvr + kvr * A * (nope + vd) + A * vd * H;
+		double core = S * A * (nope + rope + vd);
+		double dense = attn + core + 3 * H * 18432;
+		double moe = attn + core + 9 * 3 * H * 2048;
+
+		EQ_DBL(model_step_flops(&m, 1, 0, 0), 6 * S * (3 * dense +
+		    59 * moe + 3 * H + 2 * H * H + 2 * Vd * H), 1e-12,
+		    "DeepSeek-V3: the products' sum");
+	}
 }
 
 int
@@ -98,6 +117,9 @@ main(void)
 	params("mixtral-8x7b", 46.7e9, 0.01);
 	params("gpt3-35b", 35e9, 0.01);
 	params("mixtral-scaled", 790e6, 0.01);
+	/* Qwen3 Technical Report (2025): 235B (DeepSeek-V3's counts are
+	 * checked in tests/graph-normalize/020) */
+	params("qwen3-235b-a22b", 235e9, 0.01);
 	networks();
 	OK(accel_load(&a, "configs/accelerators/tpuv4.xml", &err) == 0, "tpuv4");
 	EQ_DBL(a.memory_bytes, 64.0 * 1073741824.0, 0, "64 GiB");

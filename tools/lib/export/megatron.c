@@ -228,12 +228,14 @@ megatron_check(const struct plan *p, long global_batch,
 /*
  * --pipeline-model-parallel-layout: the model chunks in Megatron's order
  * (virtual stage 0 of every pipeline rank, then virtual stage 1, ...),
- * separated by |, each its layers: E the embedding, t a decoder layer, L
- * the loss; a stage's layers split into v equal chunks, the ends taking
+ * separated by |, each its layers: E the embedding, t a decoder layer, m
+ * a multi-token prediction module, L the loss; a stage's layers split
+ * into v equal chunks, the ends taking
  * a layer's place where they are counted.
  */
 static void
-write_layout(FILE *fp, const struct plan *p, const struct split *sp)
+write_layout(FILE *fp, const struct plan *p, const struct split *sp,
+    long mtp_depth)
 {
 	int S = p->nstages;
 	long v = p->v > 1 ? p->v : 1;
@@ -249,8 +251,13 @@ write_layout(FILE *fp, const struct plan *p, const struct split *sp)
 				fputc('t', fp);
 			else if (t > 1)
 				fprintf(fp, "t*%ld", t);
+			/* the prediction modules run with the loss, in the
+			 * last chunk of the last stage (m a module) */
+			for (long k = 0; tail && k < mtp_depth; k++)
+				fprintf(fp, "%sm", t > 0 || head || k ? "," : "");
 			if (tail)
-				fprintf(fp, "%sL", t > 0 || head ? "," : "");
+				fprintf(fp, "%sL", t > 0 || head || mtp_depth > 0 ?
+				    "," : "");
 		}
 }
 
@@ -308,7 +315,23 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 			flag(fp, &l, "--group-query-attention");
 			flag(fp, &l, "--num-query-groups %ld", model->kv_heads);
 		}
-		if (model->head_dim * model->heads != model->hidden)
+		if (model->kv_lora_rank > 0) {
+			/* latent attention; --qk-layernorm gives its ranks
+			 * their norms (fused into the up projections), and
+			 * the rotary embedding is plain RoPE (MLA's default
+			 * is YaRN, for longer contexts) */
+			flag(fp, &l, "--multi-latent-attention");
+			if (model->q_lora_rank > 0)
+				flag(fp, &l, "--q-lora-rank %ld",
+				    model->q_lora_rank);
+			flag(fp, &l, "--kv-lora-rank %ld", model->kv_lora_rank);
+			flag(fp, &l, "--qk-head-dim %ld", model->head_dim);
+			flag(fp, &l, "--qk-pos-emb-head-dim %ld",
+			    model->qk_rope_head_dim);
+			flag(fp, &l, "--v-head-dim %ld", model->v_head_dim);
+			flag(fp, &l, "--qk-layernorm");
+			flag(fp, &l, "--rope-type rope");
+		} else if (model->head_dim * model->heads != model->hidden)
 			flag(fp, &l, "--kv-channels %ld", model->head_dim);
 		if (model->qk_norm)
 			flag(fp, &l, "--qk-layernorm");
@@ -351,7 +374,26 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 			 * grouped product */
 			if (model->experts / e > 1)
 				flag(fp, &l, "--moe-grouped-gemm");
+			if (model->expert_ffn_hidden != model->ffn_hidden)
+				flag(fp, &l, "--moe-ffn-hidden-size %ld",
+				    model->expert_ffn_hidden);
+			if (model->shared_expert_ffn_hidden > 0)
+				flag(fp, &l, "--moe-shared-expert-intermediate-"
+				    "size %ld", model->shared_expert_ffn_hidden);
+			/* 0 a dense layer, 1 an expert layer */
+			if (model->dense_layers > 0)
+				flag(fp, &l, "--moe-layer-freq '([0]*%ld+[1]*%ld)'",
+				    model->dense_layers, model->layers -
+				    model->dense_layers);
+			if (model->router_groups > 1) {
+				flag(fp, &l, "--moe-router-num-groups %ld",
+				    model->router_groups);
+				flag(fp, &l, "--moe-router-group-topk %ld",
+				    model->router_group_topk);
+			}
 		}
+		if (model->mtp_depth > 0)
+			flag(fp, &l, "--mtp-num-layers %ld", model->mtp_depth);
 	}
 	if (split.ends && !split.layout) {
 		flag(fp, &l, "--account-for-embedding-in-pipeline-split");
@@ -380,7 +422,7 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	if (split.layout) {
 		fputs(l.n ? "#     " : "    ", fp);
 		fputs("--pipeline-model-parallel-layout '", fp);
-		write_layout(fp, p, &split);
+		write_layout(fp, p, &split, model ? model->mtp_depth : 0);
 		fputs("' \\\n", fp);
 	} else if (p->v > 1 && split.even)
 		flag(fp, &l, "--num-layers-per-virtual-pipeline-stage %ld",

@@ -21,21 +21,29 @@ struct dims {
 	double s_full;		/* keys each query sees: s (whole sequence) */
 	double b;		/* sequences the device holds (part of): b, or
 				 * b/e when the expert ranks split the samples */
-	double h, kv, f, heads, vocab, experts, top_k;
+	double h, heads, vocab, experts, top_k;
+	double f, fe, fs;	/* the MLPs' widths: dense, a routed expert's,
+				 * the shared experts' (0: none) */
 	double head_dim;
-	double q;		/* the queries' width, heads x head_dim (h
-				 * unless the model sets head_dim); kv the
-				 * keys' (and the values'), kv_heads x head_dim */
+	/* the attention core's widths over all heads: the queries' and the
+	 * context's (heads x head_dim, h unless the model sets head_dim), the
+	 * keys' and the values' (kv_heads x head_dim); latent attention's
+	 * queries and keys are head_dim + rope wide a head, its values and
+	 * context v_head_dim */
+	double qw, kw, vw, ow;
+	double qr, kvr, rope;	/* latent attention's ranks and rotary key
+				 * (kvr 0: none) */
 	double t, shard;	/* shard: t with sp (norm/residual tensors), else 1 */
 	double ce;		/* devices sharing a sequence: c*e, or c */
 	double e;
-	int dropout, gated, rms, bias, moe, qk_norm;
+	int dropout, gated, rms, bias, qk_norm;
 	int causal, flash;
 };
 
 struct builder {
 	struct aop_graph *g;
 	const struct dims *d;
+	const char *prefix;	/* before each op's name ("": none) */
 	long layer;
 	long enter;		/* an f collective awaiting its product, or -1 */
 	long last_matmul;	/* the latest product, or -1 */
@@ -63,7 +71,7 @@ add(struct builder *B, const char *name, int kind)
 	o = &g->op[g->n++];
 	memset(o, 0, sizeof(*o));
 	o->layer = B->layer;
-	snprintf(o->name, sizeof(o->name), "%s", name);
+	snprintf(o->name, sizeof(o->name), "%s%s", B->prefix, name);
 	o->kind = kind;
 	o->fwd_coll = o->bwd_coll = -1;
 	o->tp_role = -1;
@@ -247,17 +255,20 @@ static void
 flash_attention(struct builder *B)
 {
 	const struct dims *d = B->d;
-	double n = d->n, q = d->q, kv = d->kv, t = d->t;
+	double n = d->n, t = d->t;
 	double keys = d->causal ? d->s_full / 2 : d->s_full;
-	double qkvo = 2 * (2 * n * q / t + 2 * d->b * d->s_full * kv / t);
+	double qkvo = 2 * (n * (d->qw + d->ow) / t + d->b * d->s_full *
+	    (d->kw + d->vw) / t);
 	struct aop *o = add(B, "flash_attention", AOP_ATTENTION);
 
-	o->fwd_flops = 2 * 2 * n * keys * q / t;
+	/* the scores (q k, qw wide) and the context (p v, ow wide) */
+	o->fwd_flops = 2 * n * keys * (d->qw + d->ow) / t;
 	o->bwd_flops = 2.5 * o->fwd_flops;
 	o->fwd_bytes = qkvo;
 	o->bwd_bytes = 2 * qkvo;
 	/* q, k and v, and the log-sum-exp a query and head */
-	o->activation_bytes = 2 * n * (q + 2 * kv) / t + 4 * n * d->heads / t;
+	o->activation_bytes = 2 * n * (d->qw + d->kw + d->vw) / t +
+	    4 * n * d->heads / t;
 	o->selective_rerun = 1;
 	/* one thread block a 128-query tile of a sequence and head
 	 * (FlashAttention-2's grid) */
@@ -276,25 +287,84 @@ batched(struct aop *o, const struct dims *d, double m, double n, double k)
 	o->gemm_batch = d->b * d->heads / d->t;
 }
 
+/*
+ * Latent attention's projections (DeepSeek-V2 Sec. 2.1) as Megatron-Core
+ * runs them with Transformer Engine (MLASelfAttention, core_v0.15.0): the
+ * down projections, q to q_lora_rank and kv to kv_lora_rank plus the
+ * shared rotary key, are whole on every tensor rank ("duplicated") and
+ * run on the tokens the rank holds (its share with sequence parallelism,
+ * all of them without); their outputs' norms; then the column-parallel
+ * up projections, to the heads' queries and to their keys and values,
+ * whose input is gathered (its gradient reduced) at the compressed width
+ * instead of h.  Without q_lora_rank the queries are projected from the
+ * hidden state, which is then gathered as well.
+ */
+static void
+latent_projections(struct builder *B)
+{
+	const struct dims *d = B->d;
+	double n = d->n, h = d->h, t = d->t, local = n / d->shard;
+	double qk_nope = d->kw - d->heads * d->rope;
+	struct aop *o;
+
+	if (d->qr > 0) {
+		o = matmul(B, "q_down", local, h, d->qr, h * d->qr, SPLIT_NONE);
+		o->activation_bytes = 2 * local * h;
+	}
+	o = matmul(B, "kv_down", local, h, d->kvr + d->rope,
+	    h * (d->kvr + d->rope), SPLIT_NONE);
+	if (d->qr == 0)
+		o->activation_bytes = 2 * local * h;
+	if (d->qr > 0) {
+		o = vector(B, "q_lora_norm", AOP_NORM, local * d->qr,
+		    d->rms ? 5 : 8, VEC_FWD_BPE, VEC_BWD_BPE);
+		o->parameter_bytes = 2 * (d->rms ? 1 : 2) * d->qr;
+		o->activation_bytes = 2 * local * d->qr;
+	}
+	o = vector(B, "kv_lora_norm", AOP_NORM, local * d->kvr, d->rms ? 5 : 8,
+	    VEC_FWD_BPE, VEC_BWD_BPE);
+	o->parameter_bytes = 2 * (d->rms ? 1 : 2) * d->kvr;
+	o->activation_bytes = 2 * local * d->kvr;
+	tp_enter(B, "attn_f", 2 * n * ((d->qr > 0 ? d->qr : h) + d->kvr +
+	    d->rope), TP_COLUMN);
+	if (d->qr > 0) {
+		o = matmul(B, "q_up", n, d->qr, d->qw / t, d->qr * d->qw / t,
+		    SPLIT_T);
+		o->activation_bytes = 2 * local * d->qr;
+	} else {
+		o = matmul(B, "q", n, h, d->qw / t, h * d->qw / t, SPLIT_T);
+	}
+	o = matmul(B, "kv_up", n, d->kvr, (qk_nope + d->vw) / t,
+	    d->kvr * (qk_nope + d->vw) / t, SPLIT_T);
+	o->activation_bytes = 2 * local * d->kvr;
+}
+
 static void
 attention(struct builder *B)
 {
 	const struct dims *d = B->d;
-	double n = d->n, h = d->h, q = d->q, kv = d->kv, t = d->t;
+	double n = d->n, h = d->h, t = d->t;
 	double probs = d->b * (d->heads / t) * (n / d->b) * d->s_full;
 	struct aop *o;
 
 	norm(B, "attn_norm");
-	tp_enter(B, "attn_f", 2 * n * h, TP_COLUMN);
-	/* the column-parallel q, k, v projections; they keep their input */
-	o = matmul(B, "qkv", n, h, (q + 2 * kv) / t,
-	    (h * (q + 2 * kv) + (d->bias ? q + 2 * kv : 0)) / t, SPLIT_T);
-	o->activation_bytes = 2 * n * h / d->shard;
+	if (d->kvr > 0) {
+		latent_projections(B);
+	} else {
+		double q = d->qw, kv = d->kw;
+
+		tp_enter(B, "attn_f", 2 * n * h, TP_COLUMN);
+		/* the column-parallel q, k, v projections; they keep their
+		 * input */
+		o = matmul(B, "qkv", n, h, (q + 2 * kv) / t, (h * (q + 2 * kv) +
+		    (d->bias ? q + 2 * kv : 0)) / t, SPLIT_T);
+		o->activation_bytes = 2 * n * h / d->shard;
+	}
 	/* the query and key heads' norm (qk_norm): one kernel over q and k,
 	 * keeping its input for the backward; its weights, a head wide, are
 	 * on every tensor rank */
 	if (d->qk_norm) {
-		double elems = n * (q + kv) / t;
+		double elems = n * (d->qw + d->kw) / t;
 
 		o = vector(B, "qk_norm", AOP_NORM, elems, d->rms ? 5 : 8,
 		    VEC_FWD_BPE, VEC_BWD_BPE);
@@ -309,7 +379,7 @@ attention(struct builder *B)
 	 * local k and v; its ring, p2p, likewise passes k and v round again
 	 * beside their gradients) */
 	if (d->ce > 1) {
-		double kv_bytes = 2 * d->b * d->s_full * 2 * kv / t;
+		double kv_bytes = 2 * d->b * d->s_full * (d->kw + d->vw) / t;
 
 		collective(B, "kv_gather", LCOLL_CONTEXT_ALL_GATHER,
 		    LCOLL_CONTEXT_REDUCE_SCATTER, kv_bytes);
@@ -322,12 +392,13 @@ attention(struct builder *B)
 		/* the unfused path computes the whole score matrix, masked or
 		 * not */
 		o = add(B, "scores", AOP_ATTENTION);
-		o->fwd_flops = 2 * n * d->s_full * q / t;
-		o->fwd_bytes = 2 * (n * q / t + d->b * d->s_full * kv / t +
-		    probs);
+		o->fwd_flops = 2 * n * d->s_full * d->qw / t;
+		o->fwd_bytes = 2 * (n * d->qw / t + d->b * d->s_full * d->kw /
+		    t + probs);
 		attention_backward(o);
-		batched(o, d, n / d->b, d->s_full, q / d->heads);
-		o->activation_bytes = 2 * n * (q + kv) / t;	/* q and k */
+		batched(o, d, n / d->b, d->s_full, d->qw / d->heads);
+		/* q and k */
+		o->activation_bytes = 2 * n * (d->qw + d->kw) / t;
 		o->selective_rerun = 1;
 		/* softmax keeps its output; dropout its mask and its output */
 		/* two kernels: the fused scale-mask-softmax (4 bytes an
@@ -341,16 +412,16 @@ attention(struct builder *B)
 		    (d->dropout ? probs + 2 * probs : 0);
 		o->selective_rerun = o->selective_drop = 1;
 		o = add(B, "context", AOP_ATTENTION);
-		o->fwd_flops = 2 * n * d->s_full * q / t;
-		o->fwd_bytes = 2 * (probs + d->b * d->s_full * kv / t +
-		    n * q / t);
+		o->fwd_flops = 2 * n * d->s_full * d->ow / t;
+		o->fwd_bytes = 2 * (probs + d->b * d->s_full * d->vw / t +
+		    n * d->ow / t);
 		attention_backward(o);
-		batched(o, d, n / d->b, q / d->heads, d->s_full);
-		o->activation_bytes = 2 * n * kv / t;		/* v */
+		batched(o, d, n / d->b, d->ow / d->heads, d->s_full);
+		o->activation_bytes = 2 * n * d->vw / t;	/* v */
 		o->selective_rerun = 1;
 	}
-	o = matmul(B, "attn_out", n, q / t, h, q * h / t, SPLIT_T);
-	o->activation_bytes = 2 * n * q / t;
+	o = matmul(B, "attn_out", n, d->ow / t, h, d->ow * h / t, SPLIT_T);
+	o->activation_bytes = 2 * n * d->ow / t;
 	if (d->bias)
 		add(B, "attn_out_bias", AOP_VECTOR)->parameter_bytes = 2 * h;
 	tp_leave(B, "attn_g", 2 * n * h, TP_ROW);
@@ -363,13 +434,14 @@ attention(struct builder *B)
  * MLP keeps the up projection's input and output (GeLU's input) and the
  * down projection's input; a gated one keeps the gate and up outputs.
  * An expert MLP holds `experts` experts' weights (split over e as well).
+ * It is `f` wide (an expert's width for experts).
  */
 static void
 mlp(struct builder *B, double tokens, double in_shard, double experts,
-    const char *prefix)
+    double f, const char *prefix)
 {
 	const struct dims *d = B->d;
-	double h = d->h, f = d->f, t = d->t, ups = d->gated ? 2 : 1;
+	double h = d->h, t = d->t, ups = d->gated ? 2 : 1;
 	int is_expert = experts > 0;
 	double copies = is_expert ? experts : 1;
 	char name[24];
@@ -410,7 +482,10 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
  * Mixture of experts (GShard/Switch style, top-k routing, perfectly
  * balanced): a replicated router, an all-to-all that sends each local
  * token to its k experts, the local experts' MLPs on the n*k tokens that
- * arrive (E/e experts a device), and an all-to-all back.
+ * arrive (E/e experts a device), and an all-to-all back.  Shared experts
+ * (DeepSeekMoE) are one tensor-parallel MLP of their summed width that
+ * every token passes, as Megatron-Core's SharedExpertMLP runs them; here
+ * after the routed ones (not overlapped with the all-to-all).
  */
 static void
 moe(struct builder *B)
@@ -427,30 +502,32 @@ moe(struct builder *B)
 	o->activation_bytes = 2 * n / d->shard * d->experts;
 	collective(B, "dispatch", LCOLL_ALL_TO_ALL, LCOLL_ALL_TO_ALL,
 	    2 * n * k * h / d->shard);
-	mlp(B, n * k, 1, local, "expert");
+	mlp(B, n * k, 1, local, d->fe, "expert");
 	collective(B, "combine", LCOLL_ALL_TO_ALL, LCOLL_ALL_TO_ALL,
 	    2 * n * k * h / d->shard);
 	o = vector(B, "combine_sum", AOP_VECTOR, n * k * h / d->shard, 2,
 	    VEC_FWD_BPE, VEC_BWD_BPE);
 	o->activation_bytes = 2 * n * k * h / d->shard;
+	if (d->fs > 0)
+		mlp(B, n, d->shard, 0, d->fs, "shared");
 }
 
 static void
-transformer_layer(struct builder *B)
+transformer_layer(struct builder *B, int is_moe)
 {
 	attention(B);
 	norm(B, "mlp_norm");
-	if (B->d->moe)
+	if (is_moe)
 		moe(B);
 	else
-		mlp(B, B->d->n, B->d->shard, 0, "mlp");
+		mlp(B, B->d->n, B->d->shard, 0, B->d->f, "mlp");
 	dropout_residual(B, "mlp_residual");
 }
 
 /* Vocabulary-parallel embedding (Megatron): each device holds V/t rows;
  * the partial lookups are summed (reduce-scattered with sp). */
 static void
-embedding(struct builder *B, const struct model_cfg *m)
+token_lookup(struct builder *B, double params)
 {
 	const struct dims *d = B->d;
 	double n = d->n, h = d->h;
@@ -459,7 +536,7 @@ embedding(struct builder *B, const struct model_cfg *m)
 	o = add(B, "token_embedding", AOP_EMBEDDING);
 	o->fwd_bytes = 2 * n * h;
 	o->bwd_bytes = 2 * 2 * n * h;
-	o->parameter_bytes = 2 * d->vocab * h / d->t;
+	o->parameter_bytes = 2 * params / d->t;
 	o->param_split = SPLIT_T;
 	if (d->t > 1) {
 		if (d->shard > 1)
@@ -469,6 +546,16 @@ embedding(struct builder *B, const struct model_cfg *m)
 			collective(B, "embedding_g", LCOLL_ALL_REDUCE, -1,
 			    2 * n * h);
 	}
+}
+
+static void
+embedding(struct builder *B, const struct model_cfg *m)
+{
+	const struct dims *d = B->d;
+	double n = d->n, h = d->h;
+	struct aop *o;
+
+	token_lookup(B, d->vocab * h);
 	if (m->position == POS_LEARNED || m->type_vocab > 0) {
 		o = vector(B, "position_embedding", AOP_EMBEDDING, n * h / d->shard,
 		    1, VEC_FWD_BPE, VEC_BWD_BPE);
@@ -491,9 +578,11 @@ embedding(struct builder *B, const struct model_cfg *m)
  * output projection over the vocabulary (its weight is the embedding's
  * when tied, held by the embedding layer) and the vocabulary-parallel
  * cross-entropy, whose three per-token reductions are all-reduced (fp32).
+ * A multi-token prediction module's head (`shared`) projects with the
+ * model's output weight.
  */
 static void
-head(struct builder *B, const struct model_cfg *m)
+head(struct builder *B, const struct model_cfg *m, int shared)
 {
 	const struct dims *d = B->d;
 	double n = d->n, h = d->h, V = d->vocab, t = d->t;
@@ -506,8 +595,8 @@ head(struct builder *B, const struct model_cfg *m)
 		o->activation_bytes = 2 * d->b * h;
 	}
 	tp_enter(B, "head_f", 2 * n * h, TP_OUTSIDE);
-	o = matmul(B, "output", n, h, V / t, m->tied_embeddings ? 0 : V * h / t,
-	    SPLIT_T);
+	o = matmul(B, "output", n, h, V / t, m->tied_embeddings || shared ? 0 :
+	    V * h / t, SPLIT_T);
 	o->activation_bytes = 2 * n * h / d->shard;
 	/* Megatron-LM's vocabulary-parallel cross-entropy (unfused, its
 	 * default through core_r0.8.0), one pass over the logits a kernel:
@@ -520,6 +609,35 @@ head(struct builder *B, const struct model_cfg *m)
 	o->activation_bytes = 4 * n * V / t;
 	if (t > 1)
 		collective(B, "loss_reduce", LCOLL_ALL_REDUCE, -1, 3 * 4 * n);
+}
+
+/*
+ * Multi-token prediction, a module a depth after the main head and in its
+ * row (DeepSeek-V3 Sec. 2.2; Megatron-Core's MultiTokenPredictionLayer,
+ * core_v0.15.0, which puts them in the last stage): the next token's
+ * embedding (the model's weights) and the previous depth's hidden state,
+ * each normed, concatenated and projected from 2h to h (column-parallel,
+ * its output gathered over the tensor ranks), a transformer layer of the
+ * last layer's kind, and a head with its own norm over the model's output
+ * projection and its own loss.
+ */
+static void
+mtp_module(struct builder *B, const struct model_cfg *m, int is_moe)
+{
+	const struct dims *d = B->d;
+	double n = d->n, h = d->h, t = d->t;
+	struct aop *o;
+
+	token_lookup(B, 0);
+	norm(B, "enorm");
+	norm(B, "hnorm");
+	tp_enter(B, "eh_f", 2 * n * 2 * h, TP_COLUMN);
+	o = matmul(B, "eh_proj", n, 2 * h, h / t, 2 * h * h / t, SPLIT_T);
+	o->activation_bytes = 2 * n * 2 * h / d->shard;
+	if (t > 1)
+		collective(B, "eh_gather", LCOLL_ALL_GATHER, -1, 2 * n * h);
+	transformer_layer(B, is_moe);
+	head(B, m, 1);
 }
 
 static double roofline(const struct accel_cfg *a, int kind, double flops,
@@ -618,6 +736,12 @@ check_variant(const struct model_cfg *m, const struct variant *v,
 		    "(%ld), key/value heads (%ld) and MLP width (%ld)", v->t,
 		    m->heads, m->kv_heads, m->ffn_hidden);
 		why = buf;
+	} else if (m->expert_ffn_hidden % v->t ||
+	    m->shared_expert_ffn_hidden % v->t) {
+		snprintf(buf, sizeof(buf), "t = %ld does not divide an expert's "
+		    "width (%ld) and the shared experts' (%ld)", v->t,
+		    m->expert_ffn_hidden, m->shared_expert_ffn_hidden);
+		why = buf;
 	} else if (v->sp && v->t == 1)
 		why = "sequence parallelism needs t > 1";
 	else if (v->e > 1 && m->experts == 1)
@@ -702,9 +826,17 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	d.n = d.b * d.s_full / d.ce;
 	d.h = (double)m->hidden;
 	d.heads = (double)m->heads;
-	d.q = d.heads * (double)m->head_dim;
-	d.kv = (double)m->kv_heads * (double)m->head_dim;
+	d.head_dim = (double)m->head_dim;
+	d.qr = (double)m->q_lora_rank;
+	d.kvr = (double)m->kv_lora_rank;
+	d.rope = (double)m->qk_rope_head_dim;
+	d.qw = d.heads * (d.head_dim + d.rope);
+	d.kw = (double)m->kv_heads * (d.head_dim + d.rope);
+	d.vw = (double)m->kv_heads * (double)m->v_head_dim;
+	d.ow = d.heads * (double)m->v_head_dim;
 	d.f = (double)m->ffn_hidden;
+	d.fe = (double)m->expert_ffn_hidden;
+	d.fs = (double)m->shared_expert_ffn_hidden;
 	/* the vocabulary is padded to a multiple of t, each device holding
 	 * an equal slice (Megatron pads to a multiple of 128 t) */
 	d.vocab = (double)((m->vocab + v->t - 1) / v->t * v->t);
@@ -717,21 +849,28 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	d.gated = m->mlp == MLP_GATED;
 	d.rms = m->norm == NORM_RMSNORM;
 	d.qk_norm = m->qk_norm;
-	d.head_dim = (double)m->head_dim;
 	d.bias = m->bias;
-	d.moe = m->experts > 1;
 	d.causal = m->causal;
 	d.flash = m->flash_attention;
 	B.g = g;
 	B.d = &d;
+	B.prefix = "";
 	begin_row(&B, -1);
 	embedding(&B, m);
 	for (long l = 0; l < m->layers; l++) {
 		begin_row(&B, l);
-		transformer_layer(&B);
+		transformer_layer(&B, model_layer_is_moe(m, l));
 	}
 	begin_row(&B, m->layers);
-	head(&B, m);
+	head(&B, m, 0);
+	for (long k = 1; k <= m->mtp_depth; k++) {
+		char prefix[32];
+
+		snprintf(prefix, sizeof prefix, "mtp%ld_", k);
+		B.prefix = prefix;
+		mtp_module(&B, m, model_layer_is_moe(m, m->layers - 1));
+	}
+	B.prefix = "";
 	g->boundary_bytes = 2 * d.n * d.h / d.shard;
 	for (size_t i = 0; a && i < g->n; i++) {
 		struct aop *o = &g->op[i];
@@ -836,11 +975,18 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 			L->recompute_s = L->forward_s;
 		}
 	}
-	/* identical transformer layers: say so, as the profiled path does */
-	for (size_t r = 2; r + 1 < out->n; r++) {
-		out->l[r].is_copy = 1;
-		out->l[r].copy_of = 0;
-	}
+	/* identical transformer layers: say so, as the profiled path does
+	 * (each a copy of the first of its kind: a few kinds at most, dense
+	 * and expert layers) */
+	for (size_t r = 2; r + 1 < out->n; r++)
+		for (size_t o = 1; o < r; o++) {
+			if (out->l[o].is_copy ||
+			    layers_differing_number(&out->l[r], &out->l[o]))
+				continue;
+			out->l[r].is_copy = 1;
+			out->l[r].copy_of = (long)o - 1;
+			break;
+		}
 }
 
 int

@@ -81,6 +81,92 @@ need_at_least(const char *file, xmlNodePtr parent, const char *name,
 	return r;
 }
 
+/* An element of the model, to name in an error: `name`'s line, or the
+ * root's where it is absent. */
+static size_t
+at(xmlNodePtr root, const char *name)
+{
+	xmlNodePtr n = xmlio_child(root, name);
+
+	return line_of(n ? n : root);
+}
+
+/*
+ * What latent attention and the experts' new elements need of each other
+ * and of the rest: a latent model names its ranks and rotary width, has
+ * a key/value head a query head and no biases; the experts' elements
+ * need experts, the router's groups divide them and hold top_k.
+ */
+static int
+latent_and_experts_check(const struct model_cfg *m, xmlNodePtr r,
+    const char *path, struct pl_err *err)
+{
+	static const char *const latent_only[] = { "q_lora_rank",
+	    "qk_rope_head_dim", "v_head_dim" };
+	static const char *const experts_only[] = { "expert_ffn_hidden",
+	    "shared_expert_ffn_hidden", "dense_layers", "router_groups",
+	    "router_group_topk" };
+
+	if (m->kv_lora_rank == 0) {
+		for (size_t i = 0; i < sizeof latent_only / sizeof *latent_only;
+		    i++)
+			if (xmlio_child(r, latent_only[i]))
+				return pl_errf(err, path, at(r, latent_only[i]),
+				    "element '%s': latent attention's, but no "
+				    "kv_lora_rank", latent_only[i]);
+	} else {
+		if (!xmlio_child(r, "qk_rope_head_dim"))
+			return pl_errf(err, path, at(r, "kv_lora_rank"), "element "
+			    "'kv_lora_rank': latent attention needs "
+			    "qk_rope_head_dim (its rotary key's width)");
+		if (m->kv_heads != m->heads)
+			return pl_errf(err, path, at(r, "kv_heads"), "element "
+			    "'kv_heads': latent attention has a key/value head a "
+			    "query head (%ld), not %ld", m->heads, m->kv_heads);
+		if (m->qk_norm || m->bias || m->position != POS_ROTARY)
+			return pl_errf(err, path, at(r, "kv_lora_rank"), "element "
+			    "'kv_lora_rank': latent attention with %s",
+			    m->qk_norm ? "qk_norm (its ranks have their own "
+			    "norms)" : m->bias ? "biases" : "learned positions");
+		if (m->architecture != ARCH_DECODER)
+			return pl_errf(err, path, at(r, "kv_lora_rank"), "element "
+			    "'kv_lora_rank': latent attention in an encoder");
+	}
+	if (m->experts == 1) {
+		for (size_t i = 0; i < sizeof experts_only /
+		    sizeof *experts_only; i++)
+			if (xmlio_child(r, experts_only[i]))
+				return pl_errf(err, path, at(r, experts_only[i]),
+				    "element '%s': a mixture of experts', but "
+				    "experts is 1", experts_only[i]);
+	}
+	if (m->dense_layers >= m->layers && m->experts > 1)
+		return pl_errf(err, path, at(r, "dense_layers"), "element "
+		    "'dense_layers': %ld of %ld layers, none left with experts",
+		    m->dense_layers, m->layers);
+	if (m->experts % m->router_groups)
+		return pl_errf(err, path, at(r, "router_groups"), "element "
+		    "'router_groups': %ld groups do not divide %ld experts",
+		    m->router_groups, m->experts);
+	if (m->router_group_topk > m->router_groups)
+		return pl_errf(err, path, at(r, "router_group_topk"), "element "
+		    "'router_group_topk': %ld of %ld groups",
+		    m->router_group_topk, m->router_groups);
+	if (m->top_k > m->router_group_topk * (m->experts / m->router_groups))
+		return pl_errf(err, path, at(r, "router_group_topk"), "element "
+		    "'router_group_topk': %ld groups of %ld experts cannot "
+		    "hold top_k %ld", m->router_group_topk, m->experts /
+		    m->router_groups, m->top_k);
+	if (m->mtp_depth > 0 && m->architecture != ARCH_DECODER)
+		return pl_errf(err, path, at(r, "mtp_depth"), "element "
+		    "'mtp_depth': multi-token prediction in an encoder");
+	if (m->mtp_depth > MODEL_MAX_LAYERS)
+		return pl_errf(err, path, at(r, "mtp_depth"), "element "
+		    "'mtp_depth': %ld, more than %d", m->mtp_depth,
+		    MODEL_MAX_LAYERS);
+	return 0;
+}
+
 int
 model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
     struct pl_err *err)
@@ -132,6 +218,31 @@ model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
 	    xmlio_child_bool(path, r, "qk_norm", &m->qk_norm, err) < 0 ||
 	    xmlio_child_bool(path, r, "flash_attention", &m->flash_attention,
 	    err) < 0)
+		goto done;
+	m->expert_ffn_hidden = m->ffn_hidden;
+	m->v_head_dim = m->head_dim;
+	m->router_groups = m->router_group_topk = 1;
+	if (xmlio_child_long(path, r, "q_lora_rank", 1, &m->q_lora_rank,
+	    err) < 0 ||
+	    xmlio_child_long(path, r, "kv_lora_rank", 1, &m->kv_lora_rank,
+	    err) < 0 ||
+	    xmlio_child_long(path, r, "qk_rope_head_dim", 1,
+	    &m->qk_rope_head_dim, err) < 0 ||
+	    xmlio_child_long(path, r, "v_head_dim", 1, &m->v_head_dim,
+	    err) < 0 ||
+	    xmlio_child_long(path, r, "expert_ffn_hidden", 1,
+	    &m->expert_ffn_hidden, err) < 0 ||
+	    xmlio_child_long(path, r, "shared_expert_ffn_hidden", 1,
+	    &m->shared_expert_ffn_hidden, err) < 0 ||
+	    xmlio_child_long(path, r, "dense_layers", 0, &m->dense_layers,
+	    err) < 0 ||
+	    xmlio_child_long(path, r, "router_groups", 1, &m->router_groups,
+	    err) < 0 ||
+	    xmlio_child_long(path, r, "router_group_topk", 1,
+	    &m->router_group_topk, err) < 0 ||
+	    xmlio_child_long(path, r, "mtp_depth", 0, &m->mtp_depth, err) < 0)
+		goto done;
+	if (latent_and_experts_check(m, r, path, err) < 0)
 		goto done;
 	/* the deepest transformers have a few hundred layers; a layer
 	 * graph (and a plan search) is linear in them */
@@ -198,20 +309,53 @@ double
 model_step_flops(const struct model_cfg *m, double samples,
     double rerun_share, int selective_rerun)
 {
-	double s = (double)m->seq_len, L = (double)m->layers;
-	double h = (double)m->hidden, A = (double)m->heads;
-	double G = (double)m->kv_heads, f = (double)m->ffn_hidden;
-	double k = m->experts > 1 ? (double)m->top_k : 1;
-	double gated = m->mlp == MLP_GATED ? 1.5 : 1;
-	/* the attention's width over the hidden size (1 unless head_dim
-	 * says otherwise: Megatron-LM's query_projection_to_hidden ratio) */
-	double wq = A * (double)m->head_dim / h;
-	double layer = wq * (1 + G / A + s / h) + k * gated * f / h;
+	double s = (double)m->seq_len, h = (double)m->hidden;
+	double A = (double)m->heads, V = (double)m->vocab;
+	double g = m->mlp == MLP_GATED ? 1.5 : 1;
 	double r = 1 + rerun_share / 3;
-	double q = selective_rerun ? wq * s / (3 * h) : 0;
+	double proj, core, dense_mlp, moe_mlp, n_dense, n_moe, mtp, macs;
 
-	return 12 * samples * s * L * h * h * (r * layer + q +
-	    (double)m->vocab / (2 * L * h));
+	/* multiply-accumulates a token, forward: the attention's
+	 * projections and its core (the whole score matrix and the context,
+	 * as core_r0.8.0 counts them) */
+	if (m->kv_lora_rank > 0) {
+		/* core_v0.15.0's count for latent attention: the ranks' norms
+		 * as a multiply an element */
+		double qr = (double)m->q_lora_rank, kvr = (double)m->kv_lora_rank;
+		double rope = (double)m->qk_rope_head_dim;
+		double qk = (double)m->head_dim + rope, vd = (double)m->v_head_dim;
+
+		proj = (qr > 0 ? qr * (h + A * qk + 1) : h * A * qk) +
+		    kvr * (h + A * ((double)m->head_dim + vd) + 1) + h * rope +
+		    A * vd * h;
+		core = s * A * (qk + vd);
+	} else {
+		double q = A * (double)m->head_dim;
+
+		proj = 2 * h * q * (1 + (double)m->kv_heads / A);
+		core = 2 * s * q;
+	}
+	/* the MLPs: dense, or top_k routed experts and the shared ones */
+	dense_mlp = 2 * h * (double)m->ffn_hidden * g;
+	moe_mlp = 2 * h * g * ((double)m->top_k * (double)m->expert_ffn_hidden +
+	    (double)m->shared_expert_ffn_hidden);
+	n_dense = (double)(m->experts > 1 ? m->dense_layers : m->layers);
+	n_moe = (double)m->layers - n_dense;
+	/* a multi-token prediction module's layer is of the last layer's
+	 * kind; its norms and 2h x h projection beside it */
+	mtp = (double)m->mtp_depth;
+	if (model_layer_is_moe(m, m->layers - 1))
+		n_moe += mtp;
+	else
+		n_dense += mtp;
+	macs = r * ((n_dense + n_moe) * (proj + core) + n_dense * dense_mlp +
+	    n_moe * moe_mlp);
+	if (selective_rerun)
+		macs += (n_dense + n_moe) * core / 3;
+	macs += mtp * (3 * h + 2 * h * h) + (mtp + 1) * V * h;
+	/* forward, and backward's two products a forward one; 2 FLOPs a
+	 * multiply-accumulate */
+	return 6 * samples * s * macs;
 }
 
 double
@@ -248,13 +392,20 @@ model_config_line(const struct model_cfg *m)
 	    "kv_heads=%ld head_dim=%ld ffn_hidden=%ld vocab=%ld seq_len=%ld "
 	    "max_positions=%ld type_vocab=%ld experts=%ld top_k=%ld norm=%s "
 	    "activation=%s mlp=%s position=%s tied_embeddings=%d bias=%d "
-	    "pooler=%d dropout=%d causal=%d flash_attention=%d qk_norm=%d",
+	    "pooler=%d dropout=%d causal=%d flash_attention=%d qk_norm=%d "
+	    "q_lora_rank=%ld kv_lora_rank=%ld qk_rope_head_dim=%ld "
+	    "v_head_dim=%ld expert_ffn_hidden=%ld shared_expert_ffn_hidden=%ld "
+	    "dense_layers=%ld router_groups=%ld router_group_topk=%ld "
+	    "mtp_depth=%ld",
 	    arch[m->architecture], m->layers, m->hidden, m->heads, m->kv_heads,
 	    m->head_dim, m->ffn_hidden, m->vocab, m->seq_len, m->max_positions,
 	    m->type_vocab, m->experts, m->top_k, norm[m->norm],
 	    act[m->activation], mlp[m->mlp], pos[m->position],
 	    m->tied_embeddings, m->bias, m->pooler, m->dropout, m->causal,
-	    m->flash_attention, m->qk_norm);
+	    m->flash_attention, m->qk_norm, m->q_lora_rank, m->kv_lora_rank,
+	    m->qk_rope_head_dim, m->v_head_dim, m->expert_ffn_hidden,
+	    m->shared_expert_ffn_hidden, m->dense_layers, m->router_groups,
+	    m->router_group_topk, m->mtp_depth);
 }
 
 char *
@@ -342,39 +493,127 @@ config_line_diff(const char *want, const char *got, char *name,
 	return 0;
 }
 
-double
-model_parameters(const struct model_cfg *m)
+/* A norm's weights over `width` elements: LayerNorm's scale and shift,
+ * RMSNorm's scale. */
+static double
+norm_weights(const struct model_cfg *m, double width)
 {
-	double h = (double)m->hidden, f = (double)m->ffn_hidden;
-	double q = (double)m->heads * (double)m->head_dim;
-	double kv = (double)m->kv_heads * (double)m->head_dim;
-	double norm = m->norm == NORM_LAYERNORM ? 2 * h : h;
-	double attn, mlp, layer, embed, total;
+	return m->norm == NORM_LAYERNORM ? 2 * width : width;
+}
 
+/* One attention block's weights (its norm apart). */
+static double
+attention_parameters(const struct model_cfg *m)
+{
+	double h = (double)m->hidden, A = (double)m->heads;
+	double q = A * (double)m->head_dim;
+	double kv = (double)m->kv_heads * (double)m->head_dim;
+	double w;
+
+	if (m->kv_lora_rank > 0) {
+		/* latent attention (DeepSeek-V2 Sec. 2.1): q down (q_lora_rank),
+		 * its norm and up to heads x (head_dim + rope); kv down to
+		 * kv_lora_rank plus the shared rotary key, its norm, up to the
+		 * heads' keys (head_dim) and values; the output projection */
+		double qr = (double)m->q_lora_rank, kvr = (double)m->kv_lora_rank;
+		double rope = (double)m->qk_rope_head_dim;
+		double qk = (double)m->head_dim + rope, vd = (double)m->v_head_dim;
+
+		w = qr > 0 ? h * qr + norm_weights(m, qr) + qr * A * qk :
+		    h * A * qk;
+		w += h * (kvr + rope) + norm_weights(m, kvr) +
+		    kvr * A * ((double)m->head_dim + vd);
+		return w + A * vd * h;
+	}
 	/* q and o are h x q, k and v are h x kv; biases on q, k, v and o */
-	attn = 2 * h * q + 2 * h * kv + (m->bias ? q + 2 * kv + h : 0);
-	mlp = (m->mlp == MLP_GATED ? 3 : 2) * h * f +
-	    (m->bias ? f * (m->mlp == MLP_GATED ? 2 : 1) + h : 0);
-	mlp *= (double)m->experts;
-	if (m->experts > 1)
-		mlp += h * (double)m->experts;		/* the router */
-	layer = attn + mlp + 2 * norm;
+	w = 2 * h * q + 2 * h * kv + (m->bias ? q + 2 * kv + h : 0);
 	if (m->qk_norm)		/* one norm over the query heads, one the key */
-		layer += 2 * (m->norm == NORM_LAYERNORM ? 2.0 : 1.0) *
-		    (double)m->head_dim;
+		w += 2 * norm_weights(m, (double)m->head_dim);
+	return w;
+}
+
+/* One MLP `width` wide. */
+static double
+mlp_parameters(const struct model_cfg *m, double width)
+{
+	double h = (double)m->hidden;
+	int gated = m->mlp == MLP_GATED;
+
+	return (gated ? 3 : 2) * h * width +
+	    (m->bias ? width * (gated ? 2 : 1) + h : 0);
+}
+
+/* One transformer layer's weights, with `experts` of its routed experts
+ * counted (all of them, or the top_k a token uses). */
+static double
+layer_parameters(const struct model_cfg *m, int moe, double experts)
+{
+	double h = (double)m->hidden, w;
+
+	w = attention_parameters(m) + 2 * norm_weights(m, h);
+	if (!moe)
+		return w + mlp_parameters(m, (double)m->ffn_hidden);
+	w += experts * mlp_parameters(m, (double)m->expert_ffn_hidden);
+	w += h * (double)m->experts;			/* the router */
+	if (m->shared_expert_ffn_hidden > 0)
+		w += mlp_parameters(m, (double)m->shared_expert_ffn_hidden);
+	return w;
+}
+
+/* Multi-token prediction, a module a depth (DeepSeek-V3 Sec. 2.2): the
+ * norms of the hidden state and of the next token's embedding, their
+ * projection from 2h to h, a transformer layer of the last layer's kind
+ * and its output norm; the embedding and output head are the model's. */
+static double
+mtp_parameters(const struct model_cfg *m, double experts)
+{
+	double h = (double)m->hidden;
+
+	return (double)m->mtp_depth * (3 * norm_weights(m, h) + 2 * h * h +
+	    layer_parameters(m, model_layer_is_moe(m, m->layers - 1),
+	    experts));
+}
+
+static double
+parameters(const struct model_cfg *m, int active)
+{
+	double h = (double)m->hidden;
+	double experts = active ? (double)m->top_k : (double)m->experts;
+	double dense = (double)(m->experts > 1 ? m->dense_layers : m->layers);
+	double embed, total;
+
 	embed = (double)m->vocab * h + (double)m->type_vocab * h;
 	if (m->position == POS_LEARNED)
 		embed += (double)m->max_positions * h;
 	if (m->architecture == ARCH_ENCODER)
-		embed += norm;				/* embedding norm */
-	total = (double)m->layers * layer + embed;
+		embed += norm_weights(m, h);		/* embedding norm */
+	total = dense * layer_parameters(m, 0, 0) + ((double)m->layers -
+	    dense) * layer_parameters(m, 1, experts) + embed;
 	if (m->architecture == ARCH_DECODER)
-		total += norm;				/* final norm */
+		total += norm_weights(m, h);		/* final norm */
 	if (!m->tied_embeddings)
 		total += (double)m->vocab * h;		/* output head */
 	if (m->pooler)
 		total += h * h + h;
-	return total;
+	return total + mtp_parameters(m, experts);
+}
+
+double
+model_parameters(const struct model_cfg *m)
+{
+	return parameters(m, 0);
+}
+
+double
+model_active_parameters(const struct model_cfg *m)
+{
+	return parameters(m, 1) - mtp_parameters(m, (double)m->top_k);
+}
+
+double
+model_mtp_parameters(const struct model_cfg *m)
+{
+	return mtp_parameters(m, (double)m->experts);
 }
 
 /* A required positive integer attribute. */

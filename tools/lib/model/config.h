@@ -42,7 +42,34 @@ struct model_cfg {
 				 * (default: decoders) */
 	long rope_theta;	/* the rotary base (rotary positions; default
 				 * 10,000): the launch's, not the price's */
+	/* multi-head latent attention (DeepSeek-V2, -V3), where kv_lora_rank
+	 * > 0: the keys and values are projected down to kv_lora_rank (and
+	 * a shared rotary key of qk_rope_head_dim) and up again a head; the
+	 * queries down to q_lora_rank (0: one h x heads (head_dim + rope)
+	 * projection) and up.  A query or key head is head_dim (the part
+	 * without positions) + qk_rope_head_dim wide, a value head
+	 * v_head_dim; kv_heads = heads */
+	long q_lora_rank, kv_lora_rank, qk_rope_head_dim, v_head_dim;
+	/* mixture of experts beyond one kind of MLP: a routed expert's
+	 * width (default ffn_hidden), the shared experts' summed width
+	 * (every token through them; 0: none), the leading layers whose
+	 * MLP is dense (ffn_hidden wide) and the router's groups, of which
+	 * a token's top_k experts come from at most router_group_topk
+	 * (DeepSeek's node-limited routing; 1 and 1: none) */
+	long expert_ffn_hidden, shared_expert_ffn_hidden, dense_layers;
+	long router_groups, router_group_topk;
+	long mtp_depth;		/* multi-token prediction modules after the
+				 * last layer, each predicting one token further
+				 * (DeepSeek-V3: 1; default 0) */
 };
+
+/* A layer's MLP is its experts' (experts > 1 and past the leading dense
+ * layers). */
+static inline int
+model_layer_is_moe(const struct model_cfg *m, long layer)
+{
+	return m->experts > 1 && layer >= m->dense_layers;
+}
 
 /* Efficiency factors of the roofline, indexed by these kinds. */
 enum { EFF_MATMUL, EFF_ATTENTION, EFF_VECTOR, EFF_MEMORY, EFF_NKINDS };
@@ -150,12 +177,24 @@ int config_line_field(const char *line, const char *name, char *value,
  * runs again, 1 under full recomputation: a hardware count) and q =
  * s / 3h where selective recomputation reruns the attention core (its
  * forward); r = 1 and q = 0 give the model's FLOPs, MFU's count.
+ * Latent attention's projections, the experts' own and shared widths,
+ * leading dense layers and multi-token prediction (a layer of the last
+ * layer's kind, its norms and 2h x h projection, its logits) are counted
+ * as core_v0.15.0 counts them, the attention core still whole (s, not
+ * core_v0.15.0's causal s/2, so that a model's count does not change
+ * with the features it uses).
  */
 double model_step_flops(const struct model_cfg *m, double samples,
     double rerun_share, int selective_rerun);
 
-/* Parameter count of a model config (closed form, docs/models.md). */
+/* Parameter count of a model config (closed form, docs/formats.md),
+ * multi-token prediction's modules included; the active count, a
+ * token's in the main model as model cards count it, has the top_k
+ * routed experts where the total has them all and no prediction module;
+ * the multi-token prediction modules' share of the total. */
 double model_parameters(const struct model_cfg *m);
+double model_active_parameters(const struct model_cfg *m);
+double model_mtp_parameters(const struct model_cfg *m);
 
 /*
  * What a training process holds beside the plan's tensors, which the

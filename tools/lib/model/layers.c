@@ -322,10 +322,8 @@ differing_pairs(const struct layer *a, const struct layer *b)
 	return NULL;
 }
 
-/* Do two rows carry the same numbers (a copy_of row repeats its
- * original exactly: the planner prices copies as the original)? */
-static const char *
-differing_number(const struct layer *a, const struct layer *b)
+const char *
+layers_differing_number(const struct layer *a, const struct layer *b)
 {
 	if (a->forward_s != b->forward_s)
 		return "forward_s";
@@ -368,7 +366,7 @@ check_copies(const struct csvio_table *t, const struct layer_graph *g,
 		if ((o = layers_index(g, L->copy_of)) < 0 || (size_t)o >= r)
 			return pl_errf(err, t->file, L->line, "column 'copy_of': "
 			    "%ld is not an earlier layer", L->copy_of);
-		if ((what = differing_number(L, &g->l[o])) != NULL)
+		if ((what = layers_differing_number(L, &g->l[o])) != NULL)
 			return pl_errf(err, t->file, L->line, "column 'copy_of': "
 			    "column '%s' differs from layer %ld's", what,
 			    L->copy_of);

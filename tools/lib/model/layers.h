@@ -125,6 +125,12 @@ struct layer_graph {
 };
 
 int layers_read(struct layer_graph *g, const char *path, struct pl_err *err);
+
+/* Do two rows carry the same numbers (a copy_of row repeats its original
+ * exactly: the planner prices copies as the original)?  NULL, or the
+ * first column that differs. */
+const char *layers_differing_number(const struct layer *a,
+    const struct layer *b);
 /* The same from a table already read (not released). */
 struct csvio_table;
 int layers_from_table(struct layer_graph *g, const struct csvio_table *t,
