@@ -226,7 +226,8 @@ BENCH_LAYERS = $(foreach m,bertlarge llama2-7b llama3-70b gpt3-175b mixtral-8x7b
                $(foreach m,llama3-405b gpt3-175b mixtral-8x22b,\
                  results/layers/h100-80gb/$m/b1/index.csv) \
                results/layers/a100-80gb/sc21-gpt-1008b/b1/index.csv \
-               results/layers/h800-80gb/deepseek-v3/b1/index.csv
+               results/layers/h800-80gb/deepseek-v3/b1/index.csv \
+               results/layers/gb200/qwen3-235b-a22b/b1/index.csv
 .PHONY: bench
 bench: bin/dpsolve $(BENCH_LAYERS)
 	sh tools/bench.sh bin results/bench.csv

@@ -19,7 +19,9 @@
 # Table 4: today's mixtures of experts (issue 34): DeepSeek-V3 (latent
 # attention, 256 experts, dense layers, a prediction module) on 2,048 and
 # 16,384 GPUs of DeepSeek's H800 cluster design, at its batch of 15,360
-# sequences of 4,096 (its report, Sec. 4.2).
+# sequences of 4,096 (its report, Sec. 4.2); Qwen3-235B-A22B on 4,608
+# GB200 (64 NVL72 racks in 8 scalable units) with 16M-token batches
+# (4,096 sequences of 4,096).
 # One dpsolve process a cell, its own -T statistics (solve time, peak
 # RSS).  Prints the tables, the ratio of solve times per doubling of the
 # rail cluster, and the targets of issues 4 and 13 and of the ZeRO
@@ -79,6 +81,7 @@ cell 3 llama3-h100-zero llama3-h100-24576 h100-80gb llama3-405b 16384 2048 \
 for n in 2048 16384; do
 	cell 4 deepseek-h800 deepseek-h800-16384 h800-80gb deepseek-v3 $n 15360
 done
+cell 4 gb200-nvl72 gb200-nvl72-4608 gb200 qwen3-235b-a22b 4608 4096
 
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 awk -F, -v load="$load" 'NR == 1 { next }
