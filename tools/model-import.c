@@ -301,6 +301,36 @@ struct opts {
 };
 
 /*
+ * Qwen3-MoE's dense layers (Qwen3MoeConfig): those listed in
+ * mlp_only_layers, and with decoder_sparse_step k every layer but each
+ * k-th.  The model config has its dense layers first: mlp_only_layers 0,
+ * 1, ..., k-1 are k leading dense layers; any other pattern is refused.
+ */
+static long
+leading_dense(const struct input *in, long layers)
+{
+	json_t *only = json_object_get(in->root, "mlp_only_layers");
+	size_t k = only && json_is_array(only) ? json_array_size(only) : 0;
+
+	for (size_t i = 0; i < k; i++) {
+		json_t *x = json_array_get(only, i);
+
+		if (!json_is_integer(x) || json_integer_value(x) != (json_int_t)i)
+			bad(in, "mlp_only_layers", "dense layers among the "
+			    "expert layers (the model config has its dense "
+			    "layers first: 0, 1, ..., k-1)");
+	}
+	if (whole(in, "decoder_sparse_step", 1) != 1)
+		bad(in, "decoder_sparse_step", "experts every %ld layers (the "
+		    "model config has its dense layers first, then expert "
+		    "layers)", whole(in, "decoder_sparse_step", 1));
+	if ((long)k >= layers)
+		bad(in, "mlp_only_layers", "%zu of %ld layers dense: no expert "
+		    "layer left", k, layers);
+	return (long)k;
+}
+
+/*
  * DeepSeek-V2 and -V3 (DeepseekV2Config, DeepseekV3Config): multi-head
  * latent attention (q_lora_rank null: queries projected whole, as in
  * V2-Lite), routed experts moe_intermediate_size wide beside
@@ -392,8 +422,9 @@ import(const struct opts *op, const struct input *in, FILE *fp)
 	long maxpos = whole(in, "max_position_embeddings", -1);
 	long seq = op->seq_len ? op->seq_len : maxpos;
 	const char *act = text(in, "hidden_act");
-	const char *ffn_key = f == F_QWEN3_MOE ? "moe_intermediate_size" :
-	    "intermediate_size";
+	long qwen_dense = f == F_QWEN3_MOE ? leading_dense(in, layers) : 0;
+	const char *ffn_key = f == F_QWEN3_MOE && qwen_dense == 0 ?
+	    "moe_intermediate_size" : "intermediate_size";
 	long ffn = whole(in, ffn_key, -1);
 	long experts = 1, top_k = 1;
 	const char *experts_key = f == F_MIXTRAL ? "num_local_experts" :
@@ -417,18 +448,6 @@ import(const struct opts *op, const struct input *in, FILE *fp)
 	if (heads % kv)
 		bad(in, "num_key_value_heads", "%ld does not divide %ld heads",
 		    kv, heads);
-	if (f == F_QWEN3_MOE) {
-		json_t *only = json_object_get(in->root, "mlp_only_layers");
-
-		if (only && json_is_array(only) && json_array_size(only) > 0)
-			bad(in, "mlp_only_layers", "dense layers among the "
-			    "expert layers (the model config has one kind of "
-			    "layer)");
-		if (whole(in, "decoder_sparse_step", 1) != 1)
-			bad(in, "decoder_sparse_step", "experts every %ld "
-			    "layers (the model config has one kind of layer)",
-			    whole(in, "decoder_sparse_step", 1));
-	}
 	if (moe) {
 		experts = whole(in, experts_key, -1);
 		top_k = whole(in, "num_experts_per_tok", -1);
@@ -485,10 +504,10 @@ import(const struct opts *op, const struct input *in, FILE *fp)
 		    "-s %.0f or less)", number(in, "sliding_window", 0), seq,
 		    number(in, "sliding_window", 0));
 
-	if (deepseek)
-		ffn_text = xasprintf("latent attention, FFN %ld in the dense "
-		    "layers and %ld an expert", ffn, whole(in,
-		    "moe_intermediate_size", -1));
+	if (deepseek || qwen_dense > 0)
+		ffn_text = xasprintf("%sFFN %ld in the dense layers and %ld an "
+		    "expert", deepseek ? "latent attention, " : "", ffn,
+		    whole(in, "moe_intermediate_size", -1));
 	else
 		ffn_text = xasprintf("FFN %ld%s", ffn, moe ? " an expert" : "");
 	description = xasprintf("%s (Hugging Face %s, model_type %s): %ld "
@@ -517,6 +536,12 @@ import(const struct opts *op, const struct input *in, FILE *fp)
 	}
 	if (deepseek)
 		deepseek_elements(&o, in, heads, kv, experts, top_k);
+	if (qwen_dense > 0) {
+		element(&o, in, "expert_ffn_hidden", "moe_intermediate_size",
+		    "%ld", whole(in, "moe_intermediate_size", -1));
+		element(&o, in, "dense_layers", "mlp_only_layers", "%ld",
+		    qwen_dense);
+	}
 	element(&o, in, "norm", NULL, "%s", neox ? "layernorm" : "rmsnorm");
 	element(&o, in, "activation", "hidden_act", "%s", activation);
 	element(&o, in, "mlp", NULL, "%s", neox ? "dense" : "gated");
