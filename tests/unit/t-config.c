@@ -28,6 +28,10 @@ networks(void)
 		{ "spineleaf-h100-128", 128 }, { "spineleaf-h100-1024", 1024 },
 		{ "spineleaf-v100-8", 8 }, { "spineleaf-v100-16", 16 },
 		{ "torus-tpuv4-1024", 1024 },
+		/* the sizes their designs publish: DeepSeek's multi-plane fat
+		 * tree at most 16,384 GPUs (ISCA'25), 64 NVL72 racks in 8
+		 * scalable units of 576 */
+		{ "deepseek-h800-16384", 16384 }, { "gb200-nvl72-4608", 4608 },
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		struct network n;
