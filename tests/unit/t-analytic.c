@@ -766,6 +766,19 @@ test_latent_and_experts(void)
 	OK(copies && !lg.l[1].is_copy, "layers 1-2 copies of 0, 4-60 of 3");
 	layers_release(&lg);
 	analytic_release(&g);
+	/* a stated imbalance of 1.25: the busiest expert rank's experts
+	 * and exchange carry 1.25 times the mean (8 x 1.25 copies a token);
+	 * the shared expert and the router do not change */
+	m.expert_imbalance = 1.25;
+	build(&m, 1, 0, 1, 1, 1, &g);
+	expert = layer_sums(&g, 3);
+	EQ_DBL(expert.matmul_flops, 2 * s * (attn + core + h * E + (k * 1.25 +
+	    1) * 3 * h * fe), 1e-12, "imbalance 1.25: the busiest rank's "
+	    "experts");
+	EQ_DBL(expert.fwd_bytes[LCOLL_ALL_TO_ALL], 2 * (2 * s * k * 1.25 * h),
+	    1e-12, "and its dispatch and combine");
+	analytic_release(&g);
+	m.expert_imbalance = 1;
 	/* t = 8 with sp: the up projections' input gathered at the ranks'
 	 * width, 2 bytes a token of q_lora_rank + kv_lora_rank + rope */
 	build(&m, 8, 1, 1, 1, 1, &g);

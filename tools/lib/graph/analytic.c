@@ -22,6 +22,8 @@ struct dims {
 	double b;		/* sequences the device holds (part of): b, or
 				 * b/e when the expert ranks split the samples */
 	double h, heads, vocab, experts, top_k;
+	double imbalance;	/* the busiest expert rank's tokens over the
+				 * mean (model_cfg.expert_imbalance) */
 	double f, fe, fs;	/* the MLPs' widths: dense, a routed expert's,
 				 * the shared experts' (0: none) */
 	double head_dim;
@@ -479,10 +481,13 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 }
 
 /*
- * Mixture of experts (GShard/Switch style, top-k routing, perfectly
- * balanced): a replicated router, an all-to-all that sends each local
- * token to its k experts, the local experts' MLPs on the n*k tokens that
- * arrive (E/e experts a device), and an all-to-all back.  Shared experts
+ * Mixture of experts (GShard/Switch style, top-k routing): a replicated
+ * router, an all-to-all that sends each local token to its k experts,
+ * the local experts' MLPs on the n*k tokens that arrive (E/e experts a
+ * device), and an all-to-all back.  Balanced unless the model states an
+ * imbalance: then the busiest expert rank receives, computes and returns
+ * that many times the mean, and sets the pace of the layer (its
+ * exchange and its experts are what the others wait for).  Shared experts
  * (DeepSeekMoE) are one tensor-parallel MLP of their summed width that
  * every token passes, as Megatron-Core's SharedExpertMLP runs them; here
  * after the routed ones (not overlapped with the all-to-all).
@@ -491,7 +496,8 @@ static void
 moe(struct builder *B)
 {
 	const struct dims *d = B->d;
-	double n = d->n, h = d->h, k = d->top_k, local = d->experts / d->e;
+	double n = d->n, h = d->h, k = d->top_k * d->imbalance;
+	double local = d->experts / d->e;
 	struct aop *o;
 
 	o = matmul(B, "router", n / d->shard, h, d->experts, h * d->experts,
@@ -505,9 +511,10 @@ moe(struct builder *B)
 	mlp(B, n * k, 1, local, d->fe, "expert");
 	collective(B, "combine", LCOLL_ALL_TO_ALL, LCOLL_ALL_TO_ALL,
 	    2 * n * k * h / d->shard);
-	o = vector(B, "combine_sum", AOP_VECTOR, n * k * h / d->shard, 2,
-	    VEC_FWD_BPE, VEC_BWD_BPE);
-	o->activation_bytes = 2 * n * k * h / d->shard;
+	/* each token's own k copies, on the rank that holds the token */
+	o = vector(B, "combine_sum", AOP_VECTOR, n * d->top_k * h / d->shard,
+	    2, VEC_FWD_BPE, VEC_BWD_BPE);
+	o->activation_bytes = 2 * n * d->top_k * h / d->shard;
 	if (d->fs > 0)
 		mlp(B, n, d->shard, 0, d->fs, "shared");
 }
@@ -842,6 +849,7 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	d.vocab = (double)((m->vocab + v->t - 1) / v->t * v->t);
 	d.experts = (double)m->experts;
 	d.top_k = (double)m->top_k;
+	d.imbalance = m->expert_imbalance;
 	d.t = (double)v->t;
 	d.shard = v->sp ? d.t : 1;
 	d.e = (double)v->e;

@@ -105,7 +105,7 @@ latent_and_experts_check(const struct model_cfg *m, xmlNodePtr r,
 	    "qk_rope_head_dim", "v_head_dim" };
 	static const char *const experts_only[] = { "expert_ffn_hidden",
 	    "shared_expert_ffn_hidden", "dense_layers", "router_groups",
-	    "router_group_topk" };
+	    "router_group_topk", "expert_imbalance" };
 
 	if (m->kv_lora_rank == 0) {
 		for (size_t i = 0; i < sizeof latent_only / sizeof *latent_only;
@@ -157,6 +157,11 @@ latent_and_experts_check(const struct model_cfg *m, xmlNodePtr r,
 		    "'router_group_topk': %ld groups of %ld experts cannot "
 		    "hold top_k %ld", m->router_group_topk, m->experts /
 		    m->router_groups, m->top_k);
+	/* all of a step's tokens on one expert rank is the most there can be */
+	if (m->expert_imbalance > (double)m->experts)
+		return pl_errf(err, path, at(r, "expert_imbalance"), "element "
+		    "'expert_imbalance': %g, more than the %ld experts (every "
+		    "token on one)", m->expert_imbalance, m->experts);
 	if (m->mtp_depth > 0 && m->architecture != ARCH_DECODER)
 		return pl_errf(err, path, at(r, "mtp_depth"), "element "
 		    "'mtp_depth': multi-token prediction in an encoder");
@@ -222,6 +227,7 @@ model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
 	m->expert_ffn_hidden = m->ffn_hidden;
 	m->v_head_dim = m->head_dim;
 	m->router_groups = m->router_group_topk = 1;
+	m->expert_imbalance = 1;
 	if (xmlio_child_long(path, r, "q_lora_rank", 1, &m->q_lora_rank,
 	    err) < 0 ||
 	    xmlio_child_long(path, r, "kv_lora_rank", 1, &m->kv_lora_rank,
@@ -240,7 +246,9 @@ model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
 	    err) < 0 ||
 	    xmlio_child_long(path, r, "router_group_topk", 1,
 	    &m->router_group_topk, err) < 0 ||
-	    xmlio_child_long(path, r, "mtp_depth", 0, &m->mtp_depth, err) < 0)
+	    xmlio_child_long(path, r, "mtp_depth", 0, &m->mtp_depth, err) < 0 ||
+	    xmlio_child_double(path, r, "expert_imbalance", 1,
+	    &m->expert_imbalance, err) < 0)
 		goto done;
 	if (latent_and_experts_check(m, r, path, err) < 0)
 		goto done;
@@ -387,7 +395,9 @@ model_config_line(const struct model_cfg *m)
 	static const char *const act[] = { "gelu", "silu", "relu" };
 	static const char *const mlp[] = { "dense", "gated" };
 	static const char *const pos[] = { "learned", "rotary" };
+	char imb[NUMFMT_LEN];
 
+	numfmt(imb, m->expert_imbalance);
 	return xasprintf("architecture=%s layers=%ld hidden=%ld heads=%ld "
 	    "kv_heads=%ld head_dim=%ld ffn_hidden=%ld vocab=%ld seq_len=%ld "
 	    "max_positions=%ld type_vocab=%ld experts=%ld top_k=%ld norm=%s "
@@ -396,7 +406,7 @@ model_config_line(const struct model_cfg *m)
 	    "q_lora_rank=%ld kv_lora_rank=%ld qk_rope_head_dim=%ld "
 	    "v_head_dim=%ld expert_ffn_hidden=%ld shared_expert_ffn_hidden=%ld "
 	    "dense_layers=%ld router_groups=%ld router_group_topk=%ld "
-	    "mtp_depth=%ld",
+	    "mtp_depth=%ld expert_imbalance=%s",
 	    arch[m->architecture], m->layers, m->hidden, m->heads, m->kv_heads,
 	    m->head_dim, m->ffn_hidden, m->vocab, m->seq_len, m->max_positions,
 	    m->type_vocab, m->experts, m->top_k, norm[m->norm],
@@ -405,7 +415,7 @@ model_config_line(const struct model_cfg *m)
 	    m->flash_attention, m->qk_norm, m->q_lora_rank, m->kv_lora_rank,
 	    m->qk_rope_head_dim, m->v_head_dim, m->expert_ffn_hidden,
 	    m->shared_expert_ffn_hidden, m->dense_layers, m->router_groups,
-	    m->router_group_topk, m->mtp_depth);
+	    m->router_group_topk, m->mtp_depth, imb);
 }
 
 char *

@@ -58,6 +58,10 @@ struct model_cfg {
 	 * (DeepSeek's node-limited routing; 1 and 1: none) */
 	long expert_ffn_hidden, shared_expert_ffn_hidden, dense_layers;
 	long router_groups, router_group_topk;
+	double expert_imbalance;	/* the most tokens an expert rank
+				 * receives over the mean (1: balanced, the
+				 * default; the run's measured or assumed
+				 * figure, with its source) */
 	long mtp_depth;		/* multi-token prediction modules after the
 				 * last layer, each predicting one token further
 				 * (DeepSeek-V3: 1; default 0) */
