@@ -538,10 +538,17 @@ main(int argc, char *argv[])
 	    .tp_grad_blocking = o.tp_grad_blocking,
 	    .optimizer_Bps = accel_memory_Bps(&accel),
 	    .tp_comm_sm_share = accel_tp_comm_sm_share(&accel) };
-	for (size_t i = 0; i < vs.n; i++)
-		if (vs.g[i].has_variant && vs.g[i].var_b > o.batch)
+	/* a plan's micro-batch must fit the global batch; a search leaves
+	 * out the variants whose micro-batch does not (an index of a
+	 * mixture lists expert ranks splitting b e samples), and stops only
+	 * when none is left */
+	for (size_t i = 0, left = 0; i < vs.n; i++) {
+		left += !(vs.g[i].has_variant && vs.g[i].var_b > o.batch);
+		if (vs.g[i].has_variant && vs.g[i].var_b > o.batch &&
+		    (o.evaluate || (i + 1 == vs.n && left == 0)))
 			die("%s: micro-batch %ld is larger than the global batch "
 			    "%ld", vs.g[i].file, vs.g[i].var_b, o.batch);
+	}
 	plans = xcalloc((size_t)o.top_n, sizeof *plans);
 	steps = xcalloc((size_t)o.top_n, sizeof *steps);
 	res = xcalloc((size_t)o.top_n, sizeof *res);
@@ -564,8 +571,9 @@ main(int argc, char *argv[])
 		size_t ng = 0;
 
 		for (size_t i = 0; i < vs.n; i++)
-			if (!o.megatron || megatron_variant_ok(&vs.g[i],
-			    li.model))
+			if ((!vs.g[i].has_variant || vs.g[i].var_b <= o.batch) &&
+			    (!o.megatron || megatron_variant_ok(&vs.g[i],
+			    li.model)))
 				gp[ng++] = &vs.g[i];
 		if (o.megatron) {
 			megatron_model_ok(li.model, o.model);

@@ -106,6 +106,14 @@ has dsv3 "--moe-router-num-groups $(x router_groups)"
 has dsv3 "--moe-router-group-topk $(x router_group_topk)"
 has dsv3 "--mtp-num-layers $(x mtp_depth)"
 grep -q 'cannot run' "$tmp/dsv3.sh" && say "dsv3: the searched plan should run"
+# a global batch (128) smaller than some variants' micro-batches (256
+# experts' ranks splitting 256 samples): those are left out, the rest
+# searched
+awk -F, 'NR > 1 && $6 > 128 { n++ } END { exit !n }' "$tmp/dsv3/index.csv" ||
+    say "dsv3: no variant with a micro-batch above 128"
+"$BIN/dpsolve" -a configs/accelerators/h100-80gb.xml -n configs/networks/dgx-h100-6144.xml \
+    -N 1024 -B 128 -o "$tmp/dsv3-128.xml" "$tmp/dsv3/index.csv" ||
+    say "dsv3: a batch of 128 not searched"
 # a layout puts the prediction module with the loss, last
 grep -q -- "--pipeline-model-parallel-layout" "$tmp/dsv3.sh" &&
     ! grep -q -- "m,L' " "$tmp/dsv3.sh" && say "dsv3: a layout without m,L"

@@ -1,5 +1,6 @@
 #!/bin/sh
-# dpsolve -f summary, the plan in a person's terms: its step's parts add
+# dpsolve -f summary, the plan in a person's terms: the model's size
+# against its published count; its step's parts add
 # up to the step; tokens a GPU are the samples' tokens over the GPUs;
 # MFU's FLOPs are Megatron-LM's count worked out here from the model's
 # numbers (12 B s L h^2 (1 + G/A + s/h + 3/2 f/h + V/2Lh) for a gated
@@ -20,7 +21,11 @@ run -f summary > "$tmp/s.txt" || exit 1
 cat "$tmp/s.txt"
 awk '
 /^step / { step = $2; sps = $4; tpg = $6 }
-/^[a-z0-9-]+ on / { gpus = $4 }
+/ on [a-z0-9-]+: [0-9]+ GPUs, / {
+	g = $0; sub(/.* on [^:]*: /, "", g); gpus = g + 0
+	# the model size, against the 6.74B of Touvron et al. (its card)
+	if (match($0, /[(][0-9.]+B parameters/)) size = substr($0, RSTART + 1) + 0
+}
 /^MFU / { mfu = $2 + 0; pflop = $0; sub(/.*count, /, "", pflop); pflop += 0 }
 /^bottleneck:/ {
 	line = $0
@@ -37,6 +42,7 @@ END {
 	bad = 0
 	parts = c + k + q + b + y
 	if (parts < step * 0.999 || parts > step * 1.001) { print "parts " parts " of step " step; bad = 1 }
+	if (size < 6.735 || size >= 6.745) { print "model size " size "B, published 6.74B"; bad = 1 }
 	want = sps * 4096 / gpus
 	if (tpg < want * 0.999 || tpg > want * 1.001) { print "tokens a GPU " tpg ", want " want; bad = 1 }
 	# Llama 2 7B: L 32, h 4096, A = G 32, f 11008, V 32000, s 4096, B 256

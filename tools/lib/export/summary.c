@@ -93,8 +93,24 @@ summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
 			peak_stage = i;
 		}
 	summary_layout(layout, sizeof layout, p, m->global_batch);
-	fprintf(fp, "%s%s on %s: %ld GPUs, a global batch of %ld samples\n",
-	    prefix, m->label, m->network, n, m->global_batch);
+	fprintf(fp, "%s%s", prefix, m->label);
+	/* the model's size as its card gives it: a mixture's active count,
+	 * and what the prediction modules add to the total */
+	if (si->model) {
+		const struct model_cfg *mc = si->model;
+		double mtp = model_mtp_parameters(mc);
+
+		fprintf(fp, " (%.4gB parameters", model_parameters(mc) / 1e9);
+		if (mtp > 0)
+			fprintf(fp, ", %.3gB of them in the prediction "
+			    "modules", mtp / 1e9);
+		if (mc->experts > 1)
+			fprintf(fp, ", %.4gB active a token",
+			    model_active_parameters(mc) / 1e9);
+		fputc(')', fp);
+	}
+	fprintf(fp, " on %s: %ld GPUs, a global batch of %ld samples\n",
+	    m->network, n, m->global_batch);
 	fprintf(fp, "%splan (Megatron-LM's terms): %s\n", prefix, layout);
 	fprintf(fp, "%sstep %.4g s: %s samples/s", prefix, r->step_s,
 	    rate(num, sizeof num, r->throughput_samples_per_s));
