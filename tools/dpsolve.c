@@ -40,6 +40,14 @@ struct opts {
 	unsigned char seen[OPT_SEEN_MAX];	/* the options given */
 };
 
+/* A variant whose micro-batch the global batch holds (a graph without
+ * one: any). */
+static int
+batch_fits(const struct layer_graph *g, long batch)
+{
+	return !g->has_variant || g->var_b <= batch;
+}
+
 static void
 usage(FILE *fp, int status)
 {
@@ -542,12 +550,22 @@ main(int argc, char *argv[])
 	 * out the variants whose micro-batch does not (an index of a
 	 * mixture lists expert ranks splitting b e samples), and stops only
 	 * when none is left */
-	for (size_t i = 0, left = 0; i < vs.n; i++) {
-		left += !(vs.g[i].has_variant && vs.g[i].var_b > o.batch);
-		if (vs.g[i].has_variant && vs.g[i].var_b > o.batch &&
-		    (o.evaluate || (i + 1 == vs.n && left == 0)))
+	{
+		const struct layer_graph *first = NULL, *last = NULL, *g;
+		size_t fit = 0;
+
+		for (size_t i = 0; i < vs.n; i++)
+			if (batch_fits(&vs.g[i], o.batch))
+				fit++;
+			else {
+				if (first == NULL)
+					first = &vs.g[i];
+				last = &vs.g[i];
+			}
+		g = o.evaluate ? first : fit == 0 ? last : NULL;
+		if (g)
 			die("%s: micro-batch %ld is larger than the global batch "
-			    "%ld", vs.g[i].file, vs.g[i].var_b, o.batch);
+			    "%ld", g->file, g->var_b, o.batch);
 	}
 	plans = xcalloc((size_t)o.top_n, sizeof *plans);
 	steps = xcalloc((size_t)o.top_n, sizeof *steps);
@@ -571,9 +589,8 @@ main(int argc, char *argv[])
 		size_t ng = 0;
 
 		for (size_t i = 0; i < vs.n; i++)
-			if ((!vs.g[i].has_variant || vs.g[i].var_b <= o.batch) &&
-			    (!o.megatron || megatron_variant_ok(&vs.g[i],
-			    li.model)))
+			if (batch_fits(&vs.g[i], o.batch) && (!o.megatron ||
+			    megatron_variant_ok(&vs.g[i], li.model)))
 				gp[ng++] = &vs.g[i];
 		if (o.megatron) {
 			megatron_model_ok(li.model, o.model);

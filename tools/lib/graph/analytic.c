@@ -202,17 +202,25 @@ tp_leave(struct builder *B, const char *name, double bytes, int role)
 }
 
 /* LayerNorm: mean, variance, normalise, scale, shift (~8 FLOPs an
- * element); RMSNorm ~5.  It keeps its input. */
+ * element); RMSNorm ~5.  It keeps its input.  One kernel over `elems`
+ * elements whose norms have `width` weights in all (a scale each,
+ * LayerNorm's shift beside). */
 static void
-norm(struct builder *B, const char *name)
+norm_kernel(struct builder *B, const char *name, double elems, double width)
 {
 	const struct dims *d = B->d;
-	double elems = d->n * d->h / d->shard;
 	struct aop *o = vector(B, name, AOP_NORM, elems, d->rms ? 5 : 8,
 	    VEC_FWD_BPE, VEC_BWD_BPE);
 
-	o->parameter_bytes = 2 * (d->rms ? d->h : 2 * d->h);
+	o->parameter_bytes = 2 * (d->rms ? 1 : 2) * width;
 	o->activation_bytes = 2 * elems;
+}
+
+/* The norm over the hidden state (sharded over t with sp). */
+static void
+norm(struct builder *B, const char *name)
+{
+	norm_kernel(B, name, B->d->n * B->d->h / B->d->shard, B->d->h);
 }
 
 /* Dropout (when the model trains with it) and the residual add: the mask
@@ -317,16 +325,9 @@ latent_projections(struct builder *B)
 	    h * (d->kvr + d->rope), SPLIT_NONE);
 	if (d->qr == 0)
 		o->activation_bytes = 2 * local * h;
-	if (d->qr > 0) {
-		o = vector(B, "q_lora_norm", AOP_NORM, local * d->qr,
-		    d->rms ? 5 : 8, VEC_FWD_BPE, VEC_BWD_BPE);
-		o->parameter_bytes = 2 * (d->rms ? 1 : 2) * d->qr;
-		o->activation_bytes = 2 * local * d->qr;
-	}
-	o = vector(B, "kv_lora_norm", AOP_NORM, local * d->kvr, d->rms ? 5 : 8,
-	    VEC_FWD_BPE, VEC_BWD_BPE);
-	o->parameter_bytes = 2 * (d->rms ? 1 : 2) * d->kvr;
-	o->activation_bytes = 2 * local * d->kvr;
+	if (d->qr > 0)
+		norm_kernel(B, "q_lora_norm", local * d->qr, d->qr);
+	norm_kernel(B, "kv_lora_norm", local * d->kvr, d->kvr);
 	tp_enter(B, "attn_f", 2 * n * ((d->qr > 0 ? d->qr : h) + d->kvr +
 	    d->rope), TP_COLUMN);
 	if (d->qr > 0) {
@@ -362,17 +363,11 @@ attention(struct builder *B)
 		    (d->bias ? q + 2 * kv : 0)) / t, SPLIT_T);
 		o->activation_bytes = 2 * n * h / d->shard;
 	}
-	/* the query and key heads' norm (qk_norm): one kernel over q and k,
-	 * keeping its input for the backward; its weights, a head wide, are
-	 * on every tensor rank */
-	if (d->qk_norm) {
-		double elems = n * (d->qw + d->kw) / t;
-
-		o = vector(B, "qk_norm", AOP_NORM, elems, d->rms ? 5 : 8,
-		    VEC_FWD_BPE, VEC_BWD_BPE);
-		o->parameter_bytes = 2 * 2 * (d->rms ? 1 : 2) * d->head_dim;
-		o->activation_bytes = 2 * elems;
-	}
+	/* the query and key heads' norms (qk_norm): one kernel over q and
+	 * k; their weights, a head wide each, are on every tensor rank */
+	if (d->qk_norm)
+		norm_kernel(B, "qk_norm", n * (d->qw + d->kw) / t,
+		    2 * d->head_dim);
 	/* context parallel: every device needs the whole sequence's keys
 	 * and values (their gradients are reduce-scattered back); the
 	 * backward pass gathers them again rather than keep the gathered

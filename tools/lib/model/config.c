@@ -172,26 +172,30 @@ latent_and_experts_check(const struct model_cfg *m, xmlNodePtr r,
 	return 0;
 }
 
+/* The model's enumerated elements' words, in the enums' order: what the
+ * reader accepts and the config line writes. */
+static const char *const arch_words[] = { "encoder", "decoder", NULL };
+static const char *const norm_words[] = { "layernorm", "rmsnorm", NULL };
+static const char *const act_words[] = { "gelu", "silu", "relu", NULL };
+static const char *const mlp_words[] = { "dense", "gated", NULL };
+static const char *const pos_words[] = { "learned", "rotary", NULL };
+
 int
 model_from_doc(struct model_cfg *m, xmlDocPtr doc, const char *path,
     struct pl_err *err)
 {
-	static const char *const arch[] = { "encoder", "decoder", NULL };
-	static const char *const norm[] = { "layernorm", "rmsnorm", NULL };
-	static const char *const act[] = { "gelu", "silu", "relu", NULL };
-	static const char *const mlp[] = { "dense", "gated", NULL };
-	static const char *const pos[] = { "learned", "rotary", NULL };
 	xmlNodePtr r;
 	int ret = -1;
 
 	memset(m, 0, sizeof(*m));
 	r = xmlDocGetRootElement(doc);
 	copy_name(m->name, sizeof(m->name), r);
-	m->architecture = child_enum(r, "architecture", arch, ARCH_DECODER);
-	m->norm = child_enum(r, "norm", norm, NORM_LAYERNORM);
-	m->activation = child_enum(r, "activation", act, ACT_GELU);
-	m->mlp = child_enum(r, "mlp", mlp, MLP_DENSE);
-	m->position = child_enum(r, "position", pos, POS_LEARNED);
+	m->architecture = child_enum(r, "architecture", arch_words,
+	    ARCH_DECODER);
+	m->norm = child_enum(r, "norm", norm_words, NORM_LAYERNORM);
+	m->activation = child_enum(r, "activation", act_words, ACT_GELU);
+	m->mlp = child_enum(r, "mlp", mlp_words, MLP_DENSE);
+	m->position = child_enum(r, "position", pos_words, POS_LEARNED);
 	if (NEED_LONG(path, r, "layers", &m->layers) ||
 	    NEED_LONG(path, r, "hidden", &m->hidden) ||
 	    NEED_LONG(path, r, "heads", &m->heads) ||
@@ -390,11 +394,6 @@ accel_tp_comm_sm_share(const struct accel_cfg *a)
 char *
 model_config_line(const struct model_cfg *m)
 {
-	static const char *const arch[] = { "encoder", "decoder" };
-	static const char *const norm[] = { "layernorm", "rmsnorm" };
-	static const char *const act[] = { "gelu", "silu", "relu" };
-	static const char *const mlp[] = { "dense", "gated" };
-	static const char *const pos[] = { "learned", "rotary" };
 	char imb[NUMFMT_LEN];
 
 	numfmt(imb, m->expert_imbalance);
@@ -407,10 +406,11 @@ model_config_line(const struct model_cfg *m)
 	    "v_head_dim=%ld expert_ffn_hidden=%ld shared_expert_ffn_hidden=%ld "
 	    "dense_layers=%ld router_groups=%ld router_group_topk=%ld "
 	    "mtp_depth=%ld expert_imbalance=%s",
-	    arch[m->architecture], m->layers, m->hidden, m->heads, m->kv_heads,
-	    m->head_dim, m->ffn_hidden, m->vocab, m->seq_len, m->max_positions,
-	    m->type_vocab, m->experts, m->top_k, norm[m->norm],
-	    act[m->activation], mlp[m->mlp], pos[m->position],
+	    arch_words[m->architecture], m->layers, m->hidden, m->heads,
+	    m->kv_heads, m->head_dim, m->ffn_hidden, m->vocab, m->seq_len,
+	    m->max_positions, m->type_vocab, m->experts, m->top_k,
+	    norm_words[m->norm], act_words[m->activation], mlp_words[m->mlp],
+	    pos_words[m->position],
 	    m->tied_embeddings, m->bias, m->pooler, m->dropout, m->causal,
 	    m->flash_attention, m->qk_norm, m->q_lora_rank, m->kv_lora_rank,
 	    m->qk_rope_head_dim, m->v_head_dim, m->expert_ffn_hidden,
