@@ -38,12 +38,6 @@ cannot(struct megatron_why *w, const char *fmt, ...)
 	va_end(ap);
 }
 
-static long
-var(const struct layer_graph *g, long v, long dflt)
-{
-	return g->has_variant ? v : dflt;
-}
-
 /* Do the stages hold equal numbers of layers so counted? */
 static int
 even_split(const struct layer_graph *g, const struct plan *p, int ends)
@@ -120,20 +114,6 @@ split_of(const struct plan *p, int encoder, struct split *sp)
 	sp->layout = !sp->even && !sp->first_last && !encoder;
 }
 
-/* The sequence length: the model's, else the graph's record, else 0. */
-static long
-seq_len_of(const struct layer_graph *g, const struct model_cfg *model)
-{
-	char v[32];
-
-	if (model)
-		return model->seq_len;
-	if (g->model_config && config_line_field(g->model_config, "seq_len",
-	    v, sizeof v) == 0)
-		return atol(v);
-	return 0;
-}
-
 /* The reason Megatron cannot run the model's MLP, or NULL. */
 static const char *
 mlp_reason(const struct model_cfg *model)
@@ -149,9 +129,9 @@ int
 megatron_variant_ok(const struct layer_graph *g,
     const struct model_cfg *model)
 {
-	long e = var(g, g->var_e, 1), c = var(g, g->var_c, 1);
+	long e = layers_var(g, g->var_e, 1), c = layers_var(g, g->var_c, 1);
 	long cp = g->has_variant && g->var_ep_batch ? c : c * e;
-	long s = seq_len_of(g, model);
+	long s = summary_seq_len(g, model);
 
 	return cp == 1 || s == 0 || s % (2 * cp) == 0;
 }
@@ -171,8 +151,8 @@ megatron_check(const struct plan *p, long global_batch,
     const struct model_cfg *model, struct megatron_why *w)
 {
 	const struct layer_graph *g = p->g;
-	long e = var(g, g->var_e, 1), c = var(g, g->var_c, 1);
-	long b = var(g, g->var_b, 1), zd = 1;
+	long e = layers_var(g, g->var_e, 1), c = layers_var(g, g->var_c, 1);
+	long b = layers_var(g, g->var_b, 1), zd = 1;
 	int epb = g->has_variant && g->var_ep_batch, zs = 0, S = p->nstages;
 	long cp = epb ? c : c * e, layers = 0;
 	struct split sp;
@@ -213,7 +193,8 @@ megatron_check(const struct plan *p, long global_batch,
 		cannot(w, "--overlap-param-gather needs --overlap-grad-reduce");
 	if (!megatron_variant_ok(g, model))
 		cannot(w, "context parallelism over %ld needs the sequence "
-		    "(%ld) a multiple of %ld", cp, seq_len_of(g, model), 2 * cp);
+		    "(%ld) a multiple of %ld", cp, summary_seq_len(g, model),
+		    2 * cp);
 	if (model && model->experts > 1 && model->experts % e)
 		cannot(w, "%ld experts over %ld expert-parallel ranks",
 		    model->experts, e);
@@ -268,9 +249,9 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 {
 	const struct model_cfg *model = si->model;
 	const struct layer_graph *g = p->g;
-	long t = var(g, g->var_t, 1), e = var(g, g->var_e, 1);
-	long c = var(g, g->var_c, 1), sp = var(g, g->var_sp, 0);
-	long b = var(g, g->var_b, 1);
+	long t = layers_var(g, g->var_t, 1), e = layers_var(g, g->var_e, 1);
+	long c = layers_var(g, g->var_c, 1), sp = layers_var(g, g->var_sp, 0);
+	long b = layers_var(g, g->var_b, 1);
 	/* folded, the expert ranks are context ranks (Megatron-Core puts
 	 * the expert group first over the context ranks); split by samples,
 	 * they are data-parallel ranks, each with b/e of the micro-batch */

@@ -6,12 +6,6 @@
 
 #define GiB 1073741824.0
 
-static long
-var(const struct layer_graph *g, long v, long dflt)
-{
-	return g->has_variant ? v : dflt;
-}
-
 /* A rate for a person: four digits, or all of them from 1,000 on (no
  * exponent below 10^15). */
 static const char *
@@ -21,16 +15,15 @@ rate(char *buf, size_t len, double v)
 	return buf;
 }
 
-/* The sequence length: the model's, else the graph's record, else 0. */
-static long
-seq_len(const struct plan *p, const struct model_cfg *model)
+long
+summary_seq_len(const struct layer_graph *g, const struct model_cfg *model)
 {
 	char v[32];
 
 	if (model)
 		return model->seq_len;
-	if (p->g->model_config && config_line_field(p->g->model_config,
-	    "seq_len", v, sizeof v) == 0)
+	if (g->model_config && config_line_field(g->model_config, "seq_len",
+	    v, sizeof v) == 0)
 		return atol(v);
 	return 0;
 }
@@ -40,8 +33,8 @@ summary_layout(char *buf, size_t len, const struct plan *p,
     long global_batch)
 {
 	const struct layer_graph *g = p->g;
-	long t = var(g, g->var_t, 1), e = var(g, g->var_e, 1);
-	long c = var(g, g->var_c, 1), b = var(g, g->var_b, 1);
+	long t = layers_var(g, g->var_t, 1), e = layers_var(g, g->var_e, 1);
+	long c = layers_var(g, g->var_c, 1), b = layers_var(g, g->var_b, 1);
 	int epb = g->has_variant && g->var_ep_batch, sp = g->has_variant &&
 	    g->var_sp;
 	/* in Megatron's terms: a fold's expert ranks are context ranks, a
@@ -81,7 +74,7 @@ summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
     const struct plan_result *r)
 {
 	const struct stage_cost *bn = &r->stage[r->bottleneck];
-	long s = seq_len(p, si->model), n = r->devices_used;
+	long s = summary_seq_len(p->g, si->model), n = r->devices_used;
 	double peak = 0, cap = m->memory_bytes;
 	double mb = (double)r->m, v = (double)(p->v > 1 ? p->v : 1);
 	int peak_stage = 0;
@@ -163,8 +156,9 @@ static void
 layout_short(char *buf, size_t len, const struct plan *p)
 {
 	const struct layer_graph *g = p->g;
-	long t = var(g, g->var_t, 1), e = var(g, g->var_e, 1);
-	long c = var(g, g->var_c, 1), b = var(g, g->var_b, 1), z = 1;
+	long t = layers_var(g, g->var_t, 1), e = layers_var(g, g->var_e, 1);
+	long c = layers_var(g, g->var_c, 1), b = layers_var(g, g->var_b, 1);
+	long z = 1;
 	int epb = g->has_variant && g->var_ep_batch, sp = g->has_variant &&
 	    g->var_sp;
 	long cp = epb ? c : c * e, dp = epb ? p->d * e : p->d;

@@ -23,6 +23,10 @@ struct summary_info {
 	double reserve_bytes;
 };
 
+/* The sequence length: the model's, else the graph's record, else 0. */
+long summary_seq_len(const struct layer_graph *g,
+    const struct model_cfg *model);
+
 /* The plan in Megatron-LM's names: "TP 4 (sequence parallel), PP 2, ..." */
 void summary_layout(char *buf, size_t len, const struct plan *p,
     long global_batch);

@@ -701,12 +701,6 @@ prop_str(xmlNodePtr n, const char *name, const char *v)
 	xmlNewProp(n, (const xmlChar *)name, (const xmlChar *)v);
 }
 
-static long
-var(const struct layer_graph *g, long v, long dflt)
-{
-	return g->has_variant ? v : dflt;
-}
-
 static int
 max_zero(const struct plan *p, long *degree)
 {
@@ -732,10 +726,10 @@ parallelism_props(xmlNodePtr n, const struct plan *p)
 
 	prop_num(n, "p", p->nstages);
 	prop_num(n, "d", (double)p->d);
-	prop_num(n, "t", (double)var(g, g->var_t, 1));
-	prop_num(n, "sp", (double)var(g, g->var_sp, 0));
-	prop_num(n, "e", (double)var(g, g->var_e, 1));
-	prop_num(n, "c", (double)var(g, g->var_c, 1));
+	prop_num(n, "t", (double)layers_var(g, g->var_t, 1));
+	prop_num(n, "sp", (double)layers_var(g, g->var_sp, 0));
+	prop_num(n, "e", (double)layers_var(g, g->var_e, 1));
+	prop_num(n, "c", (double)layers_var(g, g->var_c, 1));
 	prop_num(n, "recompute", p->recompute);
 	prop_num(n, "zero_stage", zs);
 	prop_num(n, "zero_degree", (double)zd);
@@ -802,7 +796,8 @@ planio_write_xml_ranked(FILE *fp, const struct plan_meta *m,
 	prop_str(root, "accelerator", m->accelerator);
 	prop_str(root, "mode", m->mode);
 	prop_num(root, "global_batch_samples", (double)m->global_batch);
-	prop_num(root, "micro_batch_samples", (double)var(g, g->var_b, 1));
+	prop_num(root, "micro_batch_samples", (double)layers_var(g, g->var_b,
+	    1));
 	prop_num(root, "device_memory_bytes", m->memory_bytes);
 	parallelism_props(xmlNewChild(root, NULL,
 	    (const xmlChar *)"parallelism", NULL), p);
@@ -845,8 +840,8 @@ planio_write_xml_ranked(FILE *fp, const struct plan_meta *m,
 
 		e = xmlNewChild(root, NULL, (const xmlChar *)"runner_up", NULL);
 		prop_num(e, "rank", (double)(k + 1));
-		prop_num(e, "micro_batch_samples", (double)var(gk, gk->var_b,
-		    1));
+		prop_num(e, "micro_batch_samples", (double)layers_var(gk,
+		    gk->var_b, 1));
 		parallelism_props(e, &plans[k]);
 		result_props(e, &results[k]);
 		prop_num(e, "peak_memory_bytes", planio_peak_memory(

@@ -524,6 +524,12 @@ layers_width(const struct layer_graph *g)
 	return g->has_variant ? g->var_t * g->var_e * g->var_c : 1;
 }
 
+long
+layers_var(const struct layer_graph *g, long v, long dflt)
+{
+	return g->has_variant ? v : dflt;
+}
+
 int
 layers_check_model(const struct layer_graph *g, long layers,
     const char *model_file, struct pl_err *err)

@@ -143,6 +143,10 @@ void layers_release(struct layer_graph *g);
  * without the variant columns). */
 long layers_width(const struct layer_graph *g);
 
+/* A variant field of the graph (its var_t, var_sp, ...), or dflt for a
+ * graph without the variant columns. */
+long layers_var(const struct layer_graph *g, long v, long dflt);
+
 /* A graph of a model with `layers` transformer layers (model_file: for
  * the message) has that many rows of kind "transformer": a graph cut
  * short would plan a smaller model. */
