@@ -137,7 +137,8 @@ load_cell(struct cell *c, const struct opts *o)
 	/* the reproduction's plan space: the expert ranks folded over the
 	 * micro-batch's sequence (the experiments were set up so; dpsolve
 	 * also searches splitting its samples, Megatron-LM's plain expert
-	 * parallelism, docs/model.md), and the paper's widths where the
+	 * parallelism, and whole experts beside tensor parallelism,
+	 * docs/model.md), and the paper's widths where the
 	 * experiment limits them */
 	{
 		size_t kept = 0;
@@ -147,6 +148,7 @@ load_cell(struct cell *c, const struct opts *o)
 			const struct layer_graph *g = &c->vs.g[i];
 
 			if (!(g->has_variant && g->var_ep_batch) &&
+			    layers_expert_t(g) == layers_var(g, g->var_t, 1) &&
 			    (max_width <= 0 || layers_width(g) <= max_width))
 				c->vs.g[kept++] = *g;
 			else

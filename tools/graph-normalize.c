@@ -231,7 +231,7 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 {
 	static const char *const head[] = {
 		"file", "t", "e", "c", "sp", "micro_batch_samples", "width",
-		"ep_batch"
+		"ep_batch", "expert_t"
 	};
 	size_t ncols = 7;
 	static const long searched[] = MBS_SEARCHED;
@@ -251,11 +251,15 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 		return pl_errf(err, NULL, 0, "model '%s': %zu variants, more "
 		    "than 512%s", m->name, n, o->v.b ? "" : " (-V b=B: one "
 		    "micro-batch size a folder)");
-	/* the ep_batch column only where a batch split is listed: other
-	 * indexes stay as they were */
-	for (size_t i = 0; i < n; i++)
-		if (v[i].ep_batch)
+	/* the ep_batch column only where a batch split is listed, expert_t
+	 * (and ep_batch before it) where whole experts are: other indexes
+	 * stay as they were */
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].ep_batch && ncols < 8)
 			ncols = 8;
+		if (v[i].et != v[i].t)
+			ncols = 9;
+	}
 	/* the folder is made if it is missing (one level, like mkdir) */
 	if (mkdir(o->dir, 0777) < 0 && errno != EEXIST)
 		return pl_errf(err, o->dir, 0, "cannot create folder: %s",
@@ -265,12 +269,14 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 	csvio_write_row(idx.fp, head, ncols);
 	for (size_t i = 0; i < n; i++) {
 		struct opts one = *o;
-		char name[96], path[4096], b[7][NUMFMT_LEN];
-		const char *f[8];
+		char name[96], path[4096], b[8][NUMFMT_LEN], et[24] = "";
+		const char *f[9];
 
-		snprintf(name, sizeof(name), "b%ld-t%ld-sp%d-e%ld-c%ld%s.csv",
+		if (v[i].et != v[i].t)
+			snprintf(et, sizeof et, "-et%ld", v[i].et);
+		snprintf(name, sizeof(name), "b%ld-t%ld-sp%d-e%ld-c%ld%s%s.csv",
 		    v[i].b, v[i].t, v[i].sp, v[i].e, v[i].c,
-		    v[i].ep_batch ? "-epb" : "");
+		    v[i].ep_batch ? "-epb" : "", et);
 		snprintf(path, sizeof(path), "%s/%s", o->dir, name);
 		one.out = path;
 		one.v = v[i];
@@ -286,6 +292,7 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 		f[5] = numfmt(b[4], (double)v[i].b);
 		f[6] = numfmt(b[5], (double)(v[i].t * v[i].e * v[i].c));
 		f[7] = numfmt(b[6], (double)v[i].ep_batch);
+		f[8] = numfmt(b[7], (double)v[i].et);
 		csvio_write_row(idx.fp, f, ncols);
 	}
 	return outfile_commit(&idx, err);
@@ -310,7 +317,7 @@ run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 		"top_k", "seq_len", "flops_per_token_fwd",
 		"activation_bytes_per_layer"
 	};
-	struct variant one = { 1, 1, 1, 0, 1, 0 };
+	struct variant one = { 1, 1, 1, 0, 1, 0, 1 };
 	struct outfile out;
 
 	if (outfile_open(&out, o->out, err) < 0)
@@ -365,8 +372,9 @@ run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 static void
 parse_variant(const char *arg, struct variant *v, int *ep)
 {
-	static const char *const keys[] = { "t", "e", "c", "b", "sp", "ep" };
-	long *dst[] = { &v->t, &v->e, &v->c, &v->b, NULL, NULL };
+	static const char *const keys[] = { "t", "e", "c", "b", "sp", "ep",
+		"et" };
+	long *dst[] = { &v->t, &v->e, &v->c, &v->b, NULL, NULL, &v->et };
 	char *copy = xstrdup(arg), *tok = copy, *next;
 	unsigned seen = 0;
 
@@ -380,9 +388,9 @@ parse_variant(const char *arg, struct variant *v, int *ep)
 		if ((eq = strchr(tok, '=')) == NULL)
 			goto bad;
 		*eq++ = '\0';
-		while (k < 6 && strcmp(tok, keys[k]) != 0)
+		while (k < 7 && strcmp(tok, keys[k]) != 0)
 			k++;
-		if (k == 6)
+		if (k == 7)
 			goto bad;
 		if (seen & 1u << k) {
 			warnx("-V: '%s' given twice in '%s'", keys[k], arg);
@@ -409,7 +417,8 @@ parse_variant(const char *arg, struct variant *v, int *ep)
 	free(copy);
 	return;
 bad:
-	warnx("-V: '%s' is not a list of t=, e=, c=, sp=, b=, ep= settings",
+	warnx("-V: '%s' is not a list of t=, e=, c=, sp=, b=, ep=, et= "
+	    "settings",
 	    arg);
 	free(copy);
 	usage(stderr, 2);
@@ -498,8 +507,9 @@ main(int argc, char *argv[])
 		    'T');
 		usage(stderr, 2);
 	}
-	if (o.dir && (o.v.sp || o.v.e > 1)) {
-		warnx("-D tries every sp and e: -V sets only b, t, c and ep");
+	if (o.dir && (o.v.sp || o.v.e > 1 || o.v.et)) {
+		warnx("-D tries every sp, e and et: -V sets only b, t, c and "
+		    "ep");
 		usage(stderr, 2);
 	}
 	if (!o.dir && o.ep == (EP_FOLD | EP_BATCH)) {

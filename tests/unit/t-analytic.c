@@ -41,7 +41,7 @@ static void
 build(const struct model_cfg *m, long t, int sp, long e, long c, long b,
     struct aop_graph *g)
 {
-	struct variant v = { t, e, c, sp, b, 0 };
+	struct variant v = { t, e, c, sp, b, 0, 0 };
 	struct pl_err err;
 
 	if (analytic_build(m, NULL, &v, g, &err) < 0) {
@@ -60,7 +60,7 @@ static void
 build_on(const struct model_cfg *m, const struct accel_cfg *a, long t, int sp,
     struct aop_graph *g)
 {
-	struct variant v = { t, 1, 1, sp, 1, 0 };
+	struct variant v = { t, 1, 1, sp, 1, 0, 0 };
 	struct pl_err err;
 
 	if (analytic_build(m, a, &v, g, &err) < 0) {
@@ -404,7 +404,7 @@ static void
 test_expert_batch_split(void)
 {
 	struct model_cfg m = model_as_configured("mixtral-8x7b");
-	struct variant fold = { 1, 8, 1, 0, 8, 0 }, split = { 1, 8, 1, 0, 8, 1 };
+	struct variant fold = { 1, 8, 1, 0, 8, 0, 0 }, split = { 1, 8, 1, 0, 8, 1, 0 };
 	struct variant bad = split;
 	struct aop_graph gf, gs;
 	struct pl_err err;
@@ -473,7 +473,7 @@ static void
 test_variants(void)
 {
 	struct model_cfg m = model("llama3-70b");
-	struct variant v[256], bad = { 16, 1, 1, 0, 1, 0 };
+	struct variant v[256], bad = { 16, 1, 1, 0, 1, 0, 0 };
 	struct aop_graph g;
 	struct pl_err err;
 	size_t n;
@@ -484,17 +484,22 @@ test_variants(void)
 	n = analytic_variants(&m, 1, 8, 4, EP_FOLD, v, 256);
 	EQ_INT(n, 21, "llama3: 7 t/sp x 3 c variants");
 	m = model("mixtral-8x7b");
+	/* and whole experts (et = 1) at sp where t e divides the 8 experts:
+	 * t 2 with e 1, 2, 4, t 4 with e 1, 2, t 8 with e 1, each at 3 c */
 	n = analytic_variants(&m, 1, 8, 4, EP_FOLD, v, 256);
-	EQ_INT(n, 7 * 4 * 3, "mixtral: 7 t/sp x 4 e x 3 c variants");
+	EQ_INT(n, 7 * 4 * 3 + 6 * 3, "mixtral: 7 t/sp x 4 e x 3 c variants, "
+	    "and 6 t/e x 3 c with whole experts");
 	/* split by samples: e 2, 4, 8 at c = 1, a micro-batch of e ranks'
 	 * one sample; e = 1 at c 1, 2, 4 as before */
+	/* whole experts: at e = 1 t 2, 4, 8 x 3 c; split, t 2 with e 2, 4
+	 * and t 4 with e 2 */
 	n = analytic_variants(&m, 1, 8, 4, EP_BATCH, v, 256);
-	EQ_INT(n, 7 * 3 + 7 * 3, "mixtral, batch splits: 7 t/sp x 3 c at "
-	    "e = 1, x 3 e at c = 1");
+	EQ_INT(n, 7 * 3 + 7 * 3 + 3 * 3 + 3, "mixtral, batch splits: 7 t/sp "
+	    "x 3 c at e = 1, x 3 e at c = 1, and whole experts");
 	EQ_INT(v[3].e * v[3].b * v[3].ep_batch, 4, "after t = 1's three e = 1 "
 	    "variants: e = 2 split, 2 samples");
 	n = analytic_variants(&m, 1, 8, 4, EP_FOLD | EP_BATCH, v, 256);
-	EQ_INT(n, 7 * 4 * 3 + 7 * 3, "mixtral, both splits");
+	EQ_INT(n, 7 * 4 * 3 + 6 * 3 + 7 * 3 + 3, "mixtral, both splits");
 	m = model("bertlarge");
 	bad.t = 1, bad.sp = 1;
 	OK(analytic_build(&m, NULL, &bad, &g, &err) < 0, "sp at t = 1 refused");
@@ -625,7 +630,7 @@ test_gemm_quantization(void)
 	layers_release(&lg);
 	analytic_release(&g);
 	{
-		struct variant v = { 1, 1, 1, 0, 2, 0 };
+		struct variant v = { 1, 1, 1, 0, 2, 0, 0 };
 
 		if (analytic_build(&m, &a, &v, &g, &err) < 0) {
 			printf("Bail out! bertlarge b=2\n");
@@ -789,6 +794,76 @@ test_latent_and_experts(void)
 	analytic_release(&g);
 }
 
+/*
+ * The experts' own tensor split (MoE Parallel Folding), Mixtral 8x7B at
+ * t = 2 with sp and e = 2 folded (4,096-token sequences, 2,048 tokens a
+ * device, h 4,096, experts 14,336 wide, top-2): with et = t each expert
+ * is split over the two tensor ranks, which gather their 2 x 1,024
+ * tokens' 2 copies (2 x 2,048 x 2 x 4,096 bytes) before the experts and
+ * reduce-scatter after; with et = 1 the two tensor ranks are expert
+ * ranks as well (4 of them, 2 whole experts each), each running its own
+ * 1,024 tokens' 2,048 copies.  The all-to-all, the FLOPs and the
+ * parameters are the same; the gathered copies neither cross nor are
+ * kept (2 x (4,096 - 2,048) x 4,096 bytes less).
+ */
+static void
+test_expert_tensor_split(void)
+{
+	struct model_cfg m = model_as_configured("mixtral-8x7b");
+	struct variant split = { 2, 2, 1, 1, 1, 0, 2 }, whole = split;
+	struct variant bad;
+	struct aop_graph gs, gw;
+	struct pl_err err;
+	struct sums s, w;
+
+	whole.et = 1;
+	if (analytic_build(&m, NULL, &split, &gs, &err) < 0 ||
+	    analytic_build(&m, NULL, &whole, &gw, &err) < 0) {
+		printf("Bail out! mixtral et: %s\n", err.msg);
+		exit(1);
+	}
+	s = layer_sums(&gs, 0);
+	w = layer_sums(&gw, 0);
+	EQ_DBL(s.fwd_bytes[LCOLL_ALL_TO_ALL], 2 * (2.0 * 1024 * 2 * 4096),
+	    1e-12, "et = t: each rank dispatches and combines its 1,024 "
+	    "tokens' top-2 copies");
+	EQ_DBL(w.fwd_bytes[LCOLL_ALL_TO_ALL], s.fwd_bytes[LCOLL_ALL_TO_ALL],
+	    1e-12, "et = 1: the same bytes (over 4 expert ranks)");
+	EQ_DBL(s.fwd_bytes[LCOLL_ALL_GATHER] - w.fwd_bytes[LCOLL_ALL_GATHER],
+	    2.0 * 2048 * 2 * 4096, 1e-12, "et = 1: no gather of the copies "
+	    "over the tensor ranks");
+	EQ_DBL(s.fwd_bytes[LCOLL_REDUCE_SCATTER] -
+	    w.fwd_bytes[LCOLL_REDUCE_SCATTER], 2.0 * 2048 * 2 * 4096, 1e-12,
+	    "and no reduce-scatter of their outputs");
+	EQ_DBL(w.matmul_flops, s.matmul_flops, 1e-12, "the same FLOPs");
+	EQ_DBL(w.params, s.params, 1e-12, "the same parameters a device");
+	EQ_DBL(s.act - w.act, 2.0 * (4096 - 2048) * 4096, 1e-12, "the gathered "
+	    "copies not kept");
+	for (size_t i = 0; i < gw.n; i++)
+		if (gw.op[i].layer == 0 && strcmp(gw.op[i].name, "expert_up") == 0) {
+			EQ_DBL(gw.op[i].gemm_m, 1024, 0, "et = 1: 1,024 copies an "
+			    "expert");
+			EQ_DBL(gw.op[i].gemm_n, 2 * 14336, 0, "through the whole "
+			    "expert's gate and up");
+			EQ_DBL(gw.op[i].gemm_batch, 2, 0, "2 experts a rank");
+		}
+	analytic_release(&gs);
+	analytic_release(&gw);
+	bad = whole, bad.sp = 0;
+	OK(analytic_build(&m, NULL, &bad, &gw, &err) < 0, "et = 1 without "
+	    "sp refused (every tensor rank would hold all tokens)");
+	bad = whole, bad.t = 4, bad.et = 2;
+	OK(analytic_build(&m, NULL, &bad, &gw, &err) < 0, "et other than t "
+	    "or 1 refused");
+	bad = whole, bad.t = 4, bad.e = 4;
+	OK(analytic_build(&m, NULL, &bad, &gw, &err) < 0, "16 expert ranks "
+	    "for 8 experts refused");
+	m = model_as_configured("llama2-7b");
+	bad = whole, bad.e = 1;
+	OK(analytic_build(&m, NULL, &bad, &gw, &err) < 0, "et = 1 on a dense "
+	    "model refused");
+}
+
 int
 main(void)
 {
@@ -802,6 +877,7 @@ main(void)
 	test_collectives();
 	test_variants();
 	test_expert_batch_split();
+	test_expert_tensor_split();
 	test_latent_and_experts();
 	return tap_done();
 }

@@ -270,7 +270,9 @@ set_recompute(struct layer *l, double x, double y)
  * `layers`: rows 1..n-2 alike, as a transformer's layers between an
  * embedding and a head; `experts`: the t = 1 variant has e = 2, three
  * quarters of every row's parameters experts' (their data-parallel group
- * is t e apart, the dense one t: the search bounds each apart). */
+ * is t e apart, the dense one t: the search bounds each apart), every
+ * row an all-to-all, and the t = 2 variant's experts whole half the time
+ * (et = 1: its all-to-all over its two tensor ranks, else none). */
 static size_t
 random_graphs(struct layer_graph *g, size_t n, int layers, int experts)
 {
@@ -284,6 +286,12 @@ random_graphs(struct layer_graph *g, size_t n, int layers, int experts)
 		g[k].var_e = g[k].var_c = 1;
 		if (experts && k == 0)
 			g[k].var_e = 2;
+		/* the t = 2 variant's experts whole half the time: its two
+		 * tensor ranks are its expert ranks (et = 1) */
+		if (experts && k == 1 && uniform() < 0.5)
+			g[k].var_et = 1;
+		if (experts && k == 1)
+			g[k].var_sp = 1;
 		/* the t = 2 variant at another micro-batch size, half the
 		 * time: the search chooses b with the rest */
 		g[k].var_b = k && uniform() < 0.5 ? 3 - b : b;
@@ -309,13 +317,17 @@ random_graphs(struct layer_graph *g, size_t n, int layers, int experts)
 		set_row(&g[0], i, f, f * (1.5 + uniform()), p, a, in);
 		if (uniform() < 0.3)
 			g[0].l[i].dense_parameter_bytes = p / 2;
-		if (experts)
+		if (experts) {
 			g[0].l[i].dense_parameter_bytes = p / 4;
+			g[0].l[i].coll_bytes[LCOLL_ALL_TO_ALL] = 2 * in;
+		}
 		set_recompute(&g[0].l[i], uniform(), uniform());
 		if (ng > 1) {
 			set_row(&g[1], i, f * 0.55, f * 1.1, p / 2, a * 0.6,
 			    in);
 			g[1].l[i].coll_bytes[LCOLL_ALL_REDUCE] = 4 * in;
+			if (experts)
+				g[1].l[i].coll_bytes[LCOLL_ALL_TO_ALL] = in;
 			set_recompute(&g[1].l[i], uniform(), uniform());
 		}
 	}
@@ -530,7 +542,16 @@ random_instances(void)
 			mo.classic_split = encoder;
 			mwant = brute_mode(&env, gm, ng, 0, &mo, 1, encoder ?
 			    &enc : NULL);
-			mrc = dp_solve(&env, gp, ng, &mo, &best, &mstep, &st,
+			/* the variants Megatron runs, as dpsolve leaves them
+			 * to the search (experts at t 2 need sp) */
+			const struct layer_graph *gpm[2];
+			size_t ngm = 0;
+
+			for (size_t k = 0; k < ng; k++)
+				if (megatron_variant_ok(gp[k], encoder ? &enc :
+				    NULL))
+					gpm[ngm++] = gp[k];
+			mrc = dp_solve(&env, gpm, ngm, &mo, &best, &mstep, &st,
 			    NULL);
 			if ((mrc == 1 && isinf(mwant)) || (mrc == 0 &&
 			    mstep == mwant))

@@ -125,6 +125,31 @@ mlp_reason(const struct model_cfg *model)
 	return NULL;
 }
 
+/* A mixture's layers: the model's experts, else the graph's exchange
+ * (every expert layer's rows carry their all-to-all bytes, e = 1 too). */
+static int
+has_experts(const struct layer_graph *g, const struct model_cfg *model)
+{
+	if (model)
+		return model->experts > 1;
+	for (size_t i = 0; i < g->n; i++)
+		if (g->l[i].coll_bytes[LCOLL_ALL_TO_ALL] > 0)
+			return 1;
+	return 0;
+}
+
+/* Megatron-Core's MoELayer refuses to train with tensor parallelism and
+ * no sequence parallelism (core_v0.15.0, moe_layer.py, forward: "MoE
+ * and tensor parallelism are enabled without also enabling sequence
+ * parallelism"), a ValueError at the first step, after the launch's
+ * arguments have passed. */
+static int
+moe_tp_without_sp(const struct layer_graph *g, const struct model_cfg *model)
+{
+	return layers_var(g, g->var_t, 1) > 1 && !layers_var(g, g->var_sp,
+	    0) && has_experts(g, model);
+}
+
 int
 megatron_variant_ok(const struct layer_graph *g,
     const struct model_cfg *model)
@@ -133,6 +158,8 @@ megatron_variant_ok(const struct layer_graph *g,
 	long cp = g->has_variant && g->var_ep_batch ? c : c * e;
 	long s = summary_seq_len(g, model);
 
+	if (moe_tp_without_sp(g, model))
+		return 0;
 	return cp == 1 || s == 0 || s % (2 * cp) == 0;
 }
 
@@ -191,13 +218,18 @@ megatron_check(const struct plan *p, long global_batch,
 		    epb ? b / e : b, epb ? p->d * e : p->d);
 	if (p->overlap_param && !p->overlap_grad)
 		cannot(w, "--overlap-param-gather needs --overlap-grad-reduce");
-	if (!megatron_variant_ok(g, model))
+	if (moe_tp_without_sp(g, model))
+		cannot(w, "experts with tensor parallelism %ld need sequence "
+		    "parallelism (Megatron-Core's MoE layer refuses to train "
+		    "without it)", layers_var(g, g->var_t, 1));
+	else if (!megatron_variant_ok(g, model))
 		cannot(w, "context parallelism over %ld needs the sequence "
 		    "(%ld) a multiple of %ld", cp, summary_seq_len(g, model),
 		    2 * cp);
-	if (model && model->experts > 1 && model->experts % e)
+	if (model && model->experts > 1 && model->experts %
+	    layers_expert_ranks(g))
 		cannot(w, "%ld experts over %ld expert-parallel ranks",
-		    model->experts, e);
+		    model->experts, layers_expert_ranks(g));
 	if (mlp_reason(model))
 		cannot(w, "%s", mlp_reason(model));
 	if (model && layers != model->layers)
@@ -265,10 +297,12 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	megatron_check(p, m->global_batch, model, &l);
 	split_of(p, megatron_encoder(g, model), &split);
 
-	fprintf(fp, "# %s on %s: p=%d d=%ld t=%ld sp=%ld e=%ld c=%ld v=%ld, "
-	    "%ld devices, %.6g samples/s (nestplan's terms)\n", m->label,
-	    m->network, S, p->d, t, sp, e, c, p->v > 1 ? p->v : 1,
-	    r->devices_used, r->throughput_samples_per_s);
+	fprintf(fp, "# %s on %s: p=%d d=%ld t=%ld sp=%ld e=%ld c=%ld%s%.0ld "
+	    "v=%ld, %ld devices, %.6g samples/s (nestplan's terms)\n",
+	    m->label, m->network, S, p->d, t, sp, e, c, layers_expert_t(g) !=
+	    t ? " et=" : "", layers_expert_t(g) != t ? layers_expert_t(g) : 0,
+	    p->v > 1 ? p->v : 1, r->devices_used,
+	    r->throughput_samples_per_s);
 	if (epb)
 		fprintf(fp, "# the %ld expert ranks split each micro-batch's %ld "
 		    "samples: Megatron's data-parallel size %ld, %ld a rank\n",
@@ -393,9 +427,14 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		flag(fp, &l, "--context-parallel-size %ld", cp);
 		flag(fp, &l, "--cp-comm-type all_gather");
 	}
-	if (e > 1) {
-		flag(fp, &l, "--expert-model-parallel-size %ld", e);
-		flag(fp, &l, "--expert-tensor-parallel-size %ld", t);
+	/* Megatron-Core's MoE Parallel Folding: the experts' own layout over
+	 * the same ranks, whole experts (ETP 1) taking the tensor ranks as
+	 * expert ranks */
+	if (layers_expert_ranks(g) > 1) {
+		flag(fp, &l, "--expert-model-parallel-size %ld",
+		    layers_expert_ranks(g));
+		flag(fp, &l, "--expert-tensor-parallel-size %ld",
+		    layers_expert_t(g));
 	}
 	/* interleaving an even split by its chunk size; an uneven one (first
 	 * and last stage) by the chunks a stage, as Megatron asks; any other

@@ -36,7 +36,8 @@ int megatron_check(const struct plan *p, long global_batch,
  * The variant rules of megatron_check, for the search to leave out the
  * variants Megatron cannot run (context parallelism over cp ranks needs
  * the sequence, the model's or the graph's record of it, a multiple of
- * 2 cp), and its model rules (an MLP it has): megatron_model_ok dies
+ * 2 cp; experts with tensor parallelism need sequence parallelism), and
+ * its model rules (an MLP it has): megatron_model_ok dies
  * naming the reason, -X none being the way round it.
  */
 int megatron_variant_ok(const struct layer_graph *g,

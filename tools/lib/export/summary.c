@@ -54,8 +54,9 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 		    p->recompute == RC_SELECTIVE ? "selective" : "none");
 	if (p->v > 1)
 		snprintf(vp, sizeof vp, ", VP %ld", p->v);
-	if (e > 1)
-		snprintf(ep, sizeof ep, ", EP %ld (ETP %ld)", e, t);
+	if (layers_expert_ranks(g) > 1)
+		snprintf(ep, sizeof ep, ", EP %ld (ETP %ld)",
+		    layers_expert_ranks(g), layers_expert_t(g));
 	if (z > 1)
 		snprintf(zero, sizeof zero, "; ZeRO over %ld copies of a stage",
 		    z);
@@ -171,8 +172,10 @@ layout_short(char *buf, size_t len, const struct plan *p)
 		snprintf(vp, sizeof vp, ", VP %ld", p->v);
 	if (z > 1)
 		snprintf(zero, sizeof zero, ", ZeRO x%ld", z);
-	snprintf(buf, len, "TP %ld%s, PP %d%s, CP %ld, EP %ld, DP %ld, mb %ld, "
-	    "recompute %s%s%s", t, sp ? " SP" : "", p->nstages, vp, cp, e, dp,
+	snprintf(buf, len, "TP %ld%s, PP %d%s, CP %ld, EP %ld%s, DP %ld, mb "
+	    "%ld, recompute %s%s%s", t, sp ? " SP" : "", p->nstages, vp, cp,
+	    layers_expert_ranks(g), layers_expert_t(g) != t ? " ETP 1" : "",
+	    dp,
 	    epb ? b / e : b, p->recompute == RC_FULL ? (p->recompute_layers >
 	    0 ? "block" : "full") : p->recompute == RC_SELECTIVE ?
 	    "selective" : "none", p->distopt ? ", dist-opt" : "", zero);

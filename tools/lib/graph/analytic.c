@@ -38,6 +38,8 @@ struct dims {
 	double t, shard;	/* shard: t with sp (norm/residual tensors), else 1 */
 	double ce;		/* devices sharing a sequence: c*e, or c */
 	double e;
+	double et, ep;		/* the experts' tensor and expert ranks:
+				 * (t, e), or (1, t e) */
 	int dropout, gated, rms, bias, qk_norm;
 	int causal, flash;
 };
@@ -438,14 +440,18 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
     double f, const char *prefix)
 {
 	const struct dims *d = B->d;
-	double h = d->h, t = d->t, ups = d->gated ? 2 : 1;
 	int is_expert = experts > 0;
+	/* whole experts (et 1) exchange nothing over the tensor ranks */
+	int split = !is_expert || d->et > 1;
+	double h = d->h, t = split ? d->t : 1, ups = d->gated ? 2 : 1;
 	double copies = is_expert ? experts : 1;
 	char name[24];
 	struct aop *o;
 
 	snprintf(name, sizeof(name), "%s_f", prefix);
-	tp_enter(B, name, 2 * tokens * h, is_expert ? TP_OUTSIDE : TP_COLUMN);
+	if (split)
+		tp_enter(B, name, 2 * tokens * h, is_expert ? TP_OUTSIDE :
+		    TP_COLUMN);
 	snprintf(name, sizeof(name), "%s_up", prefix);
 	o = matmul(B, name, tokens, h, ups * f / t,
 	    copies * (ups * h * f + (d->bias ? ups * f : 0)) / t,
@@ -472,7 +478,8 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 		o->param_split = is_expert ? SPLIT_E : SPLIT_NONE;
 	}
 	snprintf(name, sizeof(name), "%s_g", prefix);
-	tp_leave(B, name, 2 * tokens * h, is_expert ? -1 : TP_ROW);
+	if (split)
+		tp_leave(B, name, 2 * tokens * h, is_expert ? -1 : TP_ROW);
 }
 
 /*
@@ -492,7 +499,11 @@ moe(struct builder *B)
 {
 	const struct dims *d = B->d;
 	double n = d->n, h = d->h, k = d->top_k * d->imbalance;
-	double local = d->experts / d->e;
+	double local = d->experts / d->ep;
+	/* the token-expert pairs an expert rank runs: its t ranks' (gathered
+	 * over them) where the experts are split over t, else its own s/t
+	 * share's (et 1 comes with sp) */
+	double pairs = d->et == d->t ? n * k : n * k / d->shard;
 	struct aop *o;
 
 	o = matmul(B, "router", n / d->shard, h, d->experts, h * d->experts,
@@ -503,7 +514,7 @@ moe(struct builder *B)
 	o->activation_bytes = 2 * n / d->shard * d->experts;
 	collective(B, "dispatch", LCOLL_ALL_TO_ALL, LCOLL_ALL_TO_ALL,
 	    2 * n * k * h / d->shard);
-	mlp(B, n * k, 1, local, d->fe, "expert");
+	mlp(B, pairs, 1, local, d->fe, "expert");
 	collective(B, "combine", LCOLL_ALL_TO_ALL, LCOLL_ALL_TO_ALL,
 	    2 * n * k * h / d->shard);
 	/* each token's own k copies, on the rank that holds the token */
@@ -730,6 +741,7 @@ check_variant(const struct model_cfg *m, const struct variant *v,
 {
 	const char *why = NULL;
 	char buf[160];
+	long et = v->et ? v->et : v->t;
 
 	if (v->t < 1 || v->e < 1 || v->c < 1 || v->b < 1)
 		why = "t, e, c and the micro-batch must be at least 1";
@@ -738,19 +750,30 @@ check_variant(const struct model_cfg *m, const struct variant *v,
 		    "(%ld), key/value heads (%ld) and MLP width (%ld)", v->t,
 		    m->heads, m->kv_heads, m->ffn_hidden);
 		why = buf;
-	} else if (m->expert_ffn_hidden % v->t ||
+	} else if (et != v->t && et != 1) {
+		snprintf(buf, sizeof(buf), "et = %ld: the experts' tensor "
+		    "split is t or 1", et);
+		why = buf;
+	} else if (m->expert_ffn_hidden % et ||
 	    m->shared_expert_ffn_hidden % v->t) {
 		snprintf(buf, sizeof(buf), "t = %ld does not divide an expert's "
 		    "width (%ld) and the shared experts' (%ld)", v->t,
 		    m->expert_ffn_hidden, m->shared_expert_ffn_hidden);
 		why = buf;
+	} else if (et < v->t && m->experts == 1) {
+		why = "et < t needs a mixture-of-experts model";
+	} else if (et < v->t && !v->sp) {
+		/* without it every tensor rank holds all the tokens */
+		why = "whole experts beside t > 1 (et = 1) need sequence "
+		    "parallelism";
 	} else if (v->sp && v->t == 1)
 		why = "sequence parallelism needs t > 1";
 	else if (v->e > 1 && m->experts == 1)
 		why = "expert parallelism needs a mixture-of-experts model";
-	else if (m->experts % v->e) {
-		snprintf(buf, sizeof(buf), "e = %ld does not divide the %ld "
-		    "experts", v->e, m->experts);
+	else if (m->experts % (v->e * (v->t / et))) {
+		snprintf(buf, sizeof(buf), "%ld expert ranks (e = %ld x t/et = "
+		    "%ld) do not divide the %ld experts", v->e * (v->t / et),
+		    v->e, v->t / et, m->experts);
 		why = buf;
 	} else if (v->ep_batch && v->e == 1) {
 		why = "a batch split of the experts needs e > 1";
@@ -776,6 +799,9 @@ check_variant(const struct model_cfg *m, const struct variant *v,
 		if (v->ep_batch)
 			snprintf(split, sizeof(split), " ep=batch (%ld/%ld a "
 			    "rank)", v->b, v->e);
+		if (et != v->t)
+			snprintf(split + strlen(split), sizeof(split) -
+			    strlen(split), " et=%ld", et);
 		return pl_errf(err, NULL, 0, "model '%s', variant t=%ld e=%ld "
 		    "c=%ld sp=%d b=%ld%s: %s", m->name, v->t, v->e, v->c, v->sp,
 		    v->b, split, why);
@@ -794,9 +820,11 @@ analytic_variants(const struct model_cfg *m, long b, long max_t, long max_c,
 		for (int sp = 0; sp <= (t > 1); sp++)
 			for (long e = 1; e <= m->experts; e *= 2)
 				for (long c = 1; c <= max_c; c *= 2)
-					for (int eb = 0; eb <= (e > 1); eb++) {
+					for (int eb = 0; eb <= (e > 1); eb++)
+					for (long et = t; et >= 1; et = et > 1 ?
+					    1 : 0) {
 						struct variant v = { t, e, c, sp,
-						    eb ? b * e : b, eb };
+						    eb ? b * e : b, eb, et };
 
 						if (e > 1 && !(ep & (eb ? EP_BATCH :
 						    EP_FOLD)))
@@ -848,6 +876,8 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	d.t = (double)v->t;
 	d.shard = v->sp ? d.t : 1;
 	d.e = (double)v->e;
+	d.et = (double)(v->et ? v->et : v->t);
+	d.ep = d.e * d.t / d.et;
 	d.dropout = m->dropout;
 	d.gated = m->mlp == MLP_GATED;
 	d.rms = m->norm == NORM_RMSNORM;
@@ -912,6 +942,7 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 	out->var_sp = g->v.sp;
 	out->var_b = g->v.b;
 	out->var_ep_batch = g->v.ep_batch;
+	out->var_et = g->v.et ? g->v.et : g->v.t;
 	for (size_t r = 0; r < out->n; r++) {
 		struct layer *L = &out->l[r];
 

@@ -17,8 +17,11 @@
  * or, with ep_batch, split its samples (Megatron-LM's expert parallelism
  * inside the data-parallel group: each expert rank its own b/e samples,
  * no key/value exchange; only with c = 1), so a device of the variant
- * holds b*s/(c*e) tokens either way.  The formulas, and where each comes
- * from, are in docs/model.md.
+ * holds b*s/(c*e) tokens either way.  The experts have a tensor split of
+ * their own, et: t, or 1 (with sp: each of the t ranks dispatches its own
+ * s/t share of the tokens to t*e expert ranks, which hold E/(t e) whole
+ * experts).  The formulas, and where each comes from, are in
+ * docs/model.md.
  */
 #ifndef NP_ANALYTIC_H
 #define NP_ANALYTIC_H
@@ -35,6 +38,11 @@ struct variant {
 	long b;			/* micro-batch size (samples) of the t*e*c devices */
 	int ep_batch;		/* the e devices split b's samples, not its
 				 * sequences (needs e > 1, c = 1, e | b) */
+	long et;		/* the experts' tensor split: t (0 reads t),
+				 * or 1 with sp, each expert whole on one
+				 * device and the t ranks expert ranks too:
+				 * t e / et experts' ranks (MoE Parallel
+				 * Folding's expert tensor parallelism) */
 };
 
 /* Which expert-parallel splits analytic_variants lists (a bit set). */
@@ -83,7 +91,8 @@ struct aop_graph {
  * Checks the variant against the model (t divides the heads, the key/value
  * heads and the MLP width; e divides the experts; c*e divides the
  * sequence, or with ep_batch c = 1 and e divides b; sp only with t > 1;
- * e > 1 only with experts) and builds the
+ * e > 1 only with experts; et is t or 1, 1 only with experts and sp, and
+ * t e / et divides the experts) and builds the
  * graph.  `what` names the variant in messages.
  */
 int analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
@@ -101,7 +110,8 @@ double analytic_gemm_utilisation(const struct accel_cfg *a, double m,
  * two up to max_t and max_c, sp on or off for t > 1, e a power of two
  * dividing the experts, each e > 1 in the splits of `ep` (EP_FOLD,
  * EP_BATCH; a batch split at c = 1 with b samples an expert rank, so a
- * micro-batch of b*e); those the model admits, in that nesting order.
+ * micro-batch of b*e), the experts' tensor split et = t and, where the
+ * model admits it, 1; those the model admits, in that nesting order.
  * Returns how many there are (only the first `cap` are stored).
  */
 size_t analytic_variants(const struct model_cfg *m, long b, long max_t,

@@ -95,11 +95,11 @@ check_index_row(const struct csvio_table *t, size_t r,
     const struct layer_graph *g, struct pl_err *err)
 {
 	static const char *const cols[] = { "t", "e", "c", "sp",
-		"micro_batch_samples", "width", "ep_batch" };
-	long want[7] = { g->var_t, g->var_e, g->var_c, g->var_sp, g->var_b,
-		layers_width(g), g->var_ep_batch };
+		"micro_batch_samples", "width", "ep_batch", "expert_t" };
+	long want[8] = { g->var_t, g->var_e, g->var_c, g->var_sp, g->var_b,
+		layers_width(g), g->var_ep_batch, layers_expert_t(g) };
 
-	for (int k = 0; k < 7; k++) {
+	for (int k = 0; k < 8; k++) {
 		int col = csvio_col_opt(t, cols[k]);
 		long v;
 
@@ -124,7 +124,8 @@ same_variant(const struct layer_graph *a, const struct layer_graph *b)
 {
 	return a->var_t == b->var_t && a->var_e == b->var_e &&
 	    a->var_c == b->var_c && a->var_sp == b->var_sp &&
-	    a->var_b == b->var_b && a->var_ep_batch == b->var_ep_batch;
+	    a->var_b == b->var_b && a->var_ep_batch == b->var_ep_batch &&
+	    layers_expert_t(a) == layers_expert_t(b);
 }
 
 /* The files of an index's column `col`, relative to its folder (the
@@ -552,7 +553,7 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 {
 	xmlDocPtr doc;
 	xmlNodePtr root, par, res, n;
-	long t, e, c, sp, b, d, rc, np, epb = 0;
+	long t, e, c, sp, b, d, rc, np, epb = 0, et = 0;
 	size_t next = 0;
 	int ns, has_p;
 
@@ -573,6 +574,11 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	/* optional: the expert ranks split the samples (absent: 0) */
 	if (xmlio_attr_long(path, par, "ep_batch", 0, &epb, err) < 0)
 		goto fail;
+	/* optional: the experts' tensor split (absent: t) */
+	if (xmlio_attr_long(path, par, "expert_t", 1, &et, err) < 0)
+		goto fail;
+	if (et == 0)
+		et = t;
 	if (epb > 1) {
 		pl_errf(err, path, (size_t)xmlGetLineNo(par), "<parallelism> "
 		    "ep_batch: %ld is not 0 or 1", epb);
@@ -583,14 +589,16 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 
 		if (g->has_variant ? g->var_t == t && g->var_e == e &&
 		    g->var_c == c && g->var_sp == sp && g->var_b == b &&
-		    g->var_ep_batch == epb :
-		    t == 1 && e == 1 && c == 1 && sp == 0 && epb == 0)
+		    g->var_ep_batch == epb && layers_expert_t(g) == et :
+		    t == 1 && e == 1 && c == 1 && sp == 0 && epb == 0 &&
+		    et == 1)
 			p->g = g;
 	}
 	if (p->g == NULL) {
 		pl_errf(err, path, (size_t)xmlGetLineNo(par), "no graph given "
-		    "for the variant t=%ld e=%ld c=%ld sp=%ld b=%ld%s", t, e, c,
-		    sp, b, epb ? " ep_batch=1" : "");
+		    "for the variant t=%ld e=%ld c=%ld sp=%ld b=%ld%s%s%.0ld",
+		    t, e, c, sp, b, epb ? " ep_batch=1" : "", et != t ?
+		    " expert_t=" : "", et != t ? et : 0);
 		goto fail;
 	}
 	p->d = d;
@@ -743,6 +751,8 @@ parallelism_props(xmlNodePtr n, const struct plan *p)
 		prop_num(n, "recompute_layers", (double)p->recompute_layers);
 	if (g->has_variant && g->var_ep_batch)
 		prop_num(n, "ep_batch", 1);
+	if (layers_expert_t(g) != layers_var(g, g->var_t, 1))
+		prop_num(n, "expert_t", (double)layers_expert_t(g));
 }
 
 /* A plan's <result> attributes (on `n`). */

@@ -57,9 +57,11 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 
 	for (int k = 0; k < 5; k++)
 		present += (col[k] = csvio_col_opt(t, variant_cols[k])) >= 0;
-	if (present == 0 && csvio_col_opt(t, "ep_batch") >= 0)
-		return pl_errf(err, t->file, 1, "column 'ep_batch' without the "
-		    "variant's columns (t, e, c, sp, micro_batch_samples)");
+	for (int k = 0; present == 0 && k < 2; k++)
+		if (csvio_col_opt(t, k ? "expert_t" : "ep_batch") >= 0)
+			return pl_errf(err, t->file, 1, "column '%s' without "
+			    "the variant's columns (t, e, c, sp, "
+			    "micro_batch_samples)", k ? "expert_t" : "ep_batch");
 	if (present == 0)
 		return 0;
 	for (int k = 0; k < 5; k++) {
@@ -83,6 +85,19 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 	if ((col[0] = csvio_col_opt(t, "ep_batch")) >= 0 &&
 	    read_one_value(t, col[0], "ep_batch", 1, &g->var_ep_batch, err) < 0)
 		return -1;
+	g->var_et = g->var_t;
+	if ((col[0] = csvio_col_opt(t, "expert_t")) >= 0) {
+		if (read_one_value(t, col[0], "expert_t", 0, &g->var_et,
+		    err) < 0)
+			return -1;
+		/* the expert rows' tensor collectives are priced over the t
+		 * ranks: a split between 1 and t would need a group of its
+		 * own */
+		if (g->var_et != g->var_t && g->var_et != 1)
+			return pl_errf(err, t->file, t->lines[0], "column "
+			    "'expert_t': %ld, but the experts' tensor split is "
+			    "t (%ld) or 1", g->var_et, g->var_t);
+	}
 	/* what a batch split needs (docs/formats.md) */
 	if (g->var_ep_batch && (g->var_e < 2 || g->var_c != 1 ||
 	    g->var_b % g->var_e))
@@ -525,6 +540,22 @@ layers_width(const struct layer_graph *g)
 }
 
 long
+layers_expert_t(const struct layer_graph *g)
+{
+	if (!g->has_variant)
+		return 1;
+	return g->var_et > 0 ? g->var_et : g->var_t;
+}
+
+long
+layers_expert_ranks(const struct layer_graph *g)
+{
+	if (!g->has_variant)
+		return 1;
+	return g->var_e * (g->var_t / layers_expert_t(g));
+}
+
+long
 layers_var(const struct layer_graph *g, long v, long dflt)
 {
 	return g->has_variant ? v : dflt;
@@ -727,9 +758,12 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		head[nc++] = "dense_parameter_bytes";
 		for (int k = 0; k < 5; k++)
 			head[nc++] = variant_cols[k];
-		/* only where it is 1: other graphs stay as they were */
+		/* only where it is 1 (where the experts' split differs):
+		 * other graphs stay as they were */
 		if (g->var_ep_batch)
 			head[nc++] = "ep_batch";
+		if (layers_expert_t(g) != g->var_t)
+			head[nc++] = "expert_t";
 	}
 	if (g->has_recompute)
 		for (int k = 0; k < 4; k++)
@@ -786,6 +820,10 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 			}
 			if (g->var_ep_batch)
 				f[c++] = "1";
+			if (layers_expert_t(g) != g->var_t) {
+				snprintf(b[c], NUMFMT_LEN, "%ld", g->var_et);
+				f[c] = b[c], c++;
+			}
 		}
 		if (g->has_recompute) {
 			double v[4] = { L->checkpoint_bytes, L->recompute_s,

@@ -109,6 +109,11 @@ struct layer_graph {
 	 * optional beside the variant's, 0 when absent: they share its
 	 * sequences, as context parallelism does) */
 	long var_ep_batch;
+	/* the experts' own tensor split (column expert_t, optional beside
+	 * the variant's, t when absent): t, or 1 where each expert is whole
+	 * on one device and the t ranks join the expert ranks (Megatron-
+	 * Core's --expert-tensor-parallel-size 1, MoE Parallel Folding) */
+	long var_et;
 	/* the model's transformer layers, as the graph's writer knew them
 	 * (column model_layers; 0: not recorded): the reader holds the
 	 * graph's transformer rows to it */
@@ -142,6 +147,14 @@ void layers_release(struct layer_graph *g);
 /* The devices one replica of the variant spans, t e c (1 for a graph
  * without the variant columns). */
 long layers_width(const struct layer_graph *g);
+
+/* The experts' tensor split of the graph: var_et, or t where it is not
+ * set (0) or the graph has no variant columns (1). */
+long layers_expert_t(const struct layer_graph *g);
+
+/* Megatron's expert-parallel size of the graph: e, times t where the
+ * experts are whole (the tensor ranks join the expert ranks). */
+long layers_expert_ranks(const struct layer_graph *g);
 
 /* A variant field of the graph (its var_t, var_sp, ...), or dflt for a
  * graph without the variant columns. */

@@ -265,6 +265,7 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	v->c = g->has_variant ? g->var_c : 1;
 	v->sp = g->has_variant ? g->var_sp : 0;
 	v->b = g->has_variant ? g->var_b : 1;
+	v->et = layers_expert_t(g);
 	v->w = layers_width(g);
 	v->pf_fwd = prefix(g, offsetof(struct layer, forward_s));
 	v->pf_bwd = prefix(g, offsetof(struct layer, backward_s));
@@ -275,7 +276,8 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 
 	/* Megatron's t-group runs the all-reduces and reduce-scatters (and
 	 * the all-gathers of sequence parallelism); all-to-all is the expert
-	 * group's; context parallelism's keys and values cross the c*e
+	 * group's, e ranks t apart, or with whole experts (et 1) the t e
+	 * ranks of the tensor and expert ranks, adjacent; context parallelism's keys and values cross the c*e
 	 * devices sharing a sequence (t apart; a graph whose expert ranks
 	 * split the samples has none, layers.c).  An all-gather of a graph
 	 * without the context kinds at t = 1 is context parallel's. */
@@ -283,8 +285,8 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	    NET_ALL_REDUCE);
 	v->coll[LCOLL_REDUCE_SCATTER] = group_cost(env, v->w, v->t, 1,
 	    NET_REDUCE_SCATTER);
-	v->coll[LCOLL_ALL_TO_ALL] = group_cost(env, v->w, v->e, v->t,
-	    NET_ALL_TO_ALL);
+	v->coll[LCOLL_ALL_TO_ALL] = group_cost(env, v->w, v->e * (v->t /
+	    v->et), v->et, NET_ALL_TO_ALL);
 	v->coll[LCOLL_CONTEXT_ALL_GATHER] = group_cost(env, v->w,
 	    v->c * v->e, v->t, NET_ALL_GATHER);
 	v->coll[LCOLL_CONTEXT_REDUCE_SCATTER] = group_cost(env, v->w,

@@ -75,7 +75,9 @@ bl_find_variant(const struct variants *vs, long t, long e, long c, long sp)
 		long gc = g->has_variant ? g->var_c : 1;
 		long gsp = g->has_variant ? g->var_sp : 0;
 
-		if (gt == t && ge == e && gc == c && gsp == sp)
+		/* the baselines' experts split as their dense part (et = t) */
+		if (gt == t && ge == e && gc == c && gsp == sp &&
+		    layers_expert_t(g) == gt)
 			return g;
 	}
 	return NULL;
