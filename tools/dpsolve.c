@@ -36,6 +36,7 @@ struct opts {
 	int optimizer, rc_min, rc_max, zero, format, flat, seq_times;
 	int distopt_min, distopt_max, overlap, scatter_gather;
 	int tp_overlap, tp_grad_blocking;
+	int deepep;		/* -H deepep: DeepEP's hierarchical dispatch */
 	int megatron;		/* -X: search only what Megatron-LM runs */
 	unsigned char seen[OPT_SEEN_MAX];	/* the options given */
 };
@@ -53,7 +54,7 @@ usage(FILE *fp, int status)
 {
 	fprintf(fp,
 	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
-	    "[-G megatron|torch] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] "
+	    "[-G megatron|torch] [-H alltoall|deepep] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] "
 	    "[-R layers] [-T stats.csv] [-U on|off] "
 	    "[-V on|off] [-W async|blocking] [-X megatron|none] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron|summary] "
 	    "[-g bf16|fp32] [-k N] [-m label] [-o file] "
@@ -83,6 +84,7 @@ usage(FILE *fp, int status)
 		    "  -G megatron|torch   data-parallel wrapper: Megatron's buffer (default) or PyTorch DDP's bucket copy\n"
 		    "  -V on|off           overlap gradient reduction and parameter gather (default on)\n"
 		    "  -U on|off           search sequence parallelism with --tp-comm-overlap (default off)\n"
+		    "  -H alltoall|deepep  a mixture's token dispatch: the flat all-to-all (default) or DeepEP's, a node once (whole experts only)\n"
 		    "  -W async|blocking   column-parallel input-gradient all-reduce beside its weight gradient (default async)\n"
 		    "  -P on|off           the 2021-22 pipeline scatter/gather (default off)\n"
 		    "  -F                  search on a flat copy of the network (a network-agnostic planner)\n"
@@ -103,6 +105,18 @@ usage(FILE *fp, int status)
 		    "  -r 0|1              recomputation off or on\n"
 		    "  -q                  sequential layer times even where the setup says ilp\n", fp);
 	usage_exit(fp, status);
+}
+
+/* The variants -H deepep searches: DeepEP's dispatch is priced where a
+ * mixture's experts are whole (plan.c), and Megatron-Core's flex
+ * dispatcher needs more than one expert rank. */
+static int
+deepep_variant_ok(const struct layer_graph *g, int megatron)
+{
+	if (!layers_has_experts(g))
+		return 1;
+	return layers_expert_t(g) == 1 && (!megatron ||
+	    layers_expert_ranks(g) > 1);
 }
 
 static long
@@ -320,7 +334,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->top_n = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":A:B:C:D:E:FG:M:N:O:P:R:S:T:U:V:W:X:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FG:H:M:N:O:P:R:S:T:U:V:W:X:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		if (ch > 0 && ch < OPT_SEEN_MAX)
 			o->seen[ch] = 1;
@@ -359,6 +373,9 @@ parse_args(int argc, char *argv[], struct opts *o)
 			break;
 		case 'S': o->setups = optarg; break;
 		case 'T': o->stats = optarg; break;
+		case 'H':	/* a mixture's token dispatch */
+			o->deepep = one_of('H', optarg, "alltoall", "deepep");
+			break;
 		case 'U':	/* --tp-comm-overlap on sp variants */
 			o->tp_overlap = one_of('U', optarg, "off", "on");
 			break;
@@ -477,7 +494,8 @@ main(int argc, char *argv[])
 		return run_compat(&o, argv[0]);
 	}
 	{
-		int c = opt_first_outside(o.seen, "ABDEFGMNOPRTUVWXZacfghkmnorvz");
+		int c = opt_first_outside(o.seen,
+		    "ABDEFGHMNOPRTUVWXZacfghkmnorvz");
 
 		if (c != 0) {
 			warnx("-%c: only with -C nest", c);
@@ -543,7 +561,7 @@ main(int argc, char *argv[])
 	    .global_batch = o.batch, .grad_bytes_per_param = o.grad_bytes,
 	    .tp_overlap = o.tp_overlap, .grad_copies = o.grad_copies,
 	    .p2p_scatter_gather = o.scatter_gather,
-	    .tp_grad_blocking = o.tp_grad_blocking,
+	    .tp_grad_blocking = o.tp_grad_blocking, .deepep = o.deepep,
 	    .optimizer_Bps = accel_memory_Bps(&accel),
 	    .tp_comm_sm_share = accel_tp_comm_sm_share(&accel) };
 	/* a plan's micro-batch must fit the global batch; a search leaves
@@ -590,7 +608,9 @@ main(int argc, char *argv[])
 
 		for (size_t i = 0; i < vs.n; i++)
 			if (batch_fits(&vs.g[i], o.batch) && (!o.megatron ||
-			    megatron_variant_ok(&vs.g[i], li.model)))
+			    megatron_variant_ok(&vs.g[i], li.model)) &&
+			    (!o.deepep || deepep_variant_ok(&vs.g[i],
+			    o.megatron)))
 				gp[ng++] = &vs.g[i];
 		if (o.megatron) {
 			megatron_model_ok(li.model, o.model);

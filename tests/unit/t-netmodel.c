@@ -4,6 +4,7 @@
 
 #include "model/config.h"
 #include "model/netmodel.h"
+#include "model/routing.h"
 #include "tap.h"
 
 static void
@@ -300,6 +301,94 @@ periodic_groups(void)
 	OK(periodic > 500, "large groups among them");
 }
 
+/* The chance that a token misses experts [0, block), by enumeration:
+ * every choice of M of the G groups, then every k experts of those. */
+static double
+miss_enumerated(long E, long k, long G, long M, long block)
+{
+	long size = E / G, pool = M * size, hit_none = 0, total = 0;
+
+	for (unsigned gs = 0; gs < 1u << G; gs++) {
+		long experts[64], np = 0;
+
+		if (__builtin_popcount(gs) != M)
+			continue;
+		for (long g = 0; g < G; g++)
+			for (long x = 0; gs >> g & 1 && x < size; x++)
+				experts[np++] = g * size + x;
+		for (unsigned ks = 0; ks < 1u << pool; ks++) {
+			int miss = 1;
+
+			if (__builtin_popcount(ks) != k)
+				continue;
+			for (long i = 0; i < pool; i++)
+				if (ks >> i & 1 && experts[i] < block)
+					miss = 0;
+			hit_none += miss;
+			total++;
+		}
+	}
+	return (double)hit_none / (double)total;
+}
+
+/*
+ * Routing: 16 experts in 4 groups of 4, a token in 2 groups, top-3
+ * there; the chance it misses a block of 1, 2, 4 or 8 experts against
+ * the enumeration of every choice.  Without groups, C(12,3)/C(16,3) for
+ * a block of 4.  Groups that do not nest with the block (12 experts in
+ * 3 groups of 4, a block of 6) are left out: C(6,3)/C(12,3), at most
+ * the enumeration's (groups only narrow where a token goes).
+ *
+ * The hierarchical dispatch over 16 GPUs, 4 a node at 400 GB/s, the
+ * nodes at 50 GB/s, one expert a GPU, a node a group, top-4 in 2 of the
+ * 4 groups: a token reaches another node with the chance that node's
+ * group is picked (1/2) and not all 4 experts fall in the other picked
+ * group (1 - 1/70), so it sends 3 (1/2 - 1/140) copies across a node
+ * where the flat exchange sends 4 x 12/16; the NVLink forwarding (12 of
+ * the 16 GPUs, each reached with chance 1/4) is the lighter part.
+ */
+static void
+routing(void)
+{
+	struct routing r = { 16, 3, 4, 2 }, flat = { 16, 3, 0, 0 };
+	struct routing odd = { 12, 3, 3, 2 };
+	const long blocks[] = { 1, 2, 4, 8 };
+	struct network n = { 0 };
+	struct net_shape s;
+	struct net_cost hier, all;
+	long devs[16];
+
+	for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) {
+		char name[80];
+
+		snprintf(name, sizeof name, "a block of %ld of 16 experts, 2 "
+		    "of 4 groups, top-3: missed as enumerated", blocks[i]);
+		EQ_DBL(routing_miss(&r, blocks[i]), miss_enumerated(16, 3, 4,
+		    2, blocks[i]), 1e-12, name);
+	}
+	EQ_DBL(routing_miss(&flat, 4), 220.0 / 560.0, 1e-12, "no groups: "
+	    "C(12,3)/C(16,3)");
+	EQ_DBL(routing_miss(&odd, 6), 20.0 / 220.0, 1e-12, "groups not "
+	    "nesting with the block left out: C(6,3)/C(12,3)");
+	OK(routing_miss(&odd, 6) <= miss_enumerated(12, 3, 3, 2, 6), "a bound "
+	    "of the enumeration's");
+	level(&n, 0, 4, 400e9, 0, 1, NET_RING);
+	level(&n, 1, 4, 50e9, 0, 1, NET_RING);
+	network_finish(&n, NULL, NULL);
+	for (long i = 0; i < 16; i++)
+		devs[i] = i;
+	net_shape_of(&n, devs, 16, &s, NULL);
+	r = (struct routing){ 16, 4, 4, 2 };
+	hier = routing_dispatch_hierarchical(&n, &s, &r);
+	all = net_collective(&n, NET_ALL_TO_ALL, &s);
+	EQ_DBL(hier.beta_s_per_byte, 3 * (0.5 - 1.0 / 140) / 4 / 50e9, 1e-12,
+	    "hierarchical: 3 (1/2 - 1/140) copies of 4 cross a node");
+	EQ_DBL(all.beta_s_per_byte, 12.0 / 16 / 50e9 + 3.0 / 16 / 400e9,
+	    1e-12, "flat: 12 of 16 peers across, 3 in the node");
+	OK(12 * 0.25 / 4 / 400e9 < hier.beta_s_per_byte, "the NVLink "
+	    "forwarding the lighter part");
+}
+
 int
 main(void)
 {
@@ -310,5 +399,6 @@ main(void)
 	group_shapes();
 	torus();
 	periodic_groups();
+	routing();
 	return tap_done();
 }

@@ -132,10 +132,7 @@ has_experts(const struct layer_graph *g, const struct model_cfg *model)
 {
 	if (model)
 		return model->experts > 1;
-	for (size_t i = 0; i < g->n; i++)
-		if (g->l[i].coll_bytes[LCOLL_ALL_TO_ALL] > 0)
-			return 1;
-	return 0;
+	return layers_has_experts(g);
 }
 
 /* Megatron-Core's MoELayer refuses to train with tensor parallelism and
@@ -226,6 +223,13 @@ megatron_check(const struct plan *p, long global_batch,
 		cannot(w, "context parallelism over %ld needs the sequence "
 		    "(%ld) a multiple of %ld", cp, summary_seq_len(g, model),
 		    2 * cp);
+	/* Megatron-Core's flex dispatcher (core_v0.15.0, token_dispatcher.py)
+	 * asserts more than one rank of its tensor x expert group; experts
+	 * split over t under DeepEP are not priced (plan.c) */
+	if (p->deepep && layers_expert_ranks(g) * layers_expert_t(g) == 1 &&
+	    has_experts(g, model))
+		cannot(w, "DeepEP's flex dispatcher needs more than one expert "
+		    "rank");
 	if (model && model->experts > 1 && model->experts %
 	    layers_expert_ranks(g))
 		cannot(w, "%ld experts over %ld expert-parallel ranks",
@@ -383,11 +387,17 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 			flag(fp, &l, "--moe-router-topk %ld", model->top_k);
 			/* the exchange priced: each token's k copies sent
 			 * to their experts' ranks and back (Megatron's
-			 * default gathers every token instead) */
-			flag(fp, &l, "--moe-token-dispatcher-type alltoall");
+			 * default gathers every token instead), or once a
+			 * node and a GPU by DeepEP (plan_env.deepep) */
+			if (p->deepep) {
+				flag(fp, &l, "--moe-token-dispatcher-type flex");
+				flag(fp, &l, "--moe-enable-deepep");
+			} else
+				flag(fp, &l, "--moe-token-dispatcher-type "
+				    "alltoall");
 			/* the local experts' products priced as one
 			 * grouped product */
-			if (model->experts / e > 1)
+			if (model->experts / layers_expert_ranks(g) > 1)
 				flag(fp, &l, "--moe-grouped-gemm");
 			if (model->expert_ffn_hidden != model->ffn_hidden)
 				flag(fp, &l, "--moe-ffn-hidden-size %ld",

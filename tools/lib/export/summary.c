@@ -62,11 +62,12 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 		    z);
 	snprintf(buf, len, "TP %ld%s, PP %d%s, CP %ld%s, DP %ld; micro-batch "
 	    "%ld, global batch %ld (%ld micro-batches a data-parallel rank); "
-	    "recomputation %s; %s%s", t, sp ? " (sequence parallel)" : "",
+	    "recomputation %s; %s%s%s", t, sp ? " (sequence parallel)" : "",
 	    p->nstages, vp, cp, ep, dp, mb, global_batch,
 	    mb * dp > 0 ? (global_batch + mb * dp - 1) / (mb * dp) : 0, rc,
 	    p->distopt ? "distributed optimizer (Adam's states over DP)" :
-	    "optimizer states replicated", zero);
+	    "optimizer states replicated", zero, p->deepep ? "; tokens "
+	    "dispatched by DeepEP (a node once, then NVLink)" : "");
 }
 
 void

@@ -336,7 +336,7 @@ static const char *const parallelism_attrs[] = { "p", "d", "t", "sp", "e",
 	"c", "recompute", "zero_stage", "zero_degree", "virtual_stages",
 	"distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
-	"ep_batch", NULL };
+	"ep_batch", "expert_t", "deepep", NULL };
 static const char *const stage_attrs[] = { "index", "first_layer",
 	"last_layer", "layers", "devices", "first_device", "zero_stage",
 	"zero_degree", "compute_s", "collective_s", "p2p_in_s", "p2p_in_level",
@@ -354,7 +354,7 @@ static const char *const runner_attrs[] = { "rank", "micro_batch_samples",
 	"zero_stage", "zero_degree", "virtual_stages", "distributed_optimizer",
 	"overlap_grad_reduce", "overlap_param_gather",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
-	"ep_batch", "step_s", "throughput_samples_per_s", "microbatches",
+	"ep_batch", "expert_t", "deepep", "step_s", "throughput_samples_per_s", "microbatches",
 	"devices_used", "bottleneck_stage", "bottleneck_s", "sync_stage",
 	"sync_s", "fits", NULL };
 
@@ -406,10 +406,10 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 {
 	static const char *const flags[] = { "distributed_optimizer",
 		"overlap_grad_reduce", "overlap_param_gather",
-		"ends_in_pipeline_split", "tp_comm_overlap" };
+		"ends_in_pipeline_split", "tp_comm_overlap", "deepep" };
 	int *dst[sizeof flags / sizeof flags[0]] = { &p->distopt,
 		&p->overlap_grad, &p->overlap_param, &p->ends_in_split,
-		&p->tp_overlap };
+		&p->tp_overlap, &p->deepep };
 	long v = 1;
 
 	if (xmlio_attr_long(file, par, "virtual_stages", 1, &v, err) < 0)
@@ -753,6 +753,8 @@ parallelism_props(xmlNodePtr n, const struct plan *p)
 		prop_num(n, "ep_batch", 1);
 	if (layers_expert_t(g) != layers_var(g, g->var_t, 1))
 		prop_num(n, "expert_t", (double)layers_expert_t(g));
+	if (p->deepep)
+		prop_num(n, "deepep", 1);
 }
 
 /* A plan's <result> attributes (on `n`). */

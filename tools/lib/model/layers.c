@@ -539,6 +539,15 @@ layers_width(const struct layer_graph *g)
 	return g->has_variant ? g->var_t * g->var_e * g->var_c : 1;
 }
 
+int
+layers_has_experts(const struct layer_graph *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->l[i].coll_bytes[LCOLL_ALL_TO_ALL] > 0)
+			return 1;
+	return 0;
+}
+
 long
 layers_expert_t(const struct layer_graph *g)
 {

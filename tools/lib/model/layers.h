@@ -148,6 +148,10 @@ void layers_release(struct layer_graph *g);
  * without the variant columns). */
 long layers_width(const struct layer_graph *g);
 
+/* Does any row exchange tokens with experts (all-to-all bytes: every
+ * expert layer's rows carry them, at e = 1 too)? */
+int layers_has_experts(const struct layer_graph *g);
+
 /* The experts' tensor split of the graph: var_et, or t where it is not
  * set (0) or the graph has no variant columns (1). */
 long layers_expert_t(const struct layer_graph *g);

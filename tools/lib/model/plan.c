@@ -5,6 +5,7 @@
 
 #include "model/config.h"
 #include "model/plan.h"
+#include "model/routing.h"
 
 #define NZ (PLAN_ZLOG_MAX + 1)
 
@@ -31,11 +32,12 @@ costlier(struct net_cost a, struct net_cost b)
  * An intra-layer group: `n` members `stride` apart inside a block of w
  * devices.  Blocks start at multiples of w; the cost is the worst over
  * the block positions of one period of the network (every position, when
- * w divides the node or the node divides w, gives the same).
+ * w divides the node or the node divides w, gives the same).  With a
+ * routing, the all-to-all is the hierarchical dispatch (routing.h).
  */
 static struct net_cost
-group_cost(const struct plan_env *env, long w, long n, long stride,
-    enum net_coll kind)
+group_cost_routed(const struct plan_env *env, long w, long n, long stride,
+    enum net_coll kind, const struct routing *rt)
 {
 	const struct network *net = env->net;
 	struct net_cost worst = { 0, 0 };
@@ -52,7 +54,8 @@ group_cost(const struct plan_env *env, long w, long n, long stride,
 			devs[i] = o + i * stride;
 		if (net_shape_of(net, devs, (size_t)n, &s, NULL) < 0)
 			break;
-		c = net_collective(net, kind, &s);
+		c = rt ? routing_dispatch_hierarchical(net, &s, rt) :
+		    net_collective(net, kind, &s);
 		if (costlier(c, worst))
 			worst = c;
 		if (o / w > 4096)	/* a period this long repeats itself */
@@ -60,6 +63,13 @@ group_cost(const struct plan_env *env, long w, long n, long stride,
 	}
 	free(devs);
 	return worst;
+}
+
+static struct net_cost
+group_cost(const struct plan_env *env, long w, long n, long stride,
+    enum net_coll kind)
+{
+	return group_cost_routed(env, w, n, stride, kind, NULL);
 }
 
 static double *
@@ -255,10 +265,27 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
     const struct layer_graph *g, struct pl_err *err)
 {
 	double *diff;
+	struct routing rt;
+	int routed;
 
 	memset(v, 0, sizeof *v);
 	if (g->n == 0)
 		return pl_errf(err, g->file, 0, "the graph has no layers");
+	/* DeepEP's group is the flex dispatcher's tensor x expert ranks,
+	 * each token sent to every tensor rank of its experts: priced only
+	 * where the experts are whole (et 1) */
+	if ((routed = env->deepep && layers_has_experts(g))) {
+		if (routing_from_config_line(g->model_config, &rt) < 0)
+			return pl_errf(err, g->file, 0, "the hierarchical "
+			    "dispatch needs the graph's record of its model's "
+			    "routing (column model_config: experts, top_k, "
+			    "router_groups, router_group_topk)");
+		if (layers_expert_t(g) > 1)
+			return pl_errf(err, g->file, 0, "the hierarchical "
+			    "dispatch of experts split over %ld tensor ranks "
+			    "is not modelled (whole experts: expert_t 1)",
+			    layers_expert_t(g));
+	}
 	v->g = g;
 	v->t = g->has_variant ? g->var_t : 1;
 	v->e = g->has_variant ? g->var_e : 1;
@@ -285,8 +312,12 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	    NET_ALL_REDUCE);
 	v->coll[LCOLL_REDUCE_SCATTER] = group_cost(env, v->w, v->t, 1,
 	    NET_REDUCE_SCATTER);
-	v->coll[LCOLL_ALL_TO_ALL] = group_cost(env, v->w, v->e * (v->t /
-	    v->et), v->et, NET_ALL_TO_ALL);
+	if (routed)
+		v->coll[LCOLL_ALL_TO_ALL] = group_cost_routed(env, v->w,
+		    v->e * v->t, 1, NET_ALL_TO_ALL, &rt);
+	else
+		v->coll[LCOLL_ALL_TO_ALL] = group_cost(env, v->w, v->e *
+		    (v->t / v->et), v->et, NET_ALL_TO_ALL);
 	v->coll[LCOLL_CONTEXT_ALL_GATHER] = group_cost(env, v->w,
 	    v->c * v->e, v->t, NET_ALL_GATHER);
 	v->coll[LCOLL_CONTEXT_REDUCE_SCATTER] = group_cost(env, v->w,
@@ -901,9 +932,13 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 	struct plan_variant v;
 	struct plan_cell cell;
 	struct plan_mode mode;
+	struct plan_env own = *env;
 	long K = 0, u = 0;
 	size_t next = 0;
 
+	/* the dispatch is the plan's own (a plan records it) */
+	own.deepep = p->deepep;
+	env = &own;
 	memset(r, 0, sizeof *r);
 	if (p->nstages < 1)
 		return pl_errf(err, NULL, p->line, "a plan needs at least one stage");

@@ -48,6 +48,10 @@ struct plan_env {
 	 * (the baselines): the distributed optimizer, overlap */
 	int distopt, overlap;
 	int tp_overlap;			/* --tp-comm-overlap where sp */
+	/* a mixture's tokens dispatched and combined by DeepEP's
+	 * hierarchical kernels (Megatron-Core's flex dispatcher,
+	 * routing.h) instead of the flat all-to-all; experts whole */
+	int deepep;
 	double grad_copies;		/* 2: PyTorch DDP's buckets (mem.h);
 					 * 0 reads 1 */
 	/* Megatron-LM of 2021-22 (--scatter-gather-tensors-in-pipeline, its
@@ -105,6 +109,8 @@ struct plan {
 	long v;
 	int distopt, overlap_grad, overlap_param, ends_in_split, tp_overlap;
 	long recompute_layers;		/* as plan_mode's; 0: all */
+	int deepep;			/* the dispatch it was priced with
+					 * (plan_env.deepep) */
 	size_t line;			/* of <parallelism> in a plan file, 0 */
 };
 
