@@ -292,6 +292,11 @@ validate-sensitivity: results/validate-sensitivity.csv
 # PLAN_FLAGS always take effect.
 ACCEL       ?= h100-80gb
 MBS         ?= 1 2 4 8
+# FP8=delayed|tensorwise|blockwise|mxfp8: every layout also searched with
+# Transformer Engine's linear layers in FP8 under that recipe (the
+# accelerator's <fp8> must list it); empty: bf16 alone
+FP8         ?=
+comma       := ,
 PLAN_FLAGS  ?=
 PLAN_RESULTS ?= results/plans
 PLAN_LAYERS ?= $(PLAN_RESULTS)/layers
@@ -301,12 +306,13 @@ PLAN_NET     = $(call plan_xml,$(CLUSTER),networks)
 PLAN_ACCEL   = $(call plan_xml,$(ACCEL),accelerators)
 plan_name    = $(basename $(notdir $1))
 PLAN_DIR     = $(PLAN_RESULTS)/$(call plan_name,$(MODEL))-$(call \
-               plan_name,$(CLUSTER))-$(GPUS)gpus-$(BATCH)
+               plan_name,$(CLUSTER))-$(GPUS)gpus-$(BATCH)$(if $(FP8),-fp8-$(FP8))
 # the micro-batch sizes a batch of BATCH holds
 PLAN_MBS     = $(if $(filter plan,$(MAKECMDGOALS)),$(shell for b in $(MBS); \
                do [ "$$b" -le "$(BATCH)" ] 2>/dev/null && echo $$b; done))
 PLAN_GRAPHS  = $(foreach b,$(PLAN_MBS),$(PLAN_LAYERS)/$(call \
-               plan_name,$(ACCEL))/$(call plan_name,$(MODEL))/b$b/index.csv)
+               plan_name,$(ACCEL))/$(call plan_name,$(MODEL))/b$b$(if \
+               $(FP8),-fp8-$(FP8))/index.csv)
 PLAN_ARGS    = -A $(PLAN_MODEL) -a $(PLAN_ACCEL) -n $(PLAN_NET) \
                -N $(GPUS) -B $(BATCH) $(PLAN_FLAGS)
 ifneq ($(filter plan,$(MAKECMDGOALS)),)
@@ -318,6 +324,9 @@ $(foreach f,$(PLAN_MODEL) $(PLAN_NET) $(PLAN_ACCEL),$(if $(wildcard $f),,\
 $(foreach v,GPUS BATCH $(if $(MBS),,MBS),$(if $(shell printf %s '$($v)' | \
     grep -Ex '[1-9][0-9]{0,8}'),,$(error make plan: $v=$($v) is not a \
     whole number from 1 to 999999999)))
+$(if $(FP8),$(if $(filter-out delayed tensorwise blockwise mxfp8,$(FP8)),\
+    $(error make plan: FP8=$(FP8) is not delayed, tensorwise, blockwise \
+    or mxfp8)))
 $(foreach b,$(MBS),$(if $(shell printf %s '$b' | grep -Ex \
     '[1-9][0-9]{0,3}'),,$(error make plan: MBS holds '$b', not a \
     micro-batch size)))
@@ -326,7 +335,8 @@ $(PLAN_LAYERS)/%/index.csv: $(PLAN_MODEL) $(PLAN_ACCEL) bin/graph-normalize
 	@mkdir -p $(@D)
 	$(call say,GEN)
 	$(Q)bin/graph-normalize -D $(@D) -a $(PLAN_ACCEL) -c $(PLAN_MODEL) \
-	    -V b=$(patsubst b%,%,$(notdir $*)) -o $@
+	    -V b=$(patsubst b%,%,$(firstword $(subst -fp8-, ,$(notdir \
+	    $*))))$(if $(FP8),$(comma)fp8=$(FP8)) -o $@
 .PHONY: plan
 plan: $(PLAN_GRAPHS) bin/dpsolve
 	@mkdir -p $(PLAN_DIR)

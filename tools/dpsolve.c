@@ -534,7 +534,8 @@ main(int argc, char *argv[])
 	li.model = o.model ? &model : NULL;
 	li.summary = (struct summary_info){ li.model, &accel, o.memory_bytes ?
 	    0 : accel_memory_reserve_bytes(&accel) };
-	li.node_devices = net.span[0];
+	li.node_devices = net.host_devices > 0 ? net.host_devices :
+	    net.span[0];
 	if (o.devices > net.ndevices)
 		die("%s: -N %ld: the network has %ld devices", o.network,
 		    o.devices, net.ndevices);

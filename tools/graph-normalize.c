@@ -55,7 +55,7 @@ usage(FILE *fp, int status)
 	    "[-T seconds] [-t sequential|ilp] [-V variant] [-w model.lp] "
 	    "[graph-dir]\n"
 	    "       graph-normalize -D dir -a accelerator.xml -c model.xml "
-	    "[-V b=,t=,c=,ep=] [-o index.csv]\n"
+	    "[-V b=,t=,c=,ep=,fp8=] [-o index.csv]\n"
 	    "       graph-normalize -s [-o file] model.xml ...\n");
 	usage_exit(fp, status);
 }
@@ -231,11 +231,11 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 {
 	static const char *const head[] = {
 		"file", "t", "e", "c", "sp", "micro_batch_samples", "width",
-		"ep_batch", "expert_t"
+		"ep_batch", "expert_t", "fp8_recipe"
 	};
 	size_t ncols = 7;
 	static const long searched[] = MBS_SEARCHED;
-	struct variant v[512];
+	struct variant v[1024];
 	size_t n = 0, nb = o->v.b ? 1 : sizeof searched / sizeof searched[0];
 	struct outfile idx;
 
@@ -251,6 +251,15 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 		return pl_errf(err, NULL, 0, "model '%s': %zu variants, more "
 		    "than 512%s", m->name, n, o->v.b ? "" : " (-V b=B: one "
 		    "micro-batch size a folder)");
+	/* -V fp8=R: each variant in bf16 and again in FP8 under R, the
+	 * search choosing between them */
+	if (o->v.fp8 != FP8_NONE) {
+		for (size_t i = 0; i < n; i++) {
+			v[n + i] = v[i];
+			v[n + i].fp8 = o->v.fp8;
+		}
+		n *= 2;
+	}
 	/* the ep_batch column only where a batch split is listed, expert_t
 	 * (and ep_batch before it) where whole experts are: other indexes
 	 * stay as they were */
@@ -259,6 +268,8 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 			ncols = 8;
 		if (v[i].et != v[i].t)
 			ncols = 9;
+		if (v[i].fp8 != FP8_NONE)
+			ncols = 10;
 	}
 	/* the folder is made if it is missing (one level, like mkdir) */
 	if (mkdir(o->dir, 0777) < 0 && errno != EEXIST)
@@ -270,13 +281,13 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 	for (size_t i = 0; i < n; i++) {
 		struct opts one = *o;
 		char name[96], path[4096], b[8][NUMFMT_LEN], et[24] = "";
-		const char *f[9];
+		const char *f[10];
 
 		if (v[i].et != v[i].t)
 			snprintf(et, sizeof et, "-et%ld", v[i].et);
-		snprintf(name, sizeof(name), "b%ld-t%ld-sp%d-e%ld-c%ld%s%s.csv",
+		snprintf(name, sizeof(name), "b%ld-t%ld-sp%d-e%ld-c%ld%s%s%s.csv",
 		    v[i].b, v[i].t, v[i].sp, v[i].e, v[i].c,
-		    v[i].ep_batch ? "-epb" : "", et);
+		    v[i].ep_batch ? "-epb" : "", et, v[i].fp8 ? "-fp8" : "");
 		snprintf(path, sizeof(path), "%s/%s", o->dir, name);
 		one.out = path;
 		one.v = v[i];
@@ -293,6 +304,7 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 		f[6] = numfmt(b[5], (double)(v[i].t * v[i].e * v[i].c));
 		f[7] = numfmt(b[6], (double)v[i].ep_batch);
 		f[8] = numfmt(b[7], (double)v[i].et);
+		f[9] = fp8_recipe_words[v[i].fp8];
 		csvio_write_row(idx.fp, f, ncols);
 	}
 	return outfile_commit(&idx, err);
@@ -317,7 +329,7 @@ run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 		"top_k", "seq_len", "flops_per_token_fwd",
 		"activation_bytes_per_layer"
 	};
-	struct variant one = { 1, 1, 1, 0, 1, 0, 1 };
+	struct variant one = { 1, 1, 1, 0, 1, 0, 1, FP8_NONE };
 	struct outfile out;
 
 	if (outfile_open(&out, o->out, err) < 0)
@@ -373,8 +385,9 @@ static void
 parse_variant(const char *arg, struct variant *v, int *ep)
 {
 	static const char *const keys[] = { "t", "e", "c", "b", "sp", "ep",
-		"et" };
-	long *dst[] = { &v->t, &v->e, &v->c, &v->b, NULL, NULL, &v->et };
+		"et", "fp8" };
+	long *dst[] = { &v->t, &v->e, &v->c, &v->b, NULL, NULL, &v->et,
+		NULL };
 	char *copy = xstrdup(arg), *tok = copy, *next;
 	unsigned seen = 0;
 
@@ -388,9 +401,9 @@ parse_variant(const char *arg, struct variant *v, int *ep)
 		if ((eq = strchr(tok, '=')) == NULL)
 			goto bad;
 		*eq++ = '\0';
-		while (k < 7 && strcmp(tok, keys[k]) != 0)
+		while (k < 8 && strcmp(tok, keys[k]) != 0)
 			k++;
-		if (k == 7)
+		if (k == 8)
 			goto bad;
 		if (seen & 1u << k) {
 			warnx("-V: '%s' given twice in '%s'", keys[k], arg);
@@ -402,7 +415,20 @@ parse_variant(const char *arg, struct variant *v, int *ep)
 			*dst[k] = opt_long('V', eq, 1, 1L << 20);
 		else if (k == 4)
 			v->sp = (int)opt_long('V', eq, 0, 1);
-		else if (strcmp(eq, "fold") == 0)
+		else if (k == 7) {
+			int r = 1;
+
+			while (fp8_recipe_words[r] &&
+			    strcmp(fp8_recipe_words[r], eq) != 0)
+				r++;
+			if (fp8_recipe_words[r] == NULL) {
+				warnx("-V: fp8=%s is not delayed, tensorwise, "
+				    "blockwise or mxfp8", eq);
+				free(copy);
+				usage(stderr, 2);
+			}
+			v->fp8 = r;
+		} else if (strcmp(eq, "fold") == 0)
 			*ep = EP_FOLD;
 		else if (strcmp(eq, "batch") == 0)
 			*ep = EP_BATCH;
@@ -417,7 +443,7 @@ parse_variant(const char *arg, struct variant *v, int *ep)
 	free(copy);
 	return;
 bad:
-	warnx("-V: '%s' is not a list of t=, e=, c=, sp=, b=, ep=, et= "
+	warnx("-V: '%s' is not a list of t=, e=, c=, sp=, b=, ep=, et=, fp8= "
 	    "settings",
 	    arg);
 	free(copy);
@@ -508,8 +534,8 @@ main(int argc, char *argv[])
 		usage(stderr, 2);
 	}
 	if (o.dir && (o.v.sp || o.v.e > 1 || o.v.et)) {
-		warnx("-D tries every sp, e and et: -V sets only b, t, c and "
-		    "ep");
+		warnx("-D tries every sp, e and et: -V sets only b, t, c, ep "
+		    "and fp8");
 		usage(stderr, 2);
 	}
 	if (!o.dir && o.ep == (EP_FOLD | EP_BATCH)) {
@@ -534,6 +560,10 @@ main(int argc, char *argv[])
 	o.v.c = o.v.c ? o.v.c : o.dir ? 4 : 1;
 	if (!o.dir && o.v.b == 0)
 		o.v.b = 1;
+	if (argc == 1 && o.v.fp8 != FP8_NONE) {
+		warnx("-V fp8=: the analytic path's graphs, not a graph-dir's");
+		usage(stderr, 2);
+	}
 	if (argc == 1 && o.ops) {
 		warnx("-O writes the analytic operator graph: no graph-dir");
 		usage(stderr, 2);
@@ -553,6 +583,11 @@ main(int argc, char *argv[])
 		o.acfg = &a;
 		o.sched.tc_cores = a.tensor_cores;
 		o.sched.vc_cores = a.vector_cores;
+		/* before any graph is written: a device without the recipe */
+		if (o.v.fp8 != FP8_NONE && !(a.fp8_recipes & 1u << o.v.fp8))
+			die("%s: accelerator '%s' runs no FP8 recipe '%s'%s",
+			    o.accel, a.name, fp8_recipe_words[o.v.fp8],
+			    a.fp8_recipes ? "" : " (it has no <fp8> element)");
 	} else if (o.timing == LAYER_TIME_ILP) {
 		warnx("-t ilp needs the accelerator's cores: -a "
 		    "accelerator.xml");

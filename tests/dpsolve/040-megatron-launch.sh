@@ -196,6 +196,24 @@ if uneven bert bertlarge "$tmp/bert/index.csv" 1.5e9; then
 	    say "bert uneven: a layout for an encoder"
 fi
 
+# a launch starts as many ranks as the plan has devices (torchrun's
+# nproc x nnodes), a host's GPUs a node: Qwen3-30B-A3B on 100 GPUs of GB200
+# NVL72 racks (72 GPUs an NVLink domain, 4 a host), and Llama 2 7B on 12
+# H100s (8 a node: 3 nodes of 4)
+VARIANT=b=1 launch gb qwen3-30b-a3b gb200 gb200-nvl72-4608 -N 100 -B 1000 ||
+    say "gb: dpsolve failed"
+unset VARIANT
+"$BIN/dpsolve" -A configs/models/llama2-7b.xml -a configs/accelerators/h100-80gb.xml \
+    -n configs/networks/spineleaf-h100-128.xml -N 12 -B 48 -f megatron \
+    -o "$tmp/twelve.sh" "$tmp/l2/index.csv" || say "twelve: dpsolve failed"
+for f in "$tmp"/*.sh; do
+	n=$(sed -n 's/^# .* \([0-9]*\) devices, .*/\1/p' "$f")
+	set -- $(sed -n 's/^[# ]*torchrun --nproc-per-node \([0-9]*\) --nnodes \([0-9]*\) .*/\1 \2/p' "$f")
+	[ -n "$n" ] && [ $# = 2 ] && [ $(($1 * $2)) = "$n" ] ||
+	    say "$(basename "$f"): torchrun starts ${1:-?} x ${2:-?} ranks for $n devices"
+done
+grep -q -- '--nproc-per-node 4 ' "$tmp/gb.sh" || say "gb: not 4 a GB200 host"
+
 # the same plan searched with --tp-comm-overlap (its variant has sequence
 # parallelism): the launch says so
 "$BIN/dpsolve" -A configs/models/llama2-7b.xml -a configs/accelerators/h100-80gb.xml \

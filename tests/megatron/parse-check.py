@@ -6,8 +6,9 @@ through megatron.training.arguments.parse_args and validate_args and the
 model's TransformerConfig (core_transformer_config_from_args), which
 checks the pipeline split, its layout and the MoE settings, and the
 number of micro-batches (init_num_microbatches_calculator), which
-checks the global batch.  Needs
-PyTorch and Megatron-LM's megatron/ package on PYTHONPATH (core_v0.15.0,
+checks the global batch.  Without Transformer Engine installed, its
+version is read as 2.8 where Megatron's rules ask for it (the FP8
+recipes').  Needs PyTorch and Megatron-LM's megatron/ package on PYTHONPATH (core_v0.15.0,
 the version tests/megatron/flags-core_v0.15.0.txt pins); not part of
 make check.  A launch commented out (one Megatron cannot run) is checked
 to fail.
@@ -47,6 +48,12 @@ def check(path):
         import transformer_engine  # noqa: F401
     except ImportError:
         extra.append("--no-rope-fusion")
+        # the FP8 rules ask Transformer Engine's version (None without
+        # it): answer as Transformer Engine 2.8 would, so that the check
+        # covers Megatron's own rules, not the machine's install
+        import megatron.core.utils as mcu
+        from packaging.version import Version
+        mcu._te_version = Version("2.8.0")
     sys.argv = ["pretrain.py"] + flags + extra
     from megatron.training import arguments
     from megatron.core import num_microbatches_calculator as nmc

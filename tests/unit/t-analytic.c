@@ -41,7 +41,7 @@ static void
 build(const struct model_cfg *m, long t, int sp, long e, long c, long b,
     struct aop_graph *g)
 {
-	struct variant v = { t, e, c, sp, b, 0, 0 };
+	struct variant v = { t, e, c, sp, b, 0, 0, 0 };
 	struct pl_err err;
 
 	if (analytic_build(m, NULL, &v, g, &err) < 0) {
@@ -60,7 +60,7 @@ static void
 build_on(const struct model_cfg *m, const struct accel_cfg *a, long t, int sp,
     struct aop_graph *g)
 {
-	struct variant v = { t, 1, 1, sp, 1, 0, 0 };
+	struct variant v = { t, 1, 1, sp, 1, 0, 0, 0 };
 	struct pl_err err;
 
 	if (analytic_build(m, a, &v, g, &err) < 0) {
@@ -404,7 +404,7 @@ static void
 test_expert_batch_split(void)
 {
 	struct model_cfg m = model_as_configured("mixtral-8x7b");
-	struct variant fold = { 1, 8, 1, 0, 8, 0, 0 }, split = { 1, 8, 1, 0, 8, 1, 0 };
+	struct variant fold = { 1, 8, 1, 0, 8, 0, 0, 0 }, split = { 1, 8, 1, 0, 8, 1, 0, 0 };
 	struct variant bad = split;
 	struct aop_graph gf, gs;
 	struct pl_err err;
@@ -473,7 +473,7 @@ static void
 test_variants(void)
 {
 	struct model_cfg m = model("llama3-70b");
-	struct variant v[256], bad = { 16, 1, 1, 0, 1, 0, 0 };
+	struct variant v[256], bad = { 16, 1, 1, 0, 1, 0, 0, 0 };
 	struct aop_graph g;
 	struct pl_err err;
 	size_t n;
@@ -630,7 +630,7 @@ test_gemm_quantization(void)
 	layers_release(&lg);
 	analytic_release(&g);
 	{
-		struct variant v = { 1, 1, 1, 0, 2, 0, 0 };
+		struct variant v = { 1, 1, 1, 0, 2, 0, 0, 0 };
 
 		if (analytic_build(&m, &a, &v, &g, &err) < 0) {
 			printf("Bail out! bertlarge b=2\n");
@@ -810,7 +810,7 @@ static void
 test_expert_tensor_split(void)
 {
 	struct model_cfg m = model_as_configured("mixtral-8x7b");
-	struct variant split = { 2, 2, 1, 1, 1, 0, 2 }, whole = split;
+	struct variant split = { 2, 2, 1, 1, 1, 0, 2, 0 }, whole = split;
 	struct variant bad;
 	struct aop_graph gs, gw;
 	struct pl_err err;
@@ -864,6 +864,114 @@ test_expert_tensor_split(void)
 	    "model refused");
 }
 
+/*
+ * FP8 (Transformer Engine's linear layers), Llama 2 7B at t = 1, b = 1 on
+ * the H100 (n = 4,096 tokens, h 4,096, gated MLP 11,008 wide): a linear
+ * product's time less the fixed time is its FLOPs over the FP8 peak and
+ * efficiency where bf16's is over bf16's (the same tiles); a cast beside
+ * it moves 4 bytes an element of its input forward and of its output
+ * gradient backward under delayed scaling (a cast-transpose), 6 under
+ * current scaling (an amax pass first); the kept inputs of the four
+ * linear layers are FP8, n (3h + f) bytes less a layer; the FP8 copies
+ * of a layer's weights are as many bytes as their bf16 ones, 2 (4h^2 +
+ * 3hf); the attention core, the router-less head's output product and
+ * the norms stay bf16.  A recipe the device lacks is refused.
+ */
+static void
+test_fp8(void)
+{
+	struct model_cfg m = model_as_configured("llama2-7b");
+	struct accel_cfg a, old;
+	struct variant v = { 1, 1, 1, 0, 1, 0, 0, FP8_NONE };
+	struct aop_graph g16, g8, gt;
+	struct layer_graph l16, l8;
+	struct pl_err err;
+	const struct aop *o16, *o8;
+	double n = 4096, h = 4096, f = 11008;
+
+	if (accel_load(&a, "configs/accelerators/h100-80gb.xml", &err) < 0 ||
+	    accel_load(&old, "configs/accelerators/a100-80gb.xml", &err) < 0) {
+		printf("Bail out! %s\n", err.msg);
+		exit(1);
+	}
+	if (analytic_build(&m, &a, &v, &g16, &err) < 0)
+		goto bail;
+	v.fp8 = FP8_DELAYED;
+	if (analytic_build(&m, &a, &v, &g8, &err) < 0)
+		goto bail;
+	v.fp8 = FP8_TENSORWISE;
+	if (analytic_build(&m, &a, &v, &gt, &err) < 0)
+		goto bail;
+	o16 = op_named(&g16, 0, "mlp_up");
+	o8 = op_named(&g8, 0, "mlp_up");
+	OK(o16 && o8 && o8->fp8 && !o16->fp8, "the MLP's up projection in FP8");
+	if (o16 && o8)
+		EQ_DBL((o8->fwd_s - a.gemm_fixed_s) * a.peak_fp8_flops_per_s *
+		    a.efficiency[EFF_FP8_MATMUL], (o16->fwd_s - a.gemm_fixed_s) *
+		    a.peak_matmul_flops_per_s * a.efficiency[EFF_MATMUL], 1e-9,
+		    "at the FP8 peak and efficiency");
+	o16 = op_named(&g16, 0, "flash_attention");
+	o8 = op_named(&g8, 0, "flash_attention");
+	OK(o16 && o8 && o16->fwd_s == o8->fwd_s && !o8->fp8, "the attention "
+	    "core in bf16");
+	o8 = op_named(&g8, 32, "output");
+	OK(o8 && !o8->fp8, "the output product in bf16");
+	o8 = op_named(&g8, 0, "qkv_cast");
+	OK(o8 != NULL, "a cast beside q/k/v");
+	if (o8) {
+		EQ_DBL(o8->fwd_bytes, 4 * n * h, 1e-12, "delayed: its input "
+		    "cast and transposed, 4 bytes an element");
+		EQ_DBL(o8->bwd_bytes, 4 * n * 3 * h, 1e-12, "its output "
+		    "gradient's likewise");
+	}
+	{
+		struct aop_graph gb;
+
+		v.fp8 = FP8_BLOCKWISE;
+		if (analytic_build(&m, &a, &v, &gb, &err) < 0)
+			goto bail;
+		o16 = op_named(&g16, 0, "mlp_up");
+		o8 = op_named(&gb, 0, "mlp_up");
+		EQ_DBL((o8->fwd_s - a.gemm_fixed_s) * a.peak_fp8_flops_per_s *
+		    a.efficiency[EFF_FP8_BLOCK_MATMUL], (o16->fwd_s -
+		    a.gemm_fixed_s) * a.peak_matmul_flops_per_s *
+		    a.efficiency[EFF_MATMUL], 1e-9, "blockwise: at the "
+		    "block-scaled efficiency");
+		OK(a.efficiency[EFF_FP8_BLOCK_MATMUL] <
+		    a.efficiency[EFF_FP8_MATMUL], "which the H100 measured "
+		    "lower");
+		analytic_release(&gb);
+	}
+	o8 = op_named(&gt, 0, "mlp_down_cast");
+	if (o8)
+		EQ_DBL(o8->fwd_bytes, 6 * n * f, 1e-12, "tensorwise: an amax "
+		    "pass first, 6 bytes an element");
+	OK(o8 != NULL, "a cast beside the down projection");
+	analytic_layers(&g16, &l16);
+	analytic_layers(&g8, &l8);
+	EQ_DBL(l16.l[1].activation_bytes - l8.l[1].activation_bytes,
+	    n * (3 * h + f), 1e-12, "the four linear layers keep FP8 inputs");
+	EQ_DBL(l8.l[1].fp8_weight_bytes, 2 * (4 * h * h + 3 * h * f), 1e-12,
+	    "FP8 weight copies, a byte a weight and its transpose's");
+	EQ_DBL(l16.l[1].fp8_weight_bytes, 0, 0, "none in bf16");
+	EQ_INT(l8.var_fp8, FP8_DELAYED, "the graph records its recipe");
+	layers_release(&l16);
+	layers_release(&l8);
+	analytic_release(&g16);
+	analytic_release(&g8);
+	analytic_release(&gt);
+	v.fp8 = FP8_MXFP8;
+	OK(analytic_build(&m, &a, &v, &g8, &err) < 0, "MXFP8 on the H100 "
+	    "refused");
+	v.fp8 = FP8_DELAYED;
+	OK(analytic_build(&m, &old, &v, &g8, &err) < 0, "FP8 on the A100 "
+	    "refused");
+	return;
+bail:
+	printf("Bail out! fp8: %s\n", err.msg);
+	exit(1);
+}
+
 int
 main(void)
 {
@@ -878,6 +986,7 @@ main(void)
 	test_variants();
 	test_expert_batch_split();
 	test_expert_tensor_split();
+	test_fp8();
 	test_latent_and_experts();
 	return tap_done();
 }

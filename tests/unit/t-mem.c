@@ -194,7 +194,7 @@ static void
 zero_paper(void)
 {
 	const double psi = 7.5e9;
-	struct mem_totals t = { 2 * psi, 2 * psi, 0, 0 };
+	struct mem_totals t = { 2 * psi, 2 * psi, 0, 0, 0 };
 	struct mem_stage s = stage(0, 0, 0, 1, 1, 1);
 	struct mem_breakdown b;
 

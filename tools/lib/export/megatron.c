@@ -63,6 +63,18 @@ flag(FILE *fp, const struct megatron_why *w, const char *fmt, ...)
 	fputs(" \\\n", fp);
 }
 
+static long
+gcd_of(long a, long b)
+{
+	while (b) {
+		long r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
 int
 megatron_encoder(const struct layer_graph *g, const struct model_cfg *model)
 {
@@ -319,7 +331,12 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	if (!model)
 		fputs("# the model's flags need its config: dpsolve -A model.xml\n",
 		    fp);
+	/* processes a node: a host's GPUs, fewer where the plan's devices
+	 * do not fill whole hosts (the world is the plan's devices,
+	 * exactly: torchrun starts nproc x nnodes ranks) */
 	nproc = node_devices < r->devices_used ? node_devices : r->devices_used;
+	if (nproc > 0 && r->devices_used % nproc)
+		nproc = gcd_of(nproc, r->devices_used);
 	nnodes = (r->devices_used + nproc - 1) / nproc;
 	fprintf(fp, "%storchrun --nproc-per-node %ld --nnodes %ld %s \\\n",
 	    l.n ? "# " : "", nproc, nnodes,
@@ -487,6 +504,14 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		flag(fp, &l, "--tp-comm-overlap");
 	if (m->grad_bytes_per_param == 2)
 		flag(fp, &l, "--grad-reduce-in-bf16");
+	/* Transformer Engine's linear layers in FP8 under the graph's
+	 * recipe: E4M3 forward and E5M2 gradients (hybrid), except the
+	 * block scales, which Transformer Engine runs in E4M3 alone */
+	if (g->var_fp8 != FP8_NONE) {
+		flag(fp, &l, "--fp8-format %s", g->var_fp8 == FP8_BLOCKWISE ?
+		    "e4m3" : "hybrid");
+		flag(fp, &l, "--fp8-recipe %s", fp8_recipe_words[g->var_fp8]);
+	}
 	fprintf(fp, "%s    --bf16\n", l.n ? "#" : "");
 	free(split.k);
 	return l.n;

@@ -68,6 +68,12 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 	    p->distopt ? "distributed optimizer (Adam's states over DP)" :
 	    "optimizer states replicated", zero, p->deepep ? "; tokens "
 	    "dispatched by DeepEP (a node once, then NVLink)" : "");
+	if (g->var_fp8 != FP8_NONE) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, len > at ? len - at : 0, "; FP8 linear "
+		    "layers (%s scaling)", fp8_recipe_words[g->var_fp8]);
+	}
 }
 
 void
@@ -180,6 +186,12 @@ layout_short(char *buf, size_t len, const struct plan *p)
 	    epb ? b / e : b, p->recompute == RC_FULL ? (p->recompute_layers >
 	    0 ? "block" : "full") : p->recompute == RC_SELECTIVE ?
 	    "selective" : "none", p->distopt ? ", dist-opt" : "", zero);
+	if (g->var_fp8 != FP8_NONE) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, len > at ? len - at : 0, ", FP8 %s",
+		    fp8_recipe_words[g->var_fp8]);
+	}
 }
 
 void

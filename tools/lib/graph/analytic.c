@@ -40,6 +40,7 @@ struct dims {
 	double e;
 	double et, ep;		/* the experts' tensor and expert ranks:
 				 * (t, e), or (1, t e) */
+	int fp8;		/* the variant's FP8 recipe (FP8_NONE: bf16) */
 	int dropout, gated, rms, bias, qk_norm;
 	int causal, flash;
 };
@@ -121,6 +122,66 @@ grouped(struct aop *o, double groups)
 {
 	o->gemm_m /= groups;
 	o->gemm_batch = groups;
+}
+
+/* Bytes an element of an FP8 cast moves, by recipe: Transformer Engine's
+ * fused cast-transpose reads the bf16 tensor and writes it in FP8 and
+ * transposed in FP8 (Hopper's FP8 products take only the "TN" layout, so
+ * the weight gradient needs the transposed copy): 2 + 1 + 1.  Current
+ * (tensorwise) scaling reads the tensor once more for its amax first;
+ * delayed scaling takes the scale from past amaxes.  Block scales add
+ * their scales: blockwise 4 bytes a 128 elements, twice (1x128 rows and
+ * the transposed copy's); MXFP8 one byte a 32 elements, rowwise and
+ * columnwise. */
+static double
+fp8_cast_bytes(int recipe)
+{
+	switch (recipe) {
+	case FP8_TENSORWISE: return 6;
+	case FP8_BLOCKWISE: return 4 + 2 * 4.0 / 128;
+	case FP8_MXFP8: return 4 + 2 * 1.0 / 32;
+	default: return 4;
+	}
+}
+
+/*
+ * The latest product is a Transformer Engine linear layer's: under an
+ * FP8 recipe it runs in FP8 (forward, input and weight gradients; one-
+ * byte operands), keeps its input for the backward pass in FP8 (half
+ * the bytes), and a cast runs beside it: its input's forward, its output
+ * gradient's backward (the weights' casts run once a step, not priced).
+ */
+static void
+fp8_linear(struct builder *B)
+{
+	long at = B->last_matmul;
+	struct aop *o, *c;
+	double in, grad, tokens, k, n, bpe;
+
+	if (B->d->fp8 == FP8_NONE || at < 0)
+		return;
+	o = &B->g->op[at];
+	o->fp8 = B->d->fp8;
+	o->activation_bytes /= 2;
+	tokens = o->gemm_m * o->gemm_batch;
+	k = o->gemm_k;
+	n = o->gemm_n;
+	o->fwd_bytes = tokens * k + k * n * o->gemm_batch + 2 * tokens * n;
+	o->bwd_bytes = 2 * o->fwd_bytes;
+	in = tokens * k;
+	grad = tokens * n;
+	bpe = fp8_cast_bytes(B->d->fp8);
+	{
+		char name[24];
+
+		snprintf(name, sizeof name, "%.18s_cast", o->name +
+		    strlen(B->prefix));
+		c = add(B, name, AOP_VECTOR);
+	}
+	c->fwd_flops = 2 * in;
+	c->bwd_flops = 2 * grad;
+	c->fwd_bytes = bpe * in;
+	c->bwd_bytes = bpe * grad;
 }
 
 /*
@@ -322,11 +383,13 @@ latent_projections(struct builder *B)
 	if (d->qr > 0) {
 		o = matmul(B, "q_down", local, h, d->qr, h * d->qr, SPLIT_NONE);
 		o->activation_bytes = 2 * local * h;
+		fp8_linear(B);
 	}
 	o = matmul(B, "kv_down", local, h, d->kvr + d->rope,
 	    h * (d->kvr + d->rope), SPLIT_NONE);
 	if (d->qr == 0)
 		o->activation_bytes = 2 * local * h;
+	fp8_linear(B);
 	if (d->qr > 0)
 		norm_kernel(B, "q_lora_norm", local * d->qr, d->qr);
 	norm_kernel(B, "kv_lora_norm", local * d->kvr, d->kvr);
@@ -339,9 +402,11 @@ latent_projections(struct builder *B)
 	} else {
 		o = matmul(B, "q", n, h, d->qw / t, h * d->qw / t, SPLIT_T);
 	}
+	fp8_linear(B);
 	o = matmul(B, "kv_up", n, d->kvr, (qk_nope + d->vw) / t,
 	    d->kvr * (qk_nope + d->vw) / t, SPLIT_T);
 	o->activation_bytes = 2 * local * d->kvr;
+	fp8_linear(B);
 }
 
 static void
@@ -364,6 +429,7 @@ attention(struct builder *B)
 		o = matmul(B, "qkv", n, h, (q + 2 * kv) / t, (h * (q + 2 * kv) +
 		    (d->bias ? q + 2 * kv : 0)) / t, SPLIT_T);
 		o->activation_bytes = 2 * n * h / d->shard;
+		fp8_linear(B);
 	}
 	/* the query and key heads' norms (qk_norm): one kernel over q and
 	 * k; their weights, a head wide each, are on every tensor rank */
@@ -421,6 +487,7 @@ attention(struct builder *B)
 	}
 	o = matmul(B, "attn_out", n, d->ow / t, h, d->ow * h / t, SPLIT_T);
 	o->activation_bytes = 2 * n * d->ow / t;
+	fp8_linear(B);
 	if (d->bias)
 		add(B, "attn_out_bias", AOP_VECTOR)->parameter_bytes = 2 * h;
 	tp_leave(B, "attn_g", 2 * n * h, TP_ROW);
@@ -458,6 +525,7 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 	    is_expert ? SPLIT_TE : SPLIT_T);
 	grouped(o, copies);
 	o->activation_bytes = 2 * tokens * h / in_shard;
+	fp8_linear(B);
 	snprintf(name, sizeof(name), "%s_act", prefix);
 	/* GeLU (with its bias, fused) reads and writes each element;
 	 * SwiGLU reads the gate and the up halves for each element it
@@ -470,6 +538,7 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 	    is_expert ? SPLIT_TE : SPLIT_T);
 	grouped(o, copies);
 	o->activation_bytes = 2 * tokens * f / t;
+	fp8_linear(B);
 	if (d->bias) {
 		/* a row-parallel bias is whole on every device of the t group */
 		snprintf(name, sizeof(name), "%s_down_bias", prefix);
@@ -647,14 +716,15 @@ mtp_module(struct builder *B, const struct model_cfg *m, int is_moe)
 	tp_enter(B, "eh_f", 2 * n * 2 * h, TP_COLUMN);
 	o = matmul(B, "eh_proj", n, 2 * h, h / t, 2 * h * h / t, SPLIT_T);
 	o->activation_bytes = 2 * n * 2 * h / d->shard;
+	fp8_linear(B);
 	if (t > 1)
 		collective(B, "eh_gather", LCOLL_ALL_GATHER, -1, 2 * n * h);
 	transformer_layer(B, is_moe);
 	head(B, m, 1);
 }
 
-static double roofline(const struct accel_cfg *a, int kind, double flops,
-    double bytes);
+static double roofline(const struct accel_cfg *a, int kind, int fp8,
+    double flops, double bytes);
 
 /*
  * Tile and wave quantization (NVIDIA, "Matrix Multiplication Background
@@ -710,13 +780,14 @@ op_time(const struct accel_cfg *a, const struct aop *o, int backward)
 		u = analytic_gemm_utilisation(a, o->gemm_m, o->gemm_n,
 		    o->gemm_batch);
 	if (o->kind == AOP_MATMUL && flops > 0)
-		return roofline(a, o->kind, flops / u, bytes) +
+		return roofline(a, o->kind, o->fp8, flops / u, bytes) +
 		    (backward ? 2 : 1) * a->gemm_fixed_s;
-	return roofline(a, o->kind, flops / u, bytes);
+	return roofline(a, o->kind, o->fp8, flops / u, bytes);
 }
 
 static double
-roofline(const struct accel_cfg *a, int kind, double flops, double bytes)
+roofline(const struct accel_cfg *a, int kind, int fp8, double flops,
+    double bytes)
 {
 	double peak, mem = bytes / accel_memory_Bps(a);
 
@@ -724,7 +795,11 @@ roofline(const struct accel_cfg *a, int kind, double flops, double bytes)
 	case AOP_COLLECTIVE:
 		return 0;	/* priced by the evaluator at its network level */
 	case AOP_MATMUL:
-		peak = a->peak_matmul_flops_per_s * a->efficiency[EFF_MATMUL];
+		/* FP8's block scales (blockwise, MXFP8) their own efficiency */
+		peak = fp8 ? a->peak_fp8_flops_per_s * a->efficiency[fp8 ==
+		    FP8_BLOCKWISE || fp8 == FP8_MXFP8 ? EFF_FP8_BLOCK_MATMUL :
+		    EFF_FP8_MATMUL] :
+		    a->peak_matmul_flops_per_s * a->efficiency[EFF_MATMUL];
 		break;
 	case AOP_ATTENTION:
 		peak = a->peak_matmul_flops_per_s * a->efficiency[EFF_ATTENTION];
@@ -824,7 +899,8 @@ analytic_variants(const struct model_cfg *m, long b, long max_t, long max_c,
 					for (long et = t; et >= 1; et = et > 1 ?
 					    1 : 0) {
 						struct variant v = { t, e, c, sp,
-						    eb ? b * e : b, eb, et };
+						    eb ? b * e : b, eb, et,
+						    FP8_NONE };
 
 						if (e > 1 && !(ep & (eb ? EP_BATCH :
 						    EP_FOLD)))
@@ -848,6 +924,13 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	memset(g, 0, sizeof(*g));
 	if (check_variant(m, v, err) < 0)
 		return -1;
+	if (v->fp8 < FP8_NONE || v->fp8 >= FP8_NRECIPES)
+		return pl_errf(err, NULL, 0, "model '%s': FP8 recipe %d is "
+		    "not one of config.h's", m->name, v->fp8);
+	if (a && v->fp8 != FP8_NONE && !(a->fp8_recipes & 1u << v->fp8))
+		return pl_errf(err, NULL, 0, "accelerator '%s' runs no FP8 "
+		    "recipe '%s'%s", a->name, fp8_recipe_words[v->fp8],
+		    a->fp8_recipes ? "" : " (it has no <fp8> element)");
 	g->v = *v;
 	g->nlayers = m->layers + 2;
 	d.b = (double)(v->ep_batch ? v->b / v->e : v->b);
@@ -878,6 +961,7 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	d.e = (double)v->e;
 	d.et = (double)(v->et ? v->et : v->t);
 	d.ep = d.e * d.t / d.et;
+	d.fp8 = v->fp8;
 	d.dropout = m->dropout;
 	d.gated = m->mlp == MLP_GATED;
 	d.rms = m->norm == NORM_RMSNORM;
@@ -943,6 +1027,7 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 	out->var_b = g->v.b;
 	out->var_ep_batch = g->v.ep_batch;
 	out->var_et = g->v.et ? g->v.et : g->v.t;
+	out->var_fp8 = g->v.fp8;
 	for (size_t r = 0; r < out->n; r++) {
 		struct layer *L = &out->l[r];
 
@@ -957,6 +1042,10 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 		L->forward_s += o->fwd_s;
 		L->backward_s += o->bwd_s;
 		L->parameter_bytes += o->parameter_bytes;
+		/* an FP8 product's weights: a byte each and one for the
+		 * transpose, as many bytes as their bf16 copy */
+		if (o->fp8)
+			L->fp8_weight_bytes += o->parameter_bytes;
 		if (o->param_split != SPLIT_TE && o->param_split != SPLIT_E)
 			L->dense_parameter_bytes += o->parameter_bytes;
 		L->activation_bytes += o->activation_bytes;

@@ -43,6 +43,9 @@ struct variant {
 				 * device and the t ranks expert ranks too:
 				 * t e / et experts' ranks (MoE Parallel
 				 * Folding's expert tensor parallelism) */
+	int fp8;		/* FP8_* (config.h): Transformer Engine's
+				 * linear layers in FP8 under that recipe;
+				 * FP8_NONE (0): bf16 */
 };
 
 /* Which expert-parallel splits analytic_variants lists (a bit set). */
@@ -76,6 +79,8 @@ struct aop {
 	 * and the product's op index, or -1 */
 	int tp_role;
 	long tp_gemm;
+	int fp8;			/* a product run in FP8 under this
+					 * recipe (FP8_*; 0: bf16) */
 	double fwd_s, bwd_s;		/* roofline, all cores of the kind */
 };
 

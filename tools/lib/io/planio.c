@@ -116,6 +116,15 @@ check_index_row(const struct csvio_table *t, size_t r,
 			    "%ld, but %s says %ld", cols[k], v, g->file,
 			    want[k]);
 	}
+	{
+		int col = csvio_col_opt(t, "fp8_recipe");
+		const char *w = col >= 0 ? csvio_cell(t, r, col) : NULL;
+
+		if (w && strcmp(w, fp8_recipe_words[g->var_fp8]) != 0)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'fp8_recipe': '%s', but %s says '%s'", w, g->file,
+			    fp8_recipe_words[g->var_fp8]);
+	}
 	return 0;
 }
 
@@ -125,7 +134,8 @@ same_variant(const struct layer_graph *a, const struct layer_graph *b)
 	return a->var_t == b->var_t && a->var_e == b->var_e &&
 	    a->var_c == b->var_c && a->var_sp == b->var_sp &&
 	    a->var_b == b->var_b && a->var_ep_batch == b->var_ep_batch &&
-	    layers_expert_t(a) == layers_expert_t(b);
+	    layers_expert_t(a) == layers_expert_t(b) &&
+	    a->var_fp8 == b->var_fp8;
 }
 
 /* The files of an index's column `col`, relative to its folder (the
@@ -336,7 +346,7 @@ static const char *const parallelism_attrs[] = { "p", "d", "t", "sp", "e",
 	"c", "recompute", "zero_stage", "zero_degree", "virtual_stages",
 	"distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
-	"ep_batch", "expert_t", "deepep", NULL };
+	"ep_batch", "expert_t", "deepep", "fp8_recipe", NULL };
 static const char *const stage_attrs[] = { "index", "first_layer",
 	"last_layer", "layers", "devices", "first_device", "zero_stage",
 	"zero_degree", "compute_s", "collective_s", "p2p_in_s", "p2p_in_level",
@@ -354,7 +364,7 @@ static const char *const runner_attrs[] = { "rank", "micro_batch_samples",
 	"zero_stage", "zero_degree", "virtual_stages", "distributed_optimizer",
 	"overlap_grad_reduce", "overlap_param_gather",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
-	"ep_batch", "expert_t", "deepep", "step_s", "throughput_samples_per_s", "microbatches",
+	"ep_batch", "expert_t", "deepep", "fp8_recipe", "step_s", "throughput_samples_per_s", "microbatches",
 	"devices_used", "bottleneck_stage", "bottleneck_s", "sync_stage",
 	"sync_s", "fits", NULL };
 
@@ -554,6 +564,7 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	xmlDocPtr doc;
 	xmlNodePtr root, par, res, n;
 	long t, e, c, sp, b, d, rc, np, epb = 0, et = 0;
+	int fp8;
 	size_t next = 0;
 	int ns, has_p;
 
@@ -579,6 +590,23 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 		goto fail;
 	if (et == 0)
 		et = t;
+	/* optional: the FP8 recipe (absent: none, bf16) */
+	{
+		char *w = xmlio_attr(par, "fp8_recipe");
+
+		fp8 = 0;
+		while (w && fp8_recipe_words[fp8] &&
+		    strcmp(fp8_recipe_words[fp8], w) != 0)
+			fp8++;
+		if (w && fp8_recipe_words[fp8] == NULL) {
+			pl_errf(err, path, (size_t)xmlGetLineNo(par),
+			    "<parallelism> fp8_recipe: '%s' is not none, "
+			    "delayed, tensorwise, blockwise or mxfp8", w);
+			free(w);
+			goto fail;
+		}
+		free(w);
+	}
 	if (epb > 1) {
 		pl_errf(err, path, (size_t)xmlGetLineNo(par), "<parallelism> "
 		    "ep_batch: %ld is not 0 or 1", epb);
@@ -589,16 +617,18 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 
 		if (g->has_variant ? g->var_t == t && g->var_e == e &&
 		    g->var_c == c && g->var_sp == sp && g->var_b == b &&
-		    g->var_ep_batch == epb && layers_expert_t(g) == et :
+		    g->var_ep_batch == epb && layers_expert_t(g) == et &&
+		    g->var_fp8 == fp8 :
 		    t == 1 && e == 1 && c == 1 && sp == 0 && epb == 0 &&
-		    et == 1)
+		    et == 1 && fp8 == 0)
 			p->g = g;
 	}
 	if (p->g == NULL) {
 		pl_errf(err, path, (size_t)xmlGetLineNo(par), "no graph given "
-		    "for the variant t=%ld e=%ld c=%ld sp=%ld b=%ld%s%s%.0ld",
+		    "for the variant t=%ld e=%ld c=%ld sp=%ld b=%ld%s%s%.0ld%s%s",
 		    t, e, c, sp, b, epb ? " ep_batch=1" : "", et != t ?
-		    " expert_t=" : "", et != t ? et : 0);
+		    " expert_t=" : "", et != t ? et : 0, fp8 ? " fp8_recipe=" :
+		    "", fp8 ? fp8_recipe_words[fp8] : "");
 		goto fail;
 	}
 	p->d = d;
@@ -755,6 +785,8 @@ parallelism_props(xmlNodePtr n, const struct plan *p)
 		prop_num(n, "expert_t", (double)layers_expert_t(g));
 	if (p->deepep)
 		prop_num(n, "deepep", 1);
+	if (g->var_fp8 != FP8_NONE)
+		prop_str(n, "fp8_recipe", fp8_recipe_words[g->var_fp8]);
 }
 
 /* A plan's <result> attributes (on `n`). */

@@ -174,6 +174,8 @@ latent_and_experts_check(const struct model_cfg *m, xmlNodePtr r,
 
 /* The model's enumerated elements' words, in the enums' order: what the
  * reader accepts and the config line writes. */
+const char *const fp8_recipe_words[] = { "none", "delayed", "tensorwise",
+	"blockwise", "mxfp8", NULL };
 static const char *const arch_words[] = { "encoder", "decoder", NULL };
 static const char *const norm_words[] = { "layernorm", "rmsnorm", NULL };
 static const char *const act_words[] = { "gelu", "silu", "relu", NULL };
@@ -418,8 +420,30 @@ model_config_line(const struct model_cfg *m)
 	    m->router_group_topk, m->mtp_depth, imb);
 }
 
+static char *accel_config_line_base(const struct accel_cfg *a);
+
 char *
 accel_config_line(const struct accel_cfg *a)
+{
+	char b[13][NUMFMT_LEN], *base, *line;
+
+	if (a->peak_fp8_flops_per_s <= 0)
+		return accel_config_line_base(a);
+	/* FP8's fields only where the device has FP8: other graphs' records
+	 * stay as they were */
+	base = accel_config_line_base(a);
+	line = xasprintf("%s peak_fp8_flops_per_s=%s efficiency_fp8_matmul=%s "
+	    "efficiency_fp8_block_matmul=%s fp8_recipes=%u", base,
+	    numfmt(b[10], a->peak_fp8_flops_per_s),
+	    numfmt(b[11], a->efficiency[EFF_FP8_MATMUL]),
+	    numfmt(b[12], a->efficiency[EFF_FP8_BLOCK_MATMUL]),
+	    a->fp8_recipes);
+	free(base);
+	return line;
+}
+
+static char *
+accel_config_line_base(const struct accel_cfg *a)
 {
 	char b[10][NUMFMT_LEN];
 
@@ -639,12 +663,52 @@ attr_positive(const char *path, xmlNodePtr n, const char *name, long *out,
 	return r;
 }
 
+/* <fp8 peak_flops_per_s="..." recipes="delayed tensorwise ..."/>: the
+ * rate and the recipes, each once and none of them "none". */
+static int
+fp8_element(const char *path, xmlNodePtr n, struct accel_cfg *a,
+    struct pl_err *err)
+{
+	char *list, *tok, *save = NULL;
+	int ret = 0;
+
+	if (xmlio_attr_double(path, n, "peak_flops_per_s", RATE_MIN,
+	    &a->peak_fp8_flops_per_s, err) != 0)
+		return pl_errf(err, path, line_of(n), "element 'fp8': needs "
+		    "attribute 'peak_flops_per_s' (dense FP8 FLOP/s, at least "
+		    "%g)", RATE_MIN);
+	if ((list = xmlio_attr(n, "recipes")) == NULL)
+		return pl_errf(err, path, line_of(n), "element 'fp8': needs "
+		    "attribute 'recipes'");
+	for (tok = strtok_r(list, " \t\n", &save); tok && ret == 0;
+	    tok = strtok_r(NULL, " \t\n", &save)) {
+		int k = 1;
+
+		while (fp8_recipe_words[k] && strcmp(fp8_recipe_words[k], tok))
+			k++;
+		if (fp8_recipe_words[k] == NULL)
+			ret = pl_errf(err, path, line_of(n), "element 'fp8': "
+			    "recipe '%s' is not delayed, tensorwise, blockwise "
+			    "or mxfp8", tok);
+		else if (a->fp8_recipes & 1u << k)
+			ret = pl_errf(err, path, line_of(n), "element 'fp8': "
+			    "recipe '%s' given twice", tok);
+		a->fp8_recipes |= 1u << k;
+	}
+	if (ret == 0 && a->fp8_recipes == 0)
+		ret = pl_errf(err, path, line_of(n), "element 'fp8': no "
+		    "recipe");
+	free(list);
+	return ret;
+}
+
 int
 accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
     struct pl_err *err)
 {
 	static const char *const kinds[] = {
-		"matmul", "attention", "vector", "memory", NULL
+		"matmul", "attention", "vector", "memory", "fp8_matmul",
+		"fp8_block_matmul", NULL
 	};
 	double gib = 0, gbps = 0, ghz = 0;
 	xmlNodePtr r, n;
@@ -708,6 +772,15 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 		if (kinds[k])
 			a->efficiency[k] = v;
 	}
+	/* FP8 products at the matmul efficiency unless the config says */
+	if (!(seen & 1u << EFF_FP8_MATMUL))
+		a->efficiency[EFF_FP8_MATMUL] = a->efficiency[EFF_MATMUL];
+	if (!(seen & 1u << EFF_FP8_BLOCK_MATMUL))
+		a->efficiency[EFF_FP8_BLOCK_MATMUL] =
+		    a->efficiency[EFF_FP8_MATMUL];
+	if ((n = xmlio_child(r, "fp8")) != NULL &&
+	    fp8_element(path, n, a, err) < 0)
+		goto done;
 	if ((n = xmlio_child(r, "gemm")) != NULL &&
 	    (attr_positive(path, n, "units", &a->gemm_units, err) < 0 ||
 	    attr_positive(path, n, "tile_m", &a->gemm_tile_m, err) < 0 ||
@@ -923,6 +996,9 @@ network_from_doc(struct network *net, xmlDocPtr doc, const char *path,
 	memset(net, 0, sizeof(*net));
 	r = xmlDocGetRootElement(doc);
 	copy_name(net->name, sizeof(net->name), r);
+	if (xmlio_attr_long(path, r, "host_devices", 1, &net->host_devices,
+	    err) < 0)
+		goto done;
 	if ((t = xmlio_child(r, "torus")) != NULL) {
 		if (torus_levels(net, path, t, err) < 0)
 			goto done;

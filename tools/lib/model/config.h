@@ -75,8 +75,21 @@ model_layer_is_moe(const struct model_cfg *m, long layer)
 	return m->experts > 1 && layer >= m->dense_layers;
 }
 
-/* Efficiency factors of the roofline, indexed by these kinds. */
-enum { EFF_MATMUL, EFF_ATTENTION, EFF_VECTOR, EFF_MEMORY, EFF_NKINDS };
+/* Efficiency factors of the roofline, indexed by these kinds (FP8_MATMUL:
+ * the products that run in FP8 with a scale a tensor, at the FP8 peak,
+ * the matmul one when the config does not say; FP8_BLOCK_MATMUL: with
+ * block scales, blockwise or MXFP8, the FP8 one when not said). */
+enum { EFF_MATMUL, EFF_ATTENTION, EFF_VECTOR, EFF_MEMORY, EFF_FP8_MATMUL,
+	EFF_FP8_BLOCK_MATMUL, EFF_NKINDS };
+
+/* FP8 scaling recipes (Transformer Engine's; Megatron-LM's --fp8-recipe):
+ * a scale a tensor from its amax history (delayed) or from its own amax
+ * (tensorwise, "current scaling"), DeepSeek-V3's 1x128 activation and
+ * 128x128 weight blocks (blockwise), or MXFP8's 32-element blocks
+ * (Blackwell).  FP8_NONE: bf16. */
+enum { FP8_NONE, FP8_DELAYED, FP8_TENSORWISE, FP8_BLOCKWISE, FP8_MXFP8,
+	FP8_NRECIPES };
+extern const char *const fp8_recipe_words[];	/* "none", "delayed", ... */
 
 struct accel_cfg {
 	char name[128];
@@ -94,6 +107,10 @@ struct accel_cfg {
 	 * tiles' loads and its last wave's drain, which do not shrink with
 	 * the product's K; 0 when not given */
 	double gemm_fixed_s;
+	/* FP8 (<fp8>): the dense FP8 tensor rate and the recipes the
+	 * device runs (a bit a FP8_* recipe); 0 and 0 without FP8 */
+	double peak_fp8_flops_per_s;
+	unsigned fp8_recipes;
 };
 
 enum { OPT_ADAM, OPT_SGD };

@@ -109,6 +109,33 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 	return 0;
 }
 
+/* Column fp8_recipe, when present: one recipe word on every row. */
+static int
+read_fp8_recipe(const struct csvio_table *t, struct layer_graph *g,
+    struct pl_err *err)
+{
+	int col = csvio_col_opt(t, "fp8_recipe");
+
+	g->var_fp8 = FP8_NONE;
+	for (size_t r = 0; col >= 0 && r < t->nrows; r++) {
+		const char *w = csvio_cell(t, r, col);
+		int k = 0;
+
+		while (fp8_recipe_words[k] && strcmp(fp8_recipe_words[k], w))
+			k++;
+		if (fp8_recipe_words[k] == NULL)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'fp8_recipe': '%s' is not none, delayed, "
+			    "tensorwise, blockwise or mxfp8", w);
+		if (r > 0 && k != g->var_fp8)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'fp8_recipe': '%s' differs from the first row's "
+			    "(one recipe a file)", w);
+		g->var_fp8 = k;
+	}
+	return 0;
+}
+
 /* Column `name`, when present: one non-empty text on every row, copied
  * to *out. */
 static int
@@ -348,6 +375,8 @@ layers_differing_number(const struct layer *a, const struct layer *b)
 		return "parameter_bytes";
 	if (a->dense_parameter_bytes != b->dense_parameter_bytes)
 		return "dense_parameter_bytes";
+	if (a->fp8_weight_bytes != b->fp8_weight_bytes)
+		return "fp8_weight_bytes";
 	if (a->activation_bytes != b->activation_bytes)
 		return "activation_bytes";
 	if (a->input_bytes != b->input_bytes)
@@ -408,7 +437,7 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
     struct pl_err *err)
 {
 	int cid, cpar, cact, cin, ckind, cfwd, cbwd, ccopy, ccoll[LCOLL_N];
-	int cdense, ctp;
+	int cdense, ctp, cfp8w;
 
 	memset(g, 0, sizeof(*g));
 	if ((cid = csvio_col(tab, "layer_id", err)) < 0 ||
@@ -424,6 +453,7 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 	g->has_times = cfwd >= 0 && cbwd >= 0;
 	ccopy = csvio_col_opt(tab, "copy_of");
 	cdense = csvio_col_opt(tab, "dense_parameter_bytes");
+	cfp8w = csvio_col_opt(tab, "fp8_weight_bytes");
 	ctp = csvio_col_opt(tab, "tp_overlap");
 	g->has_tp_overlap = ctp >= 0;
 	for (int k = 0; k < LCOLL_N; k++)
@@ -496,11 +526,15 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 			}
 			L->dense_parameter_bytes = v;
 		}
+		if (cfp8w >= 0 && csvio_double(tab, r, cfp8w, CSVIO_NONNEG,
+		    &L->fp8_weight_bytes, err) < 0)
+			goto fail;
 		if (ctp >= 0 && read_tp_pairs(tab, r, ctp, L, err) < 0)
 			goto fail;
 	}
 	if (read_variant(tab, g, err) < 0 || read_recompute(tab, g, err) < 0 ||
 	    check_copies(tab, g, err) < 0 || read_model_layers(tab, g, err) < 0 ||
+	    read_fp8_recipe(tab, g, err) < 0 ||
 	    read_one_text(tab, "model", &g->model, err) < 0 ||
 	    read_one_text(tab, "model_config", &g->model_config, err) < 0 ||
 	    read_one_text(tab, "accelerator", &g->accel, err) < 0 ||
@@ -748,8 +782,8 @@ int
 layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 {
 	static const char *const eheader[] = { "src_layer", "dst_layer", "bytes" };
-	const char *head[32], *f[32];
-	char b[32][NUMFMT_LEN], *pairs = NULL;
+	const char *head[48], *f[48];
+	char b[48][NUMFMT_LEN], *pairs = NULL;
 	size_t nc = 0;
 	int bad;
 
@@ -773,6 +807,11 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 			head[nc++] = "ep_batch";
 		if (layers_expert_t(g) != g->var_t)
 			head[nc++] = "expert_t";
+	}
+	/* FP8's columns only in an FP8 graph */
+	if (g->var_fp8 != FP8_NONE) {
+		head[nc++] = "fp8_recipe";
+		head[nc++] = "fp8_weight_bytes";
 	}
 	if (g->has_recompute)
 		for (int k = 0; k < 4; k++)
@@ -833,6 +872,10 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 				snprintf(b[c], NUMFMT_LEN, "%ld", g->var_et);
 				f[c] = b[c], c++;
 			}
+		}
+		if (g->var_fp8 != FP8_NONE) {
+			f[c++] = fp8_recipe_words[g->var_fp8];
+			f[c] = numfmt(b[c], L->fp8_weight_bytes), c++;
 		}
 		if (g->has_recompute) {
 			double v[4] = { L->checkpoint_bytes, L->recompute_s,

@@ -56,6 +56,10 @@ struct layer {
 	/* parameters replicated over the variant's c*e devices (all but the
 	 * experts'): their gradients are also summed over that group */
 	double dense_parameter_bytes;
+	/* the FP8 copies of its weights Transformer Engine keeps beside
+	 * them for the step (column fp8_weight_bytes, optional, 0 when
+	 * absent): a byte a weight and one for its transposed copy */
+	double fp8_weight_bytes;
 	double coll_bytes[LCOLL_N];
 	int ntp;			/* tensor-parallel pairs (owned) */
 	struct tp_pair *tp;
@@ -114,6 +118,10 @@ struct layer_graph {
 	 * on one device and the t ranks join the expert ranks (Megatron-
 	 * Core's --expert-tensor-parallel-size 1, MoE Parallel Folding) */
 	long var_et;
+	/* the FP8 recipe its Transformer Engine layers run (column
+	 * fp8_recipe, optional: a word of config.h's fp8_recipe_words, the
+	 * same on every row; absent: FP8_NONE, bf16) */
+	int var_fp8;
 	/* the model's transformer layers, as the graph's writer knew them
 	 * (column model_layers; 0: not recorded): the reader holds the
 	 * graph's transformer rows to it */

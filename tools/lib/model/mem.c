@@ -22,11 +22,13 @@ mem_totals_of(const struct layer_graph *g, size_t first, size_t last, int rc,
     struct mem_totals *t)
 {
 	t->params = t->dense_params = t->kept = t->working = 0;
+	t->fp8_weights = 0;
 	for (size_t i = first; i <= last; i++) {
 		const struct layer *L = &g->l[i];
 		double kept = mem_row_kept(L, rc);
 
 		t->params += L->parameter_bytes;
+		t->fp8_weights += L->fp8_weight_bytes;
 		t->dense_params += L->dense_parameter_bytes;
 		t->kept += kept;
 		t->working = fmax(t->working, L->activation_bytes - kept);
@@ -78,7 +80,7 @@ mem_breakdown_of(const struct mem_totals *t, const struct mem_stage *s,
 	double z = (double)s->zero_degree;
 	double grad = s->grad_bytes_per_param > 0 ? s->grad_bytes_per_param : 2;
 
-	out->weights = t->params;
+	out->weights = t->params + t->fp8_weights;
 	out->gradients = t->params * grad / 2 *
 	    (s->grad_copies > 1 ? s->grad_copies : 1);
 	out->optimizer = optimizer == OPT_ADAM ?

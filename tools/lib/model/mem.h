@@ -6,7 +6,8 @@
  *                                                 optimizer divide them)
  *         + inflight * kept + working            (activations)
  *
- * Per parameter: weights 2 bytes (bf16), gradients 2 or 4 (fp32 main
+ * Per parameter: weights 2 bytes (bf16; an FP8 graph's linear layers 2
+ * more, their FP8 copy and its transpose), gradients 2 or 4 (fp32 main
  * gradients, Megatron's default with --bf16), Adam's states 12 (fp32
  * master copy, momentum, variance; 0 for SGD).  parameter_bytes counts 2
  * bytes a parameter, so gradients are P * grad_bytes / 2 and Adam 6P.
@@ -62,6 +63,7 @@ struct mem_totals {
 	double dense_params;		/* of them, not an expert's */
 	double kept;			/* activations kept a micro-batch */
 	double working;			/* extra while one layer recomputes */
+	double fp8_weights;		/* FP8 weight copies (weights' memory) */
 };
 
 struct mem_breakdown {

@@ -64,6 +64,8 @@ struct network {
 	struct net_level level[NET_MAX_LEVELS];
 	long span[NET_MAX_LEVELS];	/* devices in one level-l group */
 	long ndevices;
+	long host_devices;		/* GPUs a host (a launch's processes a
+					 * node); 0: the level-0 group's */
 };
 
 /* How a group of devices meets the hierarchy. */

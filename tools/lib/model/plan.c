@@ -298,6 +298,7 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	v->pf_bwd = prefix(g, offsetof(struct layer, backward_s));
 	v->pf_param = prefix(g, offsetof(struct layer, parameter_bytes));
 	v->pf_dense = prefix(g, offsetof(struct layer, dense_parameter_bytes));
+	v->pf_fp8 = prefix(g, offsetof(struct layer, fp8_weight_bytes));
 	for (int rc = 0; rc < RC_N; rc++)
 		recompute_tables(v, rc);
 
@@ -399,6 +400,7 @@ plan_variant_release(struct plan_variant *v)
 	free(v->pf_bwd);
 	free(v->pf_param);
 	free(v->pf_dense);
+	free(v->pf_fp8);
 	for (int rc = 0; rc < RC_N; rc++) {
 		free(v->pf_kept[rc]);
 		free(v->pf_rerun[rc]);
@@ -721,6 +723,7 @@ plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
 		.kept = v->pf_kept[rc][split] - v->pf_kept[rc][first],
 		.working = split > first ? working_max(v, rc, first, split - 1) :
 		    0,
+		.fp8_weights = v->pf_fp8[last + 1] - v->pf_fp8[first],
 	};
 	struct mem_stage s = plan_mem_stage(c, first, last, z, zs, k);
 

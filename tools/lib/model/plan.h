@@ -151,7 +151,7 @@ struct plan_variant {
 	const struct layer_graph *g;
 	long t, e, c, sp, b, w;
 	long et;			/* the experts' tensor split (t or 1) */
-	double *pf_fwd, *pf_bwd, *pf_param, *pf_dense;
+	double *pf_fwd, *pf_bwd, *pf_param, *pf_dense, *pf_fp8;
 	/* by recomputation kind: what rows keep, what they run again, and
 	 * their collectives (full recomputation runs the forward's again) */
 	double *pf_kept[RC_N], *pf_rerun[RC_N], *pf_coll[RC_N];

@@ -788,7 +788,7 @@ mist_milp(const struct mist_in *in, double seconds, const struct layer_graph *g,
 	for (int s = 0; s < S; s++) {
 		struct mem_stage ms = in->ms;
 		struct mem_breakdown mb;
-		struct mem_totals unit_params = { 1, 1, 0, 0 };
+		struct mem_totals unit_params = { 1, 1, 0, 0, 0 };
 		double fix_cost = 0, fix_param = 0, fix_act = 0, fix_sync = 0;
 		double coefP, inflight;
 
