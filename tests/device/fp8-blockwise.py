@@ -14,24 +14,9 @@ import itertools
 
 import torch
 
+from cudatime import timed
+
 E4M3 = torch.float8_e4m3fn
-
-
-def timed(fn, runs=30, warm=5):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / 1e3)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def laid(t, order):

@@ -35,24 +35,9 @@ import sys
 
 import torch
 
+from cudatime import timed
+
 E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
-
-
-def timed(fn, runs=30, warm=5):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / 1e3)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def col_major(t):

@@ -17,21 +17,7 @@ import sys
 
 import torch
 
-
-def timed(fn, runs=50, warm=10):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / 1e3)
-    times.sort()
-    return times[len(times) // 2]
+from cudatime import timed
 
 
 def product(batch, m, k, n):
@@ -51,8 +37,8 @@ def main(src, dst):
     out.write("name,m,n,k,batch,forward_s,backward_s,forward_tflops,backward_tflops\n")
     for r in rows:
         m, n, k, g = (int(float(r[c])) for c in ("m", "n", "k", "batch"))
-        fwd = timed(product(g, m, k, n))
-        bwd = timed(product(g, m, n, k)) + timed(product(g, k, m, n))
+        fwd = timed(product(g, m, k, n), 50, 10)
+        bwd = timed(product(g, m, n, k), 50, 10) + timed(product(g, k, m, n), 50, 10)
         flops = 2.0 * g * m * n * k
         out.write("%s,%d,%d,%d,%d,%.6g,%.6g,%.1f,%.1f\n" % (
             r["name"], m, n, k, g, fwd, bwd, flops / fwd / 1e12,

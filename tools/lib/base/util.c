@@ -716,3 +716,15 @@ monotonic_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+long
+gcd_long(long a, long b)
+{
+	while (b) {
+		long r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}

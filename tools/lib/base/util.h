@@ -168,4 +168,8 @@ int read_file_max(const char *path, char **buf, size_t *len, long max_bytes,
 /* Seconds on the monotonic clock, for the timing columns. */
 double monotonic_s(void);
 
+/* The greatest common divisor of two non-negative numbers (gcd(a, 0) is
+ * a). */
+long gcd_long(long a, long b);
+
 #endif

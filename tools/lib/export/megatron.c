@@ -63,18 +63,6 @@ flag(FILE *fp, const struct megatron_why *w, const char *fmt, ...)
 	fputs(" \\\n", fp);
 }
 
-static long
-gcd_of(long a, long b)
-{
-	while (b) {
-		long r = a % b;
-
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 int
 megatron_encoder(const struct layer_graph *g, const struct model_cfg *model)
 {
@@ -336,7 +324,7 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	 * exactly: torchrun starts nproc x nnodes ranks) */
 	nproc = node_devices < r->devices_used ? node_devices : r->devices_used;
 	if (nproc > 0 && r->devices_used % nproc)
-		nproc = gcd_of(nproc, r->devices_used);
+		nproc = gcd_long(nproc, r->devices_used);
 	nnodes = (r->devices_used + nproc - 1) / nproc;
 	fprintf(fp, "%storchrun --nproc-per-node %ld --nnodes %ld %s \\\n",
 	    l.n ? "# " : "", nproc, nnodes,

@@ -347,18 +347,6 @@ ceil_div(long a, long b)
 	return -floor_div(-a, b);
 }
 
-static long
-gcd_long(long a, long b)
-{
-	while (b) {
-		long t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* A group {x0 + i s1 + r s2 : i < n1, r < n2}, the inner run shorter than
  * s2 (struct net_ap in netmodel.h, here with its span). */
 struct ap {
