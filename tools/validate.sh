@@ -28,7 +28,11 @@
 # split and --account-for-loss-in-pipeline-split: the two ends count as a
 # layer each), recompute_num_layers (--recompute-method block
 # --recompute-num-layers N), decoder_first_pipeline_num_layers and
-# decoder_last_pipeline_num_layers (Megatron-Core's uneven split)) is
+# decoder_last_pipeline_num_layers (Megatron-Core's uneven split),
+# expert_t (1: whole experts beside t, --expert-tensor-parallel-size 1;
+# default t), dispatcher (alltoall, the default, or deepep: DeepEP's or
+# HybridEP's hierarchical kernels, dpsolve -H deepep) and fp8_recipe
+# (none, the default, delayed, tensorwise, blockwise or mxfp8)) is
 # priced exactly as it was run: its variant's per-layer graph
 # (graph-normalize), Megatron's split over p stages (even, or as the
 # first and last stages' layers say), and dpsolve -E.  A step time is taken as it is; tokens a second a GPU
@@ -156,6 +160,16 @@ rows() {	# table
 		if (E == 1 && "expert_split" in col && $col["expert_split"] != "") bad("expert_split " esplit " needs e > 1")
 		model = config("models", $col["model"])
 		if (E > 1 && experts_of(model) % E) bad("e " E ": does not divide the " experts_of(model) " experts of " model)
+		# the tensor split of the experts (t, or 1: whole experts, the
+		# tensor ranks expert ranks too), the dispatch (DeepEP and
+		# HybridEP kernels, whole experts only) and the FP8 recipe
+		et = opt_whole("expert_t", t)
+		if (et != t && et != 1) bad("expert_t " et ": the experts'"'"' tensor split is t (" t ") or 1")
+		if (et == 1 && t > 1 && flag("sequence_parallel") != 1) bad("expert_t 1 beside t " t " needs sequence_parallel 1")
+		if (et == 1 && t > 1 && experts_of(model) % (E * t)) bad("expert_t 1: e " E " x t " t " does not divide the " experts_of(model) " experts of " model)
+		disp = ("dispatcher" in col && $col["dispatcher"] != "") ? word("dispatcher", "alltoall deepep") : "alltoall"
+		if (disp == "deepep" && et > 1) bad("dispatcher deepep needs whole experts (expert_t 1, or t 1)")
+		fp8 = ("fp8_recipe" in col && $col["fp8_recipe"] != "") ? word("fp8_recipe", "none delayed tensorwise blockwise mxfp8") : "none"
 		L = layers_of(model)
 		# Megatron splits the layers evenly; with
 		# --account-for-{embedding,loss}-in-pipeline-split the embedding
@@ -231,7 +245,8 @@ rows() {	# table
 		    word("ddp", "torch local"), flag("p2p_scatter_gather"),
 		    flag("sequence_parallel"), flag("distributed_optimizer"),
 		    flag("overlap_param_gather"), flag("tp_comm_overlap"),
-		    flag("tp_grad_blocking"), c, ends, rl, F, Z, E, esplit, tf, src
+		    flag("tp_grad_blocking"), c, ends, rl, F, Z, E, esplit,
+		    fp8, et, disp, tf, src
 		runs++
 	}
 	END {
@@ -243,7 +258,7 @@ rows() {	# table
 
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
-	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split measure source; do
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split fp8 et disp measure source; do
 		mx=$CONFIGS/models/$model.xml
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
 		V=$(field "$mx" vocab) A=$(field "$mx" heads) G=$(field "$mx" kv_heads)
@@ -265,15 +280,20 @@ for table in "$@"; do
 		elif [ "$E" -gt 1 ]; then
 			pc=$((c / E)) epv=",e=$E,ep=fold"
 		fi
+		# whole experts, FP8 and the dispatch as the run had them
+		etv=$([ "$et" != "$t" ] && echo ",et=$et" || :)
+		fp8v=$([ "$fp8" != none ] && echo ",fp8=$fp8" || :)
+		hflag=$([ "$disp" = deepep ] && echo deepep || echo alltoall)
 		# the variant the run used, and Megatron's even split
 		"$BIN/graph-normalize" -c "$mx" -a "$CONFIGS/accelerators/$acc.xml" \
-		    -V "t=$t,b=$b,sp=$sp,c=$pc$epv" -o "$tmp/$run.csv"
+		    -V "t=$t,b=$b,sp=$sp,c=$pc$epv$etv$fp8v" -o "$tmp/$run.csv"
 		awk -v L="$L" -v p="$p" -v d="$pd" -v t="$t" -v b="$pb" -v v="$v" \
 		    -v rc="$rcn" -v ovl="$ovl" -v ovlp="$ovlp" -v sp="$sp" -v dopt="$dopt" \
-		    -v c="$pc" -v e="$E" -v epb="$epb" \
+		    -v c="$pc" -v e="$E" -v epb="$epb" -v et="$et" -v fp8="$fp8" \
+		    -v disp="$disp" \
 		    -v ends="$ends" -v tpo="$tpo" -v rl="$rl" -v F="$F" -v Z="$Z" 'BEGIN {
 			printf "<plan micro_batch_samples=\"%d\">\n", b
-			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"%d\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s%s/>\n", d, t, sp, e, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : ""), (epb ? " ep_batch=\"1\"" : "")
+			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"%d\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s%s%s%s%s/>\n", d, t, sp, e, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : ""), (epb ? " ep_batch=\"1\"" : ""), (et != t ? " expert_t=\"" et "\"" : ""), (fp8 != "none" ? " fp8_recipe=\"" fp8 "\"" : ""), (disp == "deepep" ? " deepep=\"1\"" : "")
 			# the rows of the graph: the embedding -1, the layers, the head L
 			if (F + Z > 0) {
 				each = p - (F > 0) - (Z > 0) > 0 ? (L - F - Z) / (p - (F > 0) - (Z > 0)) : 0
@@ -307,13 +327,13 @@ for table in "$@"; do
 		fi
 		# dpsolve's own plan on the same cluster and batch
 		# (context parallelism only if the run used it, up to its degree)
-		"$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$pc" -c "$mx" \
+		"$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$pc$fp8v" -c "$mx" \
 		    -a "$CONFIGS/accelerators/$acc.xml" -o "$tmp/$run.all.csv"
 		# the run's own micro-batch too, so that the search space holds
 		# the published plan
 		case $b in
 		1|2|4|8) ;;
-		*) "$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$pc,b=$b" -c "$mx" \
+		*) "$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$pc,b=$b$fp8v" -c "$mx" \
 			-a "$CONFIGS/accelerators/$acc.xml" -o "$tmp/$run.pub.csv"
 		   tail -n +2 "$tmp/$run.pub.csv" >> "$tmp/$run.all.csv" ;;
 		esac
@@ -328,16 +348,16 @@ for table in "$@"; do
 		rsearch=$([ "$rc" = selective ] && echo all || echo both)
 		tpsearch=$([ "$tpo" = 1 ] && echo on || echo off)
 		solve -D "$dsearch" -r "$rsearch" -V "$overlap" -U "$tpsearch" \
-		    -o "$tmp/$run.own.xml" "$tmp/$run.d/index.csv"
+		    -H "$hflag" -o "$tmp/$run.own.xml" "$tmp/$run.d/index.csv"
 		# and with the run's own recomputation kind: the layout alone
 		solve -D "$dsearch" -r "$rc" -V "$overlap" -U "$tpsearch" \
-		    -o "$tmp/$run.same.xml" \
+		    -H "$hflag" -o "$tmp/$run.same.xml" \
 		    "$tmp/$run.d/index.csv"
 		awk -v run="$run" -v B="$B" -v s="$s" -v L="$L" -v h="$h" -v V="$V" \
 		    -v A="$A" -v G="$G" -v f="$f" -v k="$k" -v gated="$gated" \
 		    -v rl="$rl" -v p="$p" -v nv="$v" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
-		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$E$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")" \
+		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$E$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp1")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$disp" = deepep ] && echo " deepep")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v same="$tmp/$run.same.xml" '
 		function attr(line, name,   m) {
@@ -360,7 +380,7 @@ for table in "$@"; do
 					ee = attr(line, "e") + 0; eb = attr(line, "ep_batch") + 0
 					mc = attr(line, "c") * (ee > 1 && !eb ? ee : 1)
 					md = attr(line, "d") * (ee > 1 && eb ? ee : 1)
-					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee (eb ? "" : " fold") : "") " b" (eb ? bsz / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "")
+					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee (eb ? "" : " fold") : "") " b" (eb ? bsz / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "deepep") == 1 ? " deepep" : "")
 					v = attr(line, "virtual_stages") + 0
 				}
 				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")
