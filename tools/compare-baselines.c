@@ -149,6 +149,7 @@ load_cell(struct cell *c, const struct opts *o)
 
 			if (!(g->has_variant && g->var_ep_batch) &&
 			    layers_expert_t(g) == layers_var(g, g->var_t, 1) &&
+			    g->var_fp8 == FP8_NONE &&
 			    (max_width <= 0 || layers_width(g) <= max_width))
 				c->vs.g[kept++] = *g;
 			else

@@ -508,6 +508,11 @@ main(int argc, char *argv[])
 		    "recomputation (-r full, both or all), not with -E");
 		usage(stderr, 2);
 	}
+	if (o.evaluate && o.seen['H']) {
+		warnx("-H: a plan records its dispatch (deepep=\"1\"), not "
+		    "with -E");
+		usage(stderr, 2);
+	}
 	if (o.evaluate && o.top_n > 1) {
 		warnx("-k: runner-ups are searched for, not with -E");
 		usage(stderr, 2);
@@ -613,6 +618,12 @@ main(int argc, char *argv[])
 			    (!o.deepep || deepep_variant_ok(&vs.g[i],
 			    o.megatron)))
 				gp[ng++] = &vs.g[i];
+		if (o.deepep && ng == 0)
+			die("%s: -H deepep searches none of the variants: DeepEP "
+			    "is priced where experts are whole (expert_t 1, "
+			    "graph-normalize -D lists them)%s", argv[0],
+			    o.megatron ? ", and Megatron's flex dispatcher needs "
+			    "more than one expert rank" : "");
 		if (o.megatron) {
 			megatron_model_ok(li.model, o.model);
 			if (ng == 0)

@@ -266,7 +266,7 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].ep_batch && ncols < 8)
 			ncols = 8;
-		if (v[i].et != v[i].t)
+		if (v[i].et != v[i].t && ncols < 9)
 			ncols = 9;
 		if (v[i].fp8 != FP8_NONE)
 			ncols = 10;

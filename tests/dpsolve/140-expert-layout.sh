@@ -13,7 +13,8 @@
 #   says --moe-token-dispatcher-type flex --moe-enable-deepep.
 # - Refused: a plan naming whole experts without their graph, DeepEP over
 #   experts split over t (not modelled), DeepEP on a graph that does not
-#   record its model's routing.
+#   record its model's routing, whole experts beside t without sp, -H
+#   deepep over an index with no whole experts, -H with -E.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -81,4 +82,17 @@ awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^model/) z[i] = 
 run -H deepep -o "$tmp/x.xml" "$tmp/norecord.csv" 2> "$tmp/err" &&
     say "DeepEP priced without the model's routing"
 grep -q 'routing' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
+# whole experts beside t 4 without sp: refused as the graph is read
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sp") k = i; print; next }
+	{ $k = 0; print }' "$tmp/t_4-sp_1-e_2-et_1.csv" > "$tmp/nosp.csv"
+run -o "$tmp/x.xml" "$tmp/nosp.csv" 2> "$tmp/err" && say "whole experts without sp read"
+grep -q "column 'expert_t': whole experts beside t 4 need sp 1" "$tmp/err" ||
+    say "unclear: $(cat "$tmp/err")"
+# DeepEP over an index without whole experts: nothing to search, said so
+run -H deepep -o "$tmp/x.xml" "$tmp/split.csv" 2> "$tmp/err" &&
+    say "DeepEP searched experts split over t"
+grep -q 'expert_t 1' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
+# -E takes the plan's own dispatch
+run -H deepep -E "$tmp/deepep.xml" -o "$tmp/x.xml" "$tmp/whole.csv" 2> /dev/null
+[ $? -eq 2 ] || say "-H with -E: not a usage error"
 exit $fail

@@ -6,7 +6,8 @@
 # again to the bit, and the launch says --fp8-format hybrid --fp8-recipe
 # delayed (e4m3 for DeepSeek's block scales).  Refused: a recipe the
 # device lacks (MXFP8 on the H100), a word that is no recipe, a plan
-# naming FP8 without its graph, a plan naming no recipe there is.
+# naming FP8 without its graph, a plan naming no recipe there is, an FP8
+# graph without its weight copies' column.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -60,4 +61,11 @@ sed 's/fp8_recipe="delayed"/fp8_recipe="fp4"/' "$tmp/fp8.xml" > "$tmp/bad.xml"
 run -E "$tmp/bad.xml" -o "$tmp/x.xml" "$tmp/fp8/index.csv" 2> "$tmp/err" &&
     say "fp8_recipe fp4 read"
 grep -q "fp8_recipe: 'fp4'" "$tmp/err" || say "unclear: $(cat "$tmp/err")"
+# an FP8 graph's two columns come together
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "fp8_weight_bytes") k = i }
+	{ s = ""; for (i = 1; i <= NF; i++) if (i != k) s = s (s == "" ? "" : ",") $i; print s }' \
+    "$tmp/block.csv" > "$tmp/nocopies.csv"
+run -o "$tmp/x.xml" "$tmp/nocopies.csv" 2> "$tmp/err" && say "FP8 graph without its weight copies read"
+grep -q "column 'fp8_recipe' without column 'fp8_weight_bytes'" "$tmp/err" ||
+    say "unclear: $(cat "$tmp/err")"
 exit $fail

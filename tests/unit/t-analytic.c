@@ -942,6 +942,30 @@ test_fp8(void)
 		    "lower");
 		analytic_release(&gb);
 	}
+	/* a grouped product's operands (Mixtral's 8 experts on one
+	 * device) one byte in FP8, the same weight matrix counted as in
+	 * bf16 (one expert's): the two memory sides differ by the
+	 * operands' second bytes alone */
+	{
+		struct model_cfg mx = model_as_configured("mixtral-8x7b");
+		struct variant ve = { 1, 1, 1, 0, 1, 0, 0, FP8_NONE };
+		struct aop_graph e16, e8;
+		const struct aop *x16, *x8;
+
+		if (analytic_build(&mx, &a, &ve, &e16, &err) < 0)
+			goto bail;
+		ve.fp8 = FP8_DELAYED;
+		if (analytic_build(&mx, &a, &ve, &e8, &err) < 0)
+			goto bail;
+		x16 = op_named(&e16, 0, "expert_up");
+		x8 = op_named(&e8, 0, "expert_up");
+		EQ_DBL(x16->fwd_bytes - x8->fwd_bytes, x16->gemm_m *
+		    x16->gemm_batch * x16->gemm_k + x16->gemm_k * x16->gemm_n,
+		    1e-12, "grouped FP8 experts: operands a byte, one weight "
+		    "matrix counted as in bf16");
+		analytic_release(&e16);
+		analytic_release(&e8);
+	}
 	o8 = op_named(&gt, 0, "mlp_down_cast");
 	if (o8)
 		EQ_DBL(o8->fwd_bytes, 6 * n * f, 1e-12, "tensorwise: an amax "

@@ -323,8 +323,15 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	 * do not fill whole hosts (the world is the plan's devices,
 	 * exactly: torchrun starts nproc x nnodes ranks) */
 	nproc = node_devices < r->devices_used ? node_devices : r->devices_used;
-	if (nproc > 0 && r->devices_used % nproc)
+	if (nproc > 0 && r->devices_used % nproc) {
+		long host = nproc;
+
 		nproc = gcd_long(nproc, r->devices_used);
+		fprintf(fp, "# %ld processes a node where a host has %ld GPUs: "
+		    "the plan's %ld devices do not fill whole hosts, and it "
+		    "was priced with them packed onto as few as they fill\n",
+		    nproc, host, r->devices_used);
+	}
 	nnodes = (r->devices_used + nproc - 1) / nproc;
 	fprintf(fp, "%storchrun --nproc-per-node %ld --nnodes %ld %s \\\n",
 	    l.n ? "# " : "", nproc, nnodes,

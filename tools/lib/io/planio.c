@@ -191,7 +191,8 @@ read_entries(struct variants *vs, const struct csvio_table *t, int col,
 				layers_release(&g);
 				return pl_errf(err, t->file, t->lines[r], "column "
 				    "'file': the same t, e, c, sp, "
-				    "micro_batch_samples and ep_batch as line %zu",
+				    "micro_batch_samples, ep_batch, expert_t and "
+				    "fp8_recipe as line %zu",
 				    t->lines[j - first]);
 			}
 		add_graph(vs, &g);
@@ -259,7 +260,8 @@ check_variants(const struct variants *vs, struct pl_err *err)
 		for (size_t j = 0; j < i; j++)
 			if (same_variant(&vs->g[j], b))
 				return pl_errf(err, b->file, 0, "inconsistent "
-				    "variants: the same t, e, c, sp, b and ep_batch as %s",
+				    "variants: the same t, e, c, sp, b, ep_batch, "
+				    "expert_t and fp8_recipe as %s",
 				    vs->g[j].file);
 	}
 	return 0;

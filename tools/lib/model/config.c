@@ -672,11 +672,17 @@ fp8_element(const char *path, xmlNodePtr n, struct accel_cfg *a,
 	char *list, *tok, *save = NULL;
 	int ret = 0;
 
-	if (xmlio_attr_double(path, n, "peak_flops_per_s", RATE_MIN,
-	    &a->peak_fp8_flops_per_s, err) != 0)
+	switch (xmlio_attr_double(path, n, "peak_flops_per_s", RATE_MIN,
+	    &a->peak_fp8_flops_per_s, err)) {
+	case 0:
+		break;
+	case 1:
 		return pl_errf(err, path, line_of(n), "element 'fp8': needs "
 		    "attribute 'peak_flops_per_s' (dense FP8 FLOP/s, at least "
 		    "%g)", RATE_MIN);
+	default:
+		return -1;	/* the attribute's own message */
+	}
 	if ((list = xmlio_attr(n, "recipes")) == NULL)
 		return pl_errf(err, path, line_of(n), "element 'fp8': needs "
 		    "attribute 'recipes'");

@@ -97,6 +97,12 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 			return pl_errf(err, t->file, t->lines[0], "column "
 			    "'expert_t': %ld, but the experts' tensor split is "
 			    "t (%ld) or 1", g->var_et, g->var_t);
+		/* each tensor rank dispatches its own tokens: sp's shards */
+		if (g->var_et < g->var_t && !g->var_sp)
+			return pl_errf(err, t->file, t->lines[0], "column "
+			    "'expert_t': whole experts beside t %ld need sp 1 "
+			    "(each tensor rank dispatches its own tokens)",
+			    g->var_t);
 	}
 	/* what a batch split needs (docs/formats.md) */
 	if (g->var_ep_batch && (g->var_e < 2 || g->var_c != 1 ||
@@ -115,6 +121,14 @@ read_fp8_recipe(const struct csvio_table *t, struct layer_graph *g,
     struct pl_err *err)
 {
 	int col = csvio_col_opt(t, "fp8_recipe");
+
+	/* the two FP8 columns together: weight copies without a recipe
+	 * would be lost on a rewrite, a recipe without them uncounted */
+	if ((col >= 0) != (csvio_col_opt(t, "fp8_weight_bytes") >= 0))
+		return pl_errf(err, t->file, 1, "column '%s' without column "
+		    "'%s' (an FP8 graph has both)", col >= 0 ? "fp8_recipe" :
+		    "fp8_weight_bytes", col >= 0 ? "fp8_weight_bytes" :
+		    "fp8_recipe");
 
 	g->var_fp8 = FP8_NONE;
 	for (size_t r = 0; col >= 0 && r < t->nrows; r++) {

@@ -77,7 +77,7 @@ bl_find_variant(const struct variants *vs, long t, long e, long c, long sp)
 
 		/* the baselines' experts split as their dense part (et = t) */
 		if (gt == t && ge == e && gc == c && gsp == sp &&
-		    layers_expert_t(g) == gt)
+		    layers_expert_t(g) == gt && g->var_fp8 == FP8_NONE)
 			return g;
 	}
 	return NULL;

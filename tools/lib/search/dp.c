@@ -258,7 +258,7 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 	s->plan->overlap_param = c->mode.overlap_param;
 	s->plan->ends_in_split = c->mode.ends_in_split;
 	s->plan->tp_overlap = plan_records_tp_overlap(&c->mode, c->v->g);
-	s->plan->deepep = s->env->deepep;
+	s->plan->deepep = s->env->deepep && layers_has_experts(c->v->g);
 	for (int i = last_point, k = 0; s->pool[i].parent >= 0;
 	    i = s->pool[i].parent, k++) {
 		const struct point *p = &s->pool[i];
