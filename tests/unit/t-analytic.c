@@ -966,6 +966,26 @@ test_fp8(void)
 		analytic_release(&e16);
 		analytic_release(&e8);
 	}
+	/* latent attention's two down projections share their input: kept
+	 * once in bf16 (2 bytes an element), once by each in FP8 (1 + 1) */
+	{
+		struct model_cfg ds = model_as_configured("deepseek-v3");
+		struct variant vd = { 1, 1, 1, 0, 1, 0, 0, FP8_NONE };
+		struct aop_graph d16, d8;
+
+		if (analytic_build(&ds, &a, &vd, &d16, &err) < 0)
+			goto bail;
+		vd.fp8 = FP8_BLOCKWISE;
+		if (analytic_build(&ds, &a, &vd, &d8, &err) < 0)
+			goto bail;
+		EQ_DBL(op_named(&d8, 0, "q_down")->activation_bytes +
+		    op_named(&d8, 0, "kv_down")->activation_bytes,
+		    op_named(&d16, 0, "q_down")->activation_bytes +
+		    op_named(&d16, 0, "kv_down")->activation_bytes, 1e-12,
+		    "latent attention's shared input: two FP8 copies, one bf16");
+		analytic_release(&d16);
+		analytic_release(&d8);
+	}
 	o8 = op_named(&gt, 0, "mlp_down_cast");
 	if (o8)
 		EQ_DBL(o8->fwd_bytes, 6 * n * f, 1e-12, "tensorwise: an amax "

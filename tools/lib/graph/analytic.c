@@ -389,7 +389,9 @@ latent_projections(struct builder *B)
 	}
 	o = matmul(B, "kv_down", local, h, d->kvr + d->rope,
 	    h * (d->kvr + d->rope), SPLIT_NONE);
-	if (d->qr == 0)
+	/* the two down projections share their input, kept once in bf16;
+	 * in FP8 each Transformer Engine module keeps its own FP8 copy */
+	if (d->qr == 0 || d->fp8 != FP8_NONE)
 		o->activation_bytes = 2 * local * h;
 	fp8_linear(B);
 	if (d->qr > 0)
