@@ -336,6 +336,9 @@ struct plan_row {
 	long t, p, d, e, c, sp, b, v, zero_stage, zero_degree;
 	long tp_overlap;		/* --tp-comm-overlap (optional) */
 	long ep_batch;			/* the expert ranks split the samples */
+	long expert_t;			/* the experts' tensor split (0: t) */
+	long deepep;			/* DeepEP's dispatch */
+	char fp8[16];			/* the FP8 recipe, "" for bf16 */
 	int recompute, distopt;
 	double step_s, throughput, peak_bytes;
 };
@@ -437,12 +440,21 @@ read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 	    err) < 0 ||
 	    plan_long_opt(path, par, "ep_batch", 0, 1, &r->ep_batch,
 	    err) < 0 ||
+	    plan_long_opt(path, par, "expert_t", 1, LONG_MAX, &r->expert_t,
+	    err) < 0 ||
+	    plan_long_opt(path, par, "deepep", 0, 1, &r->deepep, err) < 0 ||
 	    plan_positive(path, res, "step_s", &r->step_s, err) < 0 ||
 	    plan_positive(path, res, "throughput_samples_per_s",
 	    &r->throughput, err) < 0)
 		goto done;
 	r->recompute = (int)recompute;
 	r->distopt = (int)distopt;
+	{
+		char *w = xmlio_attr(par, "fp8_recipe");
+
+		snprintf(r->fp8, sizeof r->fp8, "%s", w ? w : "");
+		free(w);
+	}
 	/* dpsolve writes both from one step: a plan whose two disagree was
 	 * edited */
 	if (batch > 0 && fabs(r->throughput * r->step_s / (double)batch - 1) >
@@ -490,6 +502,10 @@ plan_label(const struct plan_row *r, char *buf, size_t len)
 		ADD(" sp");
 	if (r->e > 1)
 		ADD(" e%ld%s", r->e, r->ep_batch ? " epb" : "");
+	if (r->expert_t > 0 && r->expert_t != r->t)
+		ADD(" etp%ld", r->expert_t);
+	if (r->deepep)
+		ADD(" deepep");
 	if (r->c > 1)
 		ADD(" c%ld", r->c);
 	ADD(" p%ld", r->p);
@@ -504,6 +520,8 @@ plan_label(const struct plan_row *r, char *buf, size_t len)
 		ADD(" tpo");
 	if (r->zero_stage)
 		ADD(" zero%ld/%ld", r->zero_stage, r->zero_degree);
+	if (r->fp8[0])
+		ADD(" fp8-%s", r->fp8);
 #undef ADD
 }
 
