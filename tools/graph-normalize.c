@@ -416,12 +416,9 @@ parse_variant(const char *arg, struct variant *v, int *ep)
 		else if (k == 4)
 			v->sp = (int)opt_long('V', eq, 0, 1);
 		else if (k == 7) {
-			int r = 1;
+			int r = fp8_recipe_of(eq);
 
-			while (fp8_recipe_words[r] &&
-			    strcmp(fp8_recipe_words[r], eq) != 0)
-				r++;
-			if (fp8_recipe_words[r] == NULL) {
+			if (r <= FP8_NONE) {
 				warnx("-V: fp8=%s is not delayed, tensorwise, "
 				    "blockwise or mxfp8", eq);
 				free(copy);

@@ -596,11 +596,8 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	{
 		char *w = xmlio_attr(par, "fp8_recipe");
 
-		fp8 = 0;
-		while (w && fp8_recipe_words[fp8] &&
-		    strcmp(fp8_recipe_words[fp8], w) != 0)
-			fp8++;
-		if (w && fp8_recipe_words[fp8] == NULL) {
+		fp8 = w ? fp8_recipe_of(w) : FP8_NONE;
+		if (fp8 < 0) {
 			pl_errf(err, path, (size_t)xmlGetLineNo(par),
 			    "<parallelism> fp8_recipe: '%s' is not none, "
 			    "delayed, tensorwise, blockwise or mxfp8", w);

@@ -176,6 +176,15 @@ latent_and_experts_check(const struct model_cfg *m, xmlNodePtr r,
  * reader accepts and the config line writes. */
 const char *const fp8_recipe_words[] = { "none", "delayed", "tensorwise",
 	"blockwise", "mxfp8", NULL };
+int
+fp8_recipe_of(const char *word)
+{
+	for (int k = 0; word && fp8_recipe_words[k]; k++)
+		if (strcmp(fp8_recipe_words[k], word) == 0)
+			return k;
+	return -1;
+}
+
 static const char *const arch_words[] = { "encoder", "decoder", NULL };
 static const char *const norm_words[] = { "layernorm", "rmsnorm", NULL };
 static const char *const act_words[] = { "gelu", "silu", "relu", NULL };
@@ -688,11 +697,9 @@ fp8_element(const char *path, xmlNodePtr n, struct accel_cfg *a,
 		    "attribute 'recipes'");
 	for (tok = strtok_r(list, " \t\n", &save); tok && ret == 0;
 	    tok = strtok_r(NULL, " \t\n", &save)) {
-		int k = 1;
+		int k = fp8_recipe_of(tok);
 
-		while (fp8_recipe_words[k] && strcmp(fp8_recipe_words[k], tok))
-			k++;
-		if (fp8_recipe_words[k] == NULL)
+		if (k <= FP8_NONE)
 			ret = pl_errf(err, path, line_of(n), "element 'fp8': "
 			    "recipe '%s' is not delayed, tensorwise, blockwise "
 			    "or mxfp8", tok);

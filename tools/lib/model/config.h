@@ -90,6 +90,8 @@ enum { EFF_MATMUL, EFF_ATTENTION, EFF_VECTOR, EFF_MEMORY, EFF_FP8_MATMUL,
 enum { FP8_NONE, FP8_DELAYED, FP8_TENSORWISE, FP8_BLOCKWISE, FP8_MXFP8,
 	FP8_NRECIPES };
 extern const char *const fp8_recipe_words[];	/* "none", "delayed", ... */
+/* The FP8_* of a recipe word ("none" included), or -1. */
+int fp8_recipe_of(const char *word);
 
 struct accel_cfg {
 	char name[128];

@@ -133,11 +133,9 @@ read_fp8_recipe(const struct csvio_table *t, struct layer_graph *g,
 	g->var_fp8 = FP8_NONE;
 	for (size_t r = 0; col >= 0 && r < t->nrows; r++) {
 		const char *w = csvio_cell(t, r, col);
-		int k = 0;
+		int k = fp8_recipe_of(w);
 
-		while (fp8_recipe_words[k] && strcmp(fp8_recipe_words[k], w))
-			k++;
-		if (fp8_recipe_words[k] == NULL)
+		if (k < 0)
 			return pl_errf(err, t->file, t->lines[r], "column "
 			    "'fp8_recipe': '%s' is not none, delayed, "
 			    "tensorwise, blockwise or mxfp8", w);

@@ -313,12 +313,8 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	    NET_ALL_REDUCE);
 	v->coll[LCOLL_REDUCE_SCATTER] = group_cost(env, v->w, v->t, 1,
 	    NET_REDUCE_SCATTER);
-	if (routed)
-		v->coll[LCOLL_ALL_TO_ALL] = group_cost_routed(env, v->w,
-		    v->e * v->t, 1, NET_ALL_TO_ALL, &rt);
-	else
-		v->coll[LCOLL_ALL_TO_ALL] = group_cost(env, v->w, v->e *
-		    (v->t / v->et), v->et, NET_ALL_TO_ALL);
+	v->coll[LCOLL_ALL_TO_ALL] = group_cost_routed(env, v->w, v->e *
+	    (v->t / v->et), v->et, NET_ALL_TO_ALL, routed ? &rt : NULL);
 	v->coll[LCOLL_CONTEXT_ALL_GATHER] = group_cost(env, v->w,
 	    v->c * v->e, v->t, NET_ALL_GATHER);
 	v->coll[LCOLL_CONTEXT_REDUCE_SCATTER] = group_cost(env, v->w,
