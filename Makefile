@@ -500,7 +500,7 @@ artifact: $(ARTIFACT_TABLES) $(ART_PLOTS) $(ART_LAYERS) $(ART_EDGES) $(ART_ILP)
 REGRESS_TOL ?= 1e-6
 REGRESS_TABLES = $(RESULT_TABLES) $(if $(ART_GRAPHS),$(ARTIFACT_TABLES))
 .PHONY: regress regress-update
-regress: $(REGRESS_TABLES) bin/compare-baselines model-import
+regress: $(REGRESS_TABLES) bin/compare-baselines
 	@fail=0; for t in $(REGRESS_TABLES); do \
 	    bin/compare-baselines -R -t $(REGRESS_TOL) \
 	        tests/expected/$${t#results/} $$t || fail=1; \
