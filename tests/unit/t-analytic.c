@@ -1018,6 +1018,59 @@ bail:
 	exit(1);
 }
 
+/*
+ * Fused attention's efficiencies by pass and dropout, and a block's fixed
+ * share, worked by hand for the held-out 1.7B GPT (dropout) and Llama 3
+ * 70B (none) on the H100: a sequence of 4,096 tokens, causal, so 2,048
+ * keys a block on the average and a share 2,048 / (2,048 + 1,200) of the
+ * rate; 16 heads of 128 at t 1 (1.7B) or 8 query heads at t 8 (70B);
+ * forward FLOPs 2 s (s/2) (qw + ow) / t, backward 2.5 times; 32 query
+ * tiles a head, so 512 or 256 blocks on 132 SMs: 4 waves (u = 512/528)
+ * or 2 (256/264).  An accelerator without the new kinds prices both
+ * passes at its attention efficiency, whatever the keys.
+ */
+static void
+test_attention_efficiencies(void)
+{
+	struct accel_cfg a, old;
+	struct pl_err err;
+	struct model_cfg gpt = model_as_configured("mlm24-gpt-1.7b");
+	struct model_cfg llama = model_as_configured("llama3-70b");
+	struct aop_graph g;
+	double fwd = 2.0 * 4096 * 2048 * (2048 + 2048), u = 512.0 / 528;
+	double keys = 2048.0 / (2048 + 1200);
+	const struct aop *o;
+
+	if (accel_load(&a, "configs/accelerators/h100-80gb.xml", &err) < 0 ||
+	    accel_load(&old, "configs/accelerators/a100-80gb.xml", &err) < 0) {
+		printf("Bail out! %s\n", err.msg);
+		exit(1);
+	}
+	OK(gpt.dropout && gpt.flash_attention && !llama.dropout,
+	    "the 1.7B has dropout, Llama 3 none");
+	build_on(&gpt, &a, 1, 0, &g);
+	o = op_named(&g, 0, "flash_attention");
+	EQ_DBL(o->fwd_s, fwd / (989.4e12 * 0.349 * u * keys), 1e-12,
+	    "1.7B attention forward with dropout at 34.9%, 2,048 keys");
+	EQ_DBL(o->bwd_s, 2.5 * fwd / (989.4e12 * 0.517 * u * keys), 1e-12,
+	    "1.7B attention backward with dropout at 51.7%, 2,048 keys");
+	analytic_release(&g);
+	build_on(&llama, &a, 8, 1, &g);
+	o = op_named(&g, 0, "flash_attention");
+	fwd = 2.0 * 4096 * 2048 * (1024 + 1024);
+	u = 256.0 / 264;
+	EQ_DBL(o->fwd_s, fwd / (989.4e12 * 0.734 * u * keys), 1e-12,
+	    "Llama 3 70B attention forward at 73.4%, 2,048 keys");
+	EQ_DBL(o->bwd_s, 2.5 * fwd / (989.4e12 * 0.623 * u * keys), 1e-12,
+	    "Llama 3 70B attention backward at 62.3%, 2,048 keys");
+	analytic_release(&g);
+	EQ_DBL(old.flash_fixed_keys, 0, 0, "A100: no fixed share");
+	EQ_DBL(old.efficiency[EFF_FLASH_BACKWARD],
+	    old.efficiency[EFF_ATTENTION], 0, "A100: backward as forward");
+	EQ_DBL(old.efficiency[EFF_FLASH_DROPOUT_BACKWARD],
+	    old.efficiency[EFF_ATTENTION], 0, "A100: dropout as none");
+}
+
 static int
 by_value(const void *x, const void *y)
 {
@@ -1128,6 +1181,7 @@ main(void)
 	test_gemm_quantization();
 	test_gemm_fixed_time();
 	test_gemm_measured();
+	test_attention_efficiencies();
 	test_flops();
 	test_conservation();
 	test_collectives();

@@ -81,6 +81,7 @@ add(struct builder *B, const char *name, int kind)
 	o->fwd_coll = o->bwd_coll = -1;
 	o->tp_role = -1;
 	o->tp_gemm = -1;
+	o->fused_dropout = -1;
 	o->param_split = SPLIT_NONE;
 	return o;
 }
@@ -324,7 +325,9 @@ attention_backward(struct aop *o)
  * masked half of the score matrix.  The backward pass computes the scores
  * again: five matmuls of the forward's size where the unfused backward has
  * four, 2.5 times the forward FLOPs (the FlashAttention papers' count).
- * Its dropout masks are regenerated from the random state, not kept.
+ * Its dropout masks are regenerated from the random state, not kept;
+ * generating them costs time, in the forward pass most (the accelerator's
+ * flash_attention_dropout efficiencies, measured: docs/model.md).
  */
 static void
 flash_attention(struct builder *B)
@@ -345,10 +348,12 @@ flash_attention(struct builder *B)
 	o->activation_bytes = 2 * n * (d->qw + d->kw + d->vw) / t +
 	    4 * n * d->heads / t;
 	o->selective_rerun = 1;
+	o->fused_dropout = d->dropout != 0;
 	/* one thread block a 128-query tile of a sequence and head
-	 * (FlashAttention-2's grid) */
+	 * (FlashAttention-2's grid), each over `keys` keys on the average */
 	o->gemm_m = n / d->b;
 	o->gemm_n = 0;
+	o->gemm_k = keys;
 	o->gemm_batch = d->b * d->heads / t;
 }
 
@@ -727,8 +732,8 @@ mtp_module(struct builder *B, const struct model_cfg *m, int is_moe)
 	head(B, m, 1);
 }
 
-static double roofline(const struct accel_cfg *a, int kind, int fp8,
-    double flops, double bytes);
+static double roofline(const struct accel_cfg *a, const struct aop *o,
+    int backward, double flops, double bytes);
 
 /*
  * Tile and wave quantization (NVIDIA, "Matrix Multiplication Background
@@ -783,19 +788,40 @@ op_time(const struct accel_cfg *a, const struct aop *o, int backward)
 	else
 		u = analytic_gemm_utilisation(a, o->gemm_m, o->gemm_n,
 		    o->gemm_batch);
+	/* a fused attention block's fixed share: keys / (keys + fixed) */
+	if (o->fused_dropout >= 0 && a->flash_fixed_keys > 0 && o->gemm_k > 0)
+		u *= o->gemm_k / (o->gemm_k + a->flash_fixed_keys);
 	if (o->kind == AOP_MATMUL && flops > 0)
-		return roofline(a, o->kind, o->fp8, flops / u, bytes) +
+		return roofline(a, o, backward, flops / u, bytes) +
 		    (backward ? 2 : 1) * a->gemm_fixed_s;
-	return roofline(a, o->kind, o->fp8, flops / u, bytes);
+	return roofline(a, o, backward, flops / u, bytes);
+}
+
+/* Fused attention's efficiency by pass and dropout (the accelerator's
+ * flash kinds default to the attention one); the unfused attention's
+ * batched products', the attention one. */
+static double
+attention_efficiency(const struct accel_cfg *a, const struct aop *o,
+    int backward)
+{
+	static const int kind[2][2] = {
+		{ EFF_FLASH, EFF_FLASH_BACKWARD },
+		{ EFF_FLASH_DROPOUT, EFF_FLASH_DROPOUT_BACKWARD },
+	};
+
+	if (o->fused_dropout < 0)
+		return a->efficiency[EFF_ATTENTION];
+	return a->efficiency[kind[o->fused_dropout][backward != 0]];
 }
 
 static double
-roofline(const struct accel_cfg *a, int kind, int fp8, double flops,
-    double bytes)
+roofline(const struct accel_cfg *a, const struct aop *o, int backward,
+    double flops, double bytes)
 {
 	double peak, mem = bytes / accel_memory_Bps(a);
+	int fp8 = o->fp8;
 
-	switch (kind) {
+	switch (o->kind) {
 	case AOP_COLLECTIVE:
 		return 0;	/* priced by the evaluator at its network level */
 	case AOP_MATMUL:
@@ -806,7 +832,8 @@ roofline(const struct accel_cfg *a, int kind, int fp8, double flops,
 		    a->peak_matmul_flops_per_s * a->efficiency[EFF_MATMUL];
 		break;
 	case AOP_ATTENTION:
-		peak = a->peak_matmul_flops_per_s * a->efficiency[EFF_ATTENTION];
+		peak = a->peak_matmul_flops_per_s *
+		    attention_efficiency(a, o, backward);
 		break;
 	default:
 		peak = a->peak_vector_flops_per_s * a->efficiency[EFF_VECTOR];

@@ -81,6 +81,9 @@ struct aop {
 	long tp_gemm;
 	int fp8;			/* a product run in FP8 under this
 					 * recipe (FP8_*; 0: bf16) */
+	int fused_dropout;		/* fused attention: -1 none; 0, 1:
+					 * without or with dropout (its own
+					 * efficiencies by pass) */
 	double fwd_s, bwd_s;		/* roofline, all cores of the kind */
 };
 

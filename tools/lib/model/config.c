@@ -435,20 +435,41 @@ char *
 accel_config_line(const struct accel_cfg *a)
 {
 	char b[13][NUMFMT_LEN], *base, *line;
+	const double *e = a->efficiency;
 
-	if (a->peak_fp8_flops_per_s <= 0)
-		return accel_config_line_base(a);
-	/* FP8's fields only where the device has FP8: other graphs' records
-	 * stay as they were */
+	/* FP8's fields only where the device has FP8, fused attention's
+	 * only where the config gives them: other graphs' records stay as
+	 * they were */
 	base = accel_config_line_base(a);
-	line = xasprintf("%s peak_fp8_flops_per_s=%s efficiency_fp8_matmul=%s "
-	    "efficiency_fp8_block_matmul=%s fp8_recipes=%u", base,
-	    numfmt(b[10], a->peak_fp8_flops_per_s),
-	    numfmt(b[11], a->efficiency[EFF_FP8_MATMUL]),
-	    numfmt(b[12], a->efficiency[EFF_FP8_BLOCK_MATMUL]),
-	    a->fp8_recipes);
-	free(base);
-	return line;
+	if (a->peak_fp8_flops_per_s > 0) {
+		line = xasprintf("%s peak_fp8_flops_per_s=%s "
+		    "efficiency_fp8_matmul=%s efficiency_fp8_block_matmul=%s "
+		    "fp8_recipes=%u", base,
+		    numfmt(b[10], a->peak_fp8_flops_per_s),
+		    numfmt(b[11], e[EFF_FP8_MATMUL]),
+		    numfmt(b[12], e[EFF_FP8_BLOCK_MATMUL]), a->fp8_recipes);
+		free(base);
+		base = line;
+	}
+	if (e[EFF_FLASH] != e[EFF_ATTENTION] ||
+	    e[EFF_FLASH_BACKWARD] != e[EFF_FLASH] ||
+	    e[EFF_FLASH_DROPOUT] != e[EFF_FLASH] ||
+	    e[EFF_FLASH_DROPOUT_BACKWARD] != e[EFF_FLASH_BACKWARD] ||
+	    a->flash_fixed_keys > 0) {
+		line = xasprintf("%s efficiency_flash_attention=%s "
+		    "efficiency_flash_attention_backward=%s "
+		    "efficiency_flash_attention_dropout=%s "
+		    "efficiency_flash_attention_dropout_backward=%s "
+		    "flash_fixed_keys=%s", base,
+		    numfmt(b[0], e[EFF_FLASH]),
+		    numfmt(b[1], e[EFF_FLASH_BACKWARD]),
+		    numfmt(b[2], e[EFF_FLASH_DROPOUT]),
+		    numfmt(b[3], e[EFF_FLASH_DROPOUT_BACKWARD]),
+		    numfmt(b[4], a->flash_fixed_keys));
+		free(base);
+		base = line;
+	}
+	return base;
 }
 
 static char *
@@ -721,7 +742,9 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 {
 	static const char *const kinds[] = {
 		"matmul", "attention", "vector", "memory", "fp8_matmul",
-		"fp8_block_matmul", NULL
+		"fp8_block_matmul", "flash_attention",
+		"flash_attention_backward", "flash_attention_dropout",
+		"flash_attention_dropout_backward", NULL
 	};
 	double gib = 0, gbps = 0, ghz = 0;
 	xmlNodePtr r, n;
@@ -791,6 +814,15 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 	if (!(seen & 1u << EFF_FP8_BLOCK_MATMUL))
 		a->efficiency[EFF_FP8_BLOCK_MATMUL] =
 		    a->efficiency[EFF_FP8_MATMUL];
+	if (!(seen & 1u << EFF_FLASH))
+		a->efficiency[EFF_FLASH] = a->efficiency[EFF_ATTENTION];
+	if (!(seen & 1u << EFF_FLASH_BACKWARD))
+		a->efficiency[EFF_FLASH_BACKWARD] = a->efficiency[EFF_FLASH];
+	if (!(seen & 1u << EFF_FLASH_DROPOUT))
+		a->efficiency[EFF_FLASH_DROPOUT] = a->efficiency[EFF_FLASH];
+	if (!(seen & 1u << EFF_FLASH_DROPOUT_BACKWARD))
+		a->efficiency[EFF_FLASH_DROPOUT_BACKWARD] =
+		    a->efficiency[EFF_FLASH_BACKWARD];
 	if ((n = xmlio_child(r, "fp8")) != NULL &&
 	    fp8_element(path, n, a, err) < 0)
 		goto done;
@@ -800,6 +832,10 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 	    attr_positive(path, n, "tile_n", &a->gemm_tile_n, err) < 0 ||
 	    xmlio_attr_double(path, n, "fixed_s", 0, &a->gemm_fixed_s,
 	    err) < 0))
+		goto done;
+	if ((n = xmlio_child(r, "flash_attention")) != NULL &&
+	    xmlio_attr_double(path, n, "fixed_keys", 0, &a->flash_fixed_keys,
+	    err) < 0)
 		goto done;
 	ret = xmlio_validate(doc, path, XMLIO_ACCELERATOR, err);
 done:

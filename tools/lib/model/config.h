@@ -78,9 +78,15 @@ model_layer_is_moe(const struct model_cfg *m, long layer)
 /* Efficiency factors of the roofline, indexed by these kinds (FP8_MATMUL:
  * the products that run in FP8 with a scale a tensor, at the FP8 peak,
  * the matmul one when the config does not say; FP8_BLOCK_MATMUL: with
- * block scales, blockwise or MXFP8, the FP8 one when not said). */
+ * block scales, blockwise or MXFP8, the FP8 one when not said).
+ * ATTENTION: the unfused attention's batched products.  Fused (flash)
+ * attention by pass and dropout: FLASH (its forward; the attention one
+ * when not said), FLASH_BACKWARD (the flash one), FLASH_DROPOUT (the
+ * forward with dropout; the flash one) and FLASH_DROPOUT_BACKWARD (the
+ * backward with dropout; the flash backward one). */
 enum { EFF_MATMUL, EFF_ATTENTION, EFF_VECTOR, EFF_MEMORY, EFF_FP8_MATMUL,
-	EFF_FP8_BLOCK_MATMUL, EFF_NKINDS };
+	EFF_FP8_BLOCK_MATMUL, EFF_FLASH, EFF_FLASH_BACKWARD, EFF_FLASH_DROPOUT,
+	EFF_FLASH_DROPOUT_BACKWARD, EFF_NKINDS };
 
 /* FP8 scaling recipes (Transformer Engine's; Megatron-LM's --fp8-recipe):
  * a scale a tensor from its amax history (delayed) or from its own amax
@@ -109,6 +115,11 @@ struct accel_cfg {
 	 * tiles' loads and its last wave's drain, which do not shrink with
 	 * the product's K; 0 when not given */
 	double gemm_fixed_s;
+	/* fused attention (<flash_attention fixed_keys>): a block of queries
+	 * runs its keys and this many more, the time that does not shrink
+	 * with the sequence (its queries' load, its output's store, the
+	 * masked diagonal); 0 when not given */
+	double flash_fixed_keys;
 	/* FP8 (<fp8>): the dense FP8 tensor rate and the recipes the
 	 * device runs (a bit a FP8_* recipe); 0 and 0 without FP8 */
 	double peak_fp8_flops_per_s;
