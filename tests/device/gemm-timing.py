@@ -4,12 +4,13 @@ fixed cost of a kernel as a training step runs it, on the GPU at hand.
 
     python3 tests/device/gemm-timing.py GRID.csv KERNELS.csv
 
-GRID.csv: the shapes of tests/device/gemm-grid.py (m 1,024-8,192; n, k
-768-7,168), bf16 (torch.matmul) and FP8 with a scale a tensor
+GRID.csv: a grid of shapes (m 1,024-8,192; n and k each 768, 1,536,
+2,048, 4,096, 7,168), bf16 (torch.matmul) and FP8 with a scale a tensor
 (torch._scaled_mm, E4M3, bf16 out), each timed three ways:
 
   isolated  each call alone between two events (cudatime.timed, as
-            gemm-grid.py did): the host's launch time is counted;
+            data/measured/gemm-grid-h100-2026-11-26.csv was timed): the
+            host's launch time is counted;
   warm      calls enqueued behind a sleeping kernel and run back to back
             (cudatime.queued): the operands stay in L2 between calls;
   cold      as warm, with a 256 MiB write before each call, so that the
