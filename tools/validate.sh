@@ -31,8 +31,10 @@
 # decoder_last_pipeline_num_layers (Megatron-Core's uneven split),
 # expert_t (1: whole experts beside t, --expert-tensor-parallel-size 1;
 # default t), dispatcher (alltoall, the default, or deepep: DeepEP's or
-# HybridEP's hierarchical kernels, dpsolve -H deepep) and fp8_recipe
-# (none, the default, delayed, tensorwise, blockwise or mxfp8)) is
+# HybridEP's hierarchical kernels, dpsolve -H deepep), fp8_recipe
+# (none, the default, delayed, tensorwise, blockwise or mxfp8) and
+# seq_length (the run's sequence where it is not the model config's:
+# the model is priced with that <seq_len>)) is
 # priced exactly as it was run: its variant's per-layer graph
 # (graph-normalize), Megatron's split over p stages (even, or as the
 # first and last stages' layers say), and dpsolve -E.  A step time is taken as it is; tokens a second a GPU
@@ -246,7 +248,7 @@ rows() {	# table
 		    flag("sequence_parallel"), flag("distributed_optimizer"),
 		    flag("overlap_param_gather"), flag("tp_comm_overlap"),
 		    flag("tp_grad_blocking"), c, ends, rl, F, Z, E, esplit,
-		    fp8, et, disp, tf, src
+		    fp8, et, disp, opt_whole("seq_length", 0), tf, src
 		runs++
 	}
 	END {
@@ -258,8 +260,14 @@ rows() {	# table
 
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
-	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split fp8 et disp measure source; do
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split fp8 et disp seq measure source; do
 		mx=$CONFIGS/models/$model.xml
+		# the run's sequence: a copy of the model with that <seq_len>
+		if [ "$seq" -gt 0 ] && [ "$seq" != "$(field "$mx" seq_len)" ]; then
+			sed "s|<seq_len>[0-9]*</seq_len>|<seq_len>$seq</seq_len>|" \
+			    "$mx" > "$tmp/$run.model.xml"
+			mx=$tmp/$run.model.xml
+		fi
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
 		V=$(field "$mx" vocab) A=$(field "$mx" heads) G=$(field "$mx" kv_heads)
 		f=$(field "$mx" ffn_hidden) k=$(field "$mx" top_k)

@@ -23,6 +23,8 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	pub["mixtral-8x7b"] = 46.7e9; pub["gpt3-35b"] = 35e9
 	pub["mixtral-scaled"] = 790e6; pub["llama3-405b"] = 405e9
 	pub["mixtral-8x22b"] = 141e9
+	# Llama 3 8B (Grattafiori et al. 2024, Table 3; its model card 8.03B)
+	pub["llama3-8b"] = 8.03e9
 	# Qwen3 Technical Report (2025): 235B total; the model card 30.5B
 	pub["qwen3-235b-a22b"] = 235e9; pub["qwen3-30b-a3b"] = 30.5e9
 	# DeepSeek-V3 Technical Report (2024): 671B, 37B activated; its

@@ -5,7 +5,8 @@
 # parallelism, the distributed optimizer and --tp-comm-overlap reach the
 # published plan; TFLOP/s are turned into a step with the count of
 # Megatron-LM for the model's shape, in the hardware or the model count, and a
-# utilization (MFU, HFU) into TFLOP/s.  A bad table stops with one line naming the
+# utilization (MFU, HFU) into TFLOP/s; seq_length prices the run at its
+# own sequence.  A bad table stops with one line naming the
 # file, the line and the field, exit 1, and writes nothing.
 set -u
 tmp=$(mktemp -d)
@@ -332,5 +333,28 @@ $1 == "measured" {
 	n++
 }
 END { if (n != 2) { print n " runs priced, not 2"; bad = 1 } exit bad }' "$tmp/parts.out" || fail=1
+
+# seq_length: the run's sequence where it is not the model config's.
+# Llama 3 8B's run on a DGX B200 (data/heldout, 8,192 tokens, the
+# config's) told at 4,096: its published step is the batch's tokens over
+# the measured rate, 128 x 4,096 / (30,624 x 8) = 2.1400 s (4.2800 at
+# 8,192), and its priced step shorter than at 8,192
+dense=data/heldout/megatron-bridge-dense.csv
+{ head -n 1 "$dense" | sed 's/,measured_tokens/,seq_length,measured_tokens/'
+  grep '^mbridge2511-llama3-8b-b200-fp8,' "$dense" |
+      sed 's/,tensorwise,30624,/,tensorwise,4096,30624,/'; } > "$tmp/seq.csv"
+grep '^mbridge2511-llama3-8b-b200-fp8,' "$dense" |
+    { head -n 1 "$dense"; cat; } > "$tmp/seq8k.csv"
+sh tools/validate.sh "$BIN" "$tmp/seq.out" "$tmp/seq.csv" > /dev/null 2>&1 &&
+sh tools/validate.sh "$BIN" "$tmp/seq8k.out" "$tmp/seq8k.csv" > /dev/null 2>&1 ||
+    { echo "the table with seq_length was refused"; fail=1; }
+awk -F, '$1 == "measured" { pub[FILENAME] = $3; got[FILENAME] = $4 }
+END {
+	a = ARGV[1]; b = ARGV[2]
+	if (pub[a] < 2.13995 || pub[a] > 2.14005) { print "seq_length 4096: published step " pub[a] ", not 2.1400"; bad = 1 }
+	if (pub[b] < 4.2799 || pub[b] > 4.2801) { print "8,192 tokens: published step " pub[b] ", not 4.2800"; bad = 1 }
+	if (!(got[a] < got[b])) { print "seq_length 4096 priced " got[a] " s, not under 8,192'"'"'s " got[b]; bad = 1 }
+	exit bad
+}' "$tmp/seq.out" "$tmp/seq8k.out" || fail=1
 
 exit $fail
