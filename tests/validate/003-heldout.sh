@@ -4,7 +4,8 @@
 # parallelism inside the data-parallel group), MT-NLG 530B (DeepSpeed's
 # runtime, priced as Megatron-LM's) and Megatron-Bridge's Qwen3-30B-A3B
 # on H100 and GB200 (FP8, whole experts; HybridEP priced as DeepEP, or
-# the plain all-to-all) and Llama 3 8B on B200 and GB200 (FP8),
+# the plain all-to-all), Llama 3 8B on B200 and GB200 and Llama 3.1
+# 405B on H100 and B200 (FP8),
 # priced as the README says.  Not held to the accuracy
 # targets; held to what holds whatever the model's error: every row priced,
 # every published plan fitting in 80 GiB (the runs ran), and dpsolve's own
