@@ -514,7 +514,8 @@ regress-update: $(REGRESS_TABLES) bin/compare-baselines
 	    e=tests/expected/$${t#results/}; \
 	    if [ -f $$e ] && bin/compare-baselines -R -t $(REGRESS_TOL) \
 	        $$e $$t > /dev/null 2>&1; then continue; fi; \
-	    mkdir -p $$(dirname $$e); cp $$t $$e; echo "regress-update: $$e"; \
+	    mkdir -p $$(dirname $$e) && cp $$t $$e || exit 1; \
+	    echo "regress-update: $$e"; \
 	done
 
 .PHONY: all tools results artifact artifact-check check check-rel check-san clean \

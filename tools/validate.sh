@@ -262,11 +262,22 @@ for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
 	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split fp8 et disp seq measure source; do
 		mx=$CONFIGS/models/$model.xml
-		# the run's sequence: a copy of the model with that <seq_len>
-		if [ "$seq" -gt 0 ] && [ "$seq" != "$(field "$mx" seq_len)" ]; then
-			sed "s|<seq_len>[0-9]*</seq_len>|<seq_len>$seq</seq_len>|" \
+		# the run's sequence: a copy of the model with that <seq_len>;
+		# learned positions keep their table (the config's sequence, the
+		# default of <max_positions>), or grow to the run's
+		s0=$(field "$mx" seq_len)
+		if [ "$seq" -gt 0 ] && [ "$seq" != "$s0" ]; then
+			pos=
+			if [ "$(field "$mx" position)" != rotary ] &&
+			    [ -z "$(field "$mx" max_positions)" ]; then
+				pos="<max_positions>$((seq > s0 ? seq : s0))</max_positions>"
+			fi
+			sed "s|<seq_len>[0-9]*</seq_len>|<seq_len>$seq</seq_len>$pos|" \
 			    "$mx" > "$tmp/$run.model.xml"
 			mx=$tmp/$run.model.xml
+			[ "$(field "$mx" seq_len)" = "$seq" ] || {
+				echo "validate: $run: seq_length $seq: no <seq_len> to replace in $model.xml" >&2
+				exit 1; }
 		fi
 		L=$(field "$mx" layers) h=$(field "$mx" hidden) s=$(field "$mx" seq_len)
 		V=$(field "$mx" vocab) A=$(field "$mx" heads) G=$(field "$mx" kv_heads)

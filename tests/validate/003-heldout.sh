@@ -18,10 +18,11 @@ trap 'rm -rf "$tmp"' EXIT
 sh tools/validate.sh "$BIN" "$tmp/heldout.csv" data/heldout/*.csv \
     > "$tmp/summary" 2> "$tmp/progress" || { cat "$tmp/progress"; exit 1; }
 cat "$tmp/summary"
-# every row of the tables priced: one result a row (each row one line)
+# every row of the tables priced: one result a row (each row one line;
+# blank lines are no rows)
 rows=0
 for t in data/heldout/*.csv; do
-	rows=$((rows + $(wc -l < "$t") - 1))
+	rows=$((rows + $(grep -c '[^[:space:]]' "$t") - 1))
 done
 awk -F, -v rows="$rows" '
 NR == 1 { next }
