@@ -1,5 +1,8 @@
 /* t-config.c - the paper's configs load, and their parameter counts match
  * the published totals within 1%. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "model/config.h"
 #include "tap.h"
 
@@ -104,6 +107,82 @@ step_flops(void)
 	}
 }
 
+/* The A100 config with `extra` before its end, read. */
+static void
+a100_with(const char *extra, struct accel_cfg *a)
+{
+	struct pl_err err;
+	FILE *fp = fopen("configs/accelerators/a100-80gb.xml", "r");
+	char buf[16384], *end;
+	size_t len = fp ? fread(buf, 1, sizeof(buf) - strlen(extra) - 1, fp) :
+	    0;
+	xmlDocPtr doc;
+
+	if (fp)
+		fclose(fp);
+	buf[len] = '\0';
+	if (!(end = strstr(buf, "</accelerator>"))) {
+		printf("Bail out! a100-80gb.xml: no </accelerator>\n");
+		exit(1);
+	}
+	memmove(end + strlen(extra), end, strlen(end) + 1);
+	memcpy(end, extra, strlen(extra));
+	doc = xmlReadMemory(buf, (int)strlen(buf), "a100-plus.xml", NULL,
+	    XML_PARSE_NONET);
+	OK(doc && accel_from_doc(a, doc, "a100-plus.xml", &err) == 0,
+	    "the A100 config with flash kinds reads");
+	xmlFreeDoc(doc);
+}
+
+/*
+ * Fused attention's efficiency kinds: their default chain (flash <-
+ * attention, flash backward <- flash, dropout <- flash, dropout backward
+ * <- flash backward), worked on the A100 config (attention 0.5) with one
+ * kind added; the graph records name them only where a config gives
+ * them, so an A100 graph's record is as before and an H100 graph made
+ * before them is told apart from one made after.
+ */
+static void
+flash_kinds(void)
+{
+	struct accel_cfg a, h;
+	struct pl_err err;
+	char *line, *hline, *fresh, name[64], want[64], got[64];
+
+	a100_with("<efficiency kind=\"flash_attention_backward\">0.4"
+	    "</efficiency>\n", &a);
+	EQ_DBL(a.efficiency[EFF_FLASH], 0.5, 0, "flash forward: the attention one");
+	EQ_DBL(a.efficiency[EFF_FLASH_DROPOUT_BACKWARD], 0.4, 0,
+	    "flash backward with dropout: the flash backward one");
+	a100_with("<efficiency kind=\"flash_attention\">0.6</efficiency>\n", &a);
+	EQ_DBL(a.efficiency[EFF_FLASH_BACKWARD], 0.6, 0,
+	    "flash backward: the flash one");
+	EQ_DBL(a.efficiency[EFF_FLASH_DROPOUT], 0.6, 0,
+	    "flash forward with dropout: the flash one");
+	EQ_DBL(a.efficiency[EFF_FLASH_DROPOUT_BACKWARD], 0.6, 0,
+	    "flash backward with dropout: the flash backward one, in turn");
+	EQ_DBL(a.efficiency[EFF_ATTENTION], 0.5, 0,
+	    "the unfused products' attention one unchanged");
+	OK(accel_load(&a, "configs/accelerators/a100-80gb.xml", &err) == 0 &&
+	    accel_load(&h, "configs/accelerators/h100-80gb.xml", &err) == 0,
+	    "a100 and h100");
+	line = accel_config_line(&a);
+	hline = accel_config_line(&h);
+	OK(!strstr(line, "flash"), "an A100 record names no flash kind");
+	OK(strstr(hline, " efficiency_flash_attention=0.734 ") &&
+	    strstr(hline, " flash_fixed_keys=1200"),
+	    "an H100 record names them");
+	/* an H100 record without them (a graph made before): told apart */
+	*strstr(hline, " efficiency_flash_attention=") = '\0';
+	fresh = accel_config_line(&h);
+	OK(config_line_diff(fresh, hline, name, want, got, sizeof name) == 1 &&
+	    !strcmp(name, "efficiency_flash_attention"),
+	    "a record made before the flash kinds is told apart");
+	free(fresh);
+	free(line);
+	free(hline);
+}
+
 int
 main(void)
 {
@@ -134,5 +213,6 @@ main(void)
 	EQ_DBL(accel_memory_reserve_bytes(&a), 667e6 + 1073741824.0 + 0.05 *
 	    80 * 1073741824.0, 1e-12, "the reserve of an 80 GiB GPU");
 	step_flops();
+	flash_kinds();
 	return tap_done();
 }
