@@ -866,6 +866,16 @@ test_expert_tensor_split(void)
 	    "model refused");
 }
 
+/* A product's forward time less its fixed time, times the rate it ran
+ * at (a peak and an efficiency kind): its FLOPs over its quantization,
+ * the same for its bf16 and FP8 forms when each runs at its own rate. */
+static double
+quantized_flops(const struct accel_cfg *a, const struct aop *o, double peak,
+    int eff)
+{
+	return (o->fwd_s - a->gemm_fixed_s) * peak * a->efficiency[eff];
+}
+
 /*
  * FP8 (Transformer Engine's linear layers), Llama 2 7B at t = 1, b = 1 on
  * the H100 (n = 4,096 tokens, h 4,096, gated MLP 11,008 wide): a linear
@@ -908,9 +918,9 @@ test_fp8(void)
 	o8 = op_named(&g8, 0, "mlp_up");
 	OK(o16 && o8 && o8->fp8 && !o16->fp8, "the MLP's up projection in FP8");
 	if (o16 && o8)
-		EQ_DBL((o8->fwd_s - a.gemm_fixed_s) * a.peak_fp8_flops_per_s *
-		    a.efficiency[EFF_FP8_MATMUL], (o16->fwd_s - a.gemm_fixed_s) *
-		    a.peak_matmul_flops_per_s * a.efficiency[EFF_MATMUL], 1e-9,
+		EQ_DBL(quantized_flops(&a, o8, a.peak_fp8_flops_per_s,
+		    EFF_FP8_MATMUL), quantized_flops(&a, o16,
+		    a.peak_matmul_flops_per_s, EFF_MATMUL), 1e-9,
 		    "at the FP8 peak and efficiency");
 	o16 = op_named(&g16, 0, "flash_attention");
 	o8 = op_named(&g8, 0, "flash_attention");
@@ -934,11 +944,10 @@ test_fp8(void)
 			goto bail;
 		o16 = op_named(&g16, 0, "mlp_up");
 		o8 = op_named(&gb, 0, "mlp_up");
-		EQ_DBL((o8->fwd_s - a.gemm_fixed_s) * a.peak_fp8_flops_per_s *
-		    a.efficiency[EFF_FP8_BLOCK_MATMUL], (o16->fwd_s -
-		    a.gemm_fixed_s) * a.peak_matmul_flops_per_s *
-		    a.efficiency[EFF_MATMUL], 1e-9, "blockwise: at the "
-		    "block-scaled efficiency");
+		EQ_DBL(quantized_flops(&a, o8, a.peak_fp8_flops_per_s,
+		    EFF_FP8_BLOCK_MATMUL), quantized_flops(&a, o16,
+		    a.peak_matmul_flops_per_s, EFF_MATMUL), 1e-9, "blockwise: "
+		    "at the block-scaled efficiency");
 		OK(a.efficiency[EFF_FP8_BLOCK_MATMUL] <
 		    a.efficiency[EFF_FP8_MATMUL], "which the H100 measured "
 		    "lower");

@@ -431,6 +431,31 @@ model_config_line(const struct model_cfg *m)
 
 static char *accel_config_line_base(const struct accel_cfg *a);
 
+/* The efficiency kinds with a default, each the kind it defaults to, in
+ * the order the defaults are taken (a default's own default first). */
+static const int eff_defaults[][2] = {
+	{ EFF_FP8_MATMUL, EFF_MATMUL },
+	{ EFF_FP8_BLOCK_MATMUL, EFF_FP8_MATMUL },
+	{ EFF_FLASH, EFF_ATTENTION },
+	{ EFF_FLASH_BACKWARD, EFF_FLASH },
+	{ EFF_FLASH_DROPOUT, EFF_FLASH },
+	{ EFF_FLASH_DROPOUT_BACKWARD, EFF_FLASH_BACKWARD },
+};
+
+/* Whether any fused-attention kind (config.h's enum ends with the four,
+ * from EFF_FLASH) differs from its default. */
+static int
+flash_given(const struct accel_cfg *a)
+{
+	for (size_t i = 0; i < sizeof(eff_defaults) / sizeof(eff_defaults[0]);
+	    i++)
+		if (eff_defaults[i][0] >= EFF_FLASH &&
+		    a->efficiency[eff_defaults[i][0]] !=
+		    a->efficiency[eff_defaults[i][1]])
+			return 1;
+	return 0;
+}
+
 char *
 accel_config_line(const struct accel_cfg *a)
 {
@@ -451,11 +476,7 @@ accel_config_line(const struct accel_cfg *a)
 		free(base);
 		base = line;
 	}
-	if (e[EFF_FLASH] != e[EFF_ATTENTION] ||
-	    e[EFF_FLASH_BACKWARD] != e[EFF_FLASH] ||
-	    e[EFF_FLASH_DROPOUT] != e[EFF_FLASH] ||
-	    e[EFF_FLASH_DROPOUT_BACKWARD] != e[EFF_FLASH_BACKWARD] ||
-	    a->flash_fixed_keys > 0) {
+	if (flash_given(a) || a->flash_fixed_keys > 0) {
 		line = xasprintf("%s efficiency_flash_attention=%s "
 		    "efficiency_flash_attention_backward=%s "
 		    "efficiency_flash_attention_dropout=%s "
@@ -808,21 +829,13 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 		if (kinds[k])
 			a->efficiency[k] = v;
 	}
-	/* FP8 products at the matmul efficiency unless the config says */
-	if (!(seen & 1u << EFF_FP8_MATMUL))
-		a->efficiency[EFF_FP8_MATMUL] = a->efficiency[EFF_MATMUL];
-	if (!(seen & 1u << EFF_FP8_BLOCK_MATMUL))
-		a->efficiency[EFF_FP8_BLOCK_MATMUL] =
-		    a->efficiency[EFF_FP8_MATMUL];
-	if (!(seen & 1u << EFF_FLASH))
-		a->efficiency[EFF_FLASH] = a->efficiency[EFF_ATTENTION];
-	if (!(seen & 1u << EFF_FLASH_BACKWARD))
-		a->efficiency[EFF_FLASH_BACKWARD] = a->efficiency[EFF_FLASH];
-	if (!(seen & 1u << EFF_FLASH_DROPOUT))
-		a->efficiency[EFF_FLASH_DROPOUT] = a->efficiency[EFF_FLASH];
-	if (!(seen & 1u << EFF_FLASH_DROPOUT_BACKWARD))
-		a->efficiency[EFF_FLASH_DROPOUT_BACKWARD] =
-		    a->efficiency[EFF_FLASH_BACKWARD];
+	/* a kind the config does not give takes its default's, in
+	 * eff_defaults' order (FP8 products at the matmul efficiency, ...) */
+	for (size_t i = 0; i < sizeof(eff_defaults) / sizeof(eff_defaults[0]);
+	    i++)
+		if (!(seen & 1u << eff_defaults[i][0]))
+			a->efficiency[eff_defaults[i][0]] =
+			    a->efficiency[eff_defaults[i][1]];
 	if ((n = xmlio_child(r, "fp8")) != NULL &&
 	    fp8_element(path, n, a, err) < 0)
 		goto done;
