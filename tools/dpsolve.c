@@ -35,6 +35,7 @@ struct opts {
 	double memory_bytes, grad_bytes, grad_copies;
 	int optimizer, rc_min, rc_max, zero, format, flat, seq_times;
 	int distopt_min, distopt_max, overlap, scatter_gather;
+	int fp8_gather_min, fp8_gather_max;	/* -Q */
 	int tp_overlap, tp_grad_blocking;
 	int deepep;		/* -H deepep: DeepEP's hierarchical dispatch */
 	int megatron;		/* -X: search only what Megatron-LM runs */
@@ -54,7 +55,7 @@ usage(FILE *fp, int status)
 {
 	fprintf(fp,
 	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
-	    "[-G megatron|torch] [-H alltoall|deepep] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] "
+	    "[-G megatron|torch] [-H alltoall|deepep] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] [-Q on|off|both] "
 	    "[-R layers] [-T stats.csv] [-U on|off] "
 	    "[-V on|off] [-W async|blocking] [-X megatron|none] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron|summary] "
 	    "[-g bf16|fp32] [-k N] [-m label] [-o file] "
@@ -77,6 +78,7 @@ usage(FILE *fp, int status)
 		    "  -R layers           also search block recomputation of 1..layers layers a chunk\n"
 		    "  -v vmax             most virtual (interleaved) stages (default 4)\n"
 		    "  -D on|off|both      the distributed optimizer (default both: searched)\n"
+		    "  -Q on|off|both      FP8 graphs' parameter gather in FP8 with the distributed optimizer (default both)\n"
 		    "  -Z auto|off         ZeRO where nothing fits without it (default auto) or never\n"
 		    "  -z zmax             largest ZeRO degree (power of two, default 64)\n"
 		    "  -O adam|sgd         the optimizer of the memory model (default adam)\n"
@@ -328,13 +330,14 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->vmax = 4;
 	o->grad_bytes = 4;
 	o->distopt_max = 1;
+	o->fp8_gather_max = 1;
 	o->overlap = 1;
 	o->megatron = 1;
 	o->format = -1;
 	o->top_n = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":A:B:C:D:E:FG:H:M:N:O:P:R:S:T:U:V:W:X:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FG:H:M:N:O:P:Q:R:S:T:U:V:W:X:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		if (ch > 0 && ch < OPT_SEEN_MAX)
 			o->seen[ch] = 1;
@@ -357,6 +360,18 @@ parse_args(int argc, char *argv[], struct opts *o)
 				o->distopt_min = 0, o->distopt_max = 1;
 			else {
 				warnx("-D: '%s' is not on, off or both", optarg);
+				usage(stderr, 2);
+			}
+			break;
+		case 'Q':	/* --fp8-param-gather */
+			if (word(optarg, "off"))
+				o->fp8_gather_min = o->fp8_gather_max = 0;
+			else if (word(optarg, "on"))
+				o->fp8_gather_min = o->fp8_gather_max = 1;
+			else if (word(optarg, "both"))
+				o->fp8_gather_min = 0, o->fp8_gather_max = 1;
+			else {
+				warnx("-Q: '%s' is not on, off or both", optarg);
 				usage(stderr, 2);
 			}
 			break;
@@ -495,7 +510,7 @@ main(int argc, char *argv[])
 	}
 	{
 		int c = opt_first_outside(o.seen,
-		    "ABDEFGHMNOPRTUVWXZacfghkmnorvz");
+		    "ABDEFGHMNOPQRTUVWXZacfghkmnorvz");
 
 		if (c != 0) {
 			warnx("-%c: only with -C nest", c);
@@ -511,6 +526,16 @@ main(int argc, char *argv[])
 	if (o.evaluate && o.seen['H']) {
 		warnx("-H: a plan records its dispatch (deepep=\"1\"), not "
 		    "with -E");
+		usage(stderr, 2);
+	}
+	if (o.evaluate && o.seen['Q']) {
+		warnx("-Q: a plan records its parameter gather "
+		    "(fp8_param_gather=\"1\"), not with -E");
+		usage(stderr, 2);
+	}
+	if (o.fp8_gather_min > 0 && o.distopt_max == 0) {
+		warnx("-Q on: the FP8 parameter gather is the distributed "
+		    "optimizer's (not with -D off)");
 		usage(stderr, 2);
 	}
 	if (o.evaluate && o.top_n > 1) {
@@ -609,7 +634,8 @@ main(int argc, char *argv[])
 		const struct layer_graph **gp = xcalloc(vs.n, sizeof *gp);
 		struct dp_options dpo = { o.rc_min, o.rc_max, o.zero, o.zmax,
 		    o.vmax, o.distopt_min, o.distopt_max, o.overlap,
-		    o.tp_overlap, o.block_max, 0, 0 };
+		    o.tp_overlap, o.block_max, 0, 0, o.fp8_gather_min,
+		    o.fp8_gather_max };
 		size_t ng = 0;
 
 		for (size_t i = 0; i < vs.n; i++)

@@ -338,6 +338,7 @@ struct plan_row {
 	long ep_batch;			/* the expert ranks split the samples */
 	long expert_t;			/* the experts' tensor split (0: t) */
 	long deepep;			/* DeepEP's dispatch */
+	long fp8_param_gather;		/* --fp8-param-gather */
 	char fp8[16];			/* the FP8 recipe, "" for bf16 */
 	int recompute, distopt;
 	double step_s, throughput, peak_bytes;
@@ -443,6 +444,8 @@ read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 	    plan_long_opt(path, par, "expert_t", 1, LONG_MAX, &r->expert_t,
 	    err) < 0 ||
 	    plan_long_opt(path, par, "deepep", 0, 1, &r->deepep, err) < 0 ||
+	    plan_long_opt(path, par, "fp8_param_gather", 0, 1,
+	    &r->fp8_param_gather, err) < 0 ||
 	    plan_positive(path, res, "step_s", &r->step_s, err) < 0 ||
 	    plan_positive(path, res, "throughput_samples_per_s",
 	    &r->throughput, err) < 0)
@@ -522,6 +525,8 @@ plan_label(const struct plan_row *r, char *buf, size_t len)
 		ADD(" zero%ld/%ld", r->zero_stage, r->zero_degree);
 	if (r->fp8[0])
 		ADD(" fp8-%s", r->fp8);
+	if (r->fp8_param_gather)
+		ADD(" fp8-gather");
 #undef ADD
 }
 

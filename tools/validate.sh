@@ -32,7 +32,9 @@
 # expert_t (1: whole experts beside t, --expert-tensor-parallel-size 1;
 # default t), dispatcher (alltoall, the default, or deepep: DeepEP's or
 # HybridEP's hierarchical kernels, dpsolve -H deepep), fp8_recipe
-# (none, the default, delayed, tensorwise, blockwise or mxfp8) and
+# (none, the default, delayed, tensorwise, blockwise or mxfp8),
+# fp8_param_gather (--fp8-param-gather: FP8 weights kept and gathered in
+# FP8, with the distributed optimizer; dpsolve -Q) and
 # seq_length (the run's sequence where it is not the model config's:
 # the model is priced with that <seq_len>)) is
 # priced exactly as it was run: its variant's per-layer graph
@@ -172,6 +174,7 @@ rows() {	# table
 		disp = ("dispatcher" in col && $col["dispatcher"] != "") ? word("dispatcher", "alltoall deepep") : "alltoall"
 		if (disp == "deepep" && et > 1) bad("dispatcher deepep needs whole experts (expert_t 1, or t 1)")
 		fp8 = ("fp8_recipe" in col && $col["fp8_recipe"] != "") ? word("fp8_recipe", "none delayed tensorwise blockwise mxfp8") : "none"
+		if (flag("fp8_param_gather") == 1 && (fp8 == "none" || flag("distributed_optimizer") != 1)) bad("fp8_param_gather 1 needs an fp8_recipe and distributed_optimizer 1")
 		L = layers_of(model)
 		# Megatron splits the layers evenly; with
 		# --account-for-{embedding,loss}-in-pipeline-split the embedding
@@ -248,7 +251,8 @@ rows() {	# table
 		    flag("sequence_parallel"), flag("distributed_optimizer"),
 		    flag("overlap_param_gather"), flag("tp_comm_overlap"),
 		    flag("tp_grad_blocking"), c, ends, rl, F, Z, E, esplit,
-		    fp8, et, disp, opt_whole("seq_length", 0), tf, src
+		    fp8, flag("fp8_param_gather"), et, disp,
+		    opt_whole("seq_length", 0), tf, src
 		runs++
 	}
 	END {
@@ -260,7 +264,7 @@ rows() {	# table
 
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
-	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split fp8 et disp seq measure source; do
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split fp8 f8g et disp seq measure source; do
 		mx=$CONFIGS/models/$model.xml
 		# the run's sequence: a copy of the model with that <seq_len>;
 		# learned positions keep their table (the config's sequence, the
@@ -309,10 +313,10 @@ for table in "$@"; do
 		awk -v L="$L" -v p="$p" -v d="$pd" -v t="$t" -v b="$pb" -v v="$v" \
 		    -v rc="$rcn" -v ovl="$ovl" -v ovlp="$ovlp" -v sp="$sp" -v dopt="$dopt" \
 		    -v c="$pc" -v e="$E" -v epb="$epb" -v et="$et" -v fp8="$fp8" \
-		    -v disp="$disp" \
+		    -v disp="$disp" -v f8g="$f8g" \
 		    -v ends="$ends" -v tpo="$tpo" -v rl="$rl" -v F="$F" -v Z="$Z" 'BEGIN {
 			printf "<plan micro_batch_samples=\"%d\">\n", b
-			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"%d\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s%s%s%s%s/>\n", d, t, sp, e, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : ""), (epb ? " ep_batch=\"1\"" : ""), (et != t ? " expert_t=\"" et "\"" : ""), (fp8 != "none" ? " fp8_recipe=\"" fp8 "\"" : ""), (disp == "deepep" ? " deepep=\"1\"" : "")
+			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"%d\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s%s%s%s%s%s/>\n", d, t, sp, e, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : ""), (epb ? " ep_batch=\"1\"" : ""), (et != t ? " expert_t=\"" et "\"" : ""), (fp8 != "none" ? " fp8_recipe=\"" fp8 "\"" : ""), (disp == "deepep" ? " deepep=\"1\"" : ""), (f8g == 1 ? " fp8_param_gather=\"1\"" : "")
 			# the rows of the graph: the embedding -1, the layers, the head L
 			if (F + Z > 0) {
 				each = p - (F > 0) - (Z > 0) > 0 ? (L - F - Z) / (p - (F > 0) - (Z > 0)) : 0
@@ -366,17 +370,19 @@ for table in "$@"; do
 		dsearch=$([ "$dopt" = 1 ] && echo both || echo off)
 		rsearch=$([ "$rc" = selective ] && echo all || echo both)
 		tpsearch=$([ "$tpo" = 1 ] && echo on || echo off)
+		qsearch=$([ "$f8g" = 1 ] && echo both || echo off)
 		solve -D "$dsearch" -r "$rsearch" -V "$overlap" -U "$tpsearch" \
-		    -H "$hflag" -o "$tmp/$run.own.xml" "$tmp/$run.d/index.csv"
+		    -H "$hflag" -Q "$qsearch" -o "$tmp/$run.own.xml" \
+		    "$tmp/$run.d/index.csv"
 		# and with the run's own recomputation kind: the layout alone
 		solve -D "$dsearch" -r "$rc" -V "$overlap" -U "$tpsearch" \
-		    -H "$hflag" -o "$tmp/$run.same.xml" \
+		    -H "$hflag" -Q "$qsearch" -o "$tmp/$run.same.xml" \
 		    "$tmp/$run.d/index.csv"
 		awk -v run="$run" -v B="$B" -v s="$s" -v L="$L" -v h="$h" -v V="$V" \
 		    -v A="$A" -v G="$G" -v f="$f" -v k="$k" -v gated="$gated" \
 		    -v rl="$rl" -v p="$p" -v nv="$v" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
-		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$E$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp1")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$disp" = deepep ] && echo " deepep")" \
+		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$E$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp1")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8gather")$([ "$disp" = deepep ] && echo " deepep")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v same="$tmp/$run.same.xml" '
 		function attr(line, name,   m) {
@@ -399,7 +405,7 @@ for table in "$@"; do
 					ee = attr(line, "e") + 0; eb = attr(line, "ep_batch") + 0
 					mc = attr(line, "c") * (ee > 1 && !eb ? ee : 1)
 					md = attr(line, "d") * (ee > 1 && eb ? ee : 1)
-					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee (eb ? "" : " fold") : "") " b" (eb ? bsz / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "deepep") == 1 ? " deepep" : "")
+					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee (eb ? "" : " fold") : "") " b" (eb ? bsz / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "fp8_param_gather") == 1 ? " fp8gather" : "") (attr(line, "deepep") == 1 ? " deepep" : "")
 					v = attr(line, "virtual_stages") + 0
 				}
 				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")

@@ -185,6 +185,7 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 		    (o->recompute_min <= RC_FULL && o->recompute_max >=
 		    RC_FULL ? o->block_max : 0); k++)
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
+		for (int f8 = 0; f8 <= (dopt ? o->fp8_gather_max : 0); f8++)
 		for (long nv = 1; nv <= vmax; nv++)
 		for (int ends = 0; ends <= (nv > 1); ends++)
 		for (unsigned long mask = 0; mask < (1UL << (n - 1)); mask++) {
@@ -192,6 +193,11 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 			int S = 0;
 			size_t start = 0;
 
+			/* the FP8 gather: FP8 graphs only, and on every
+			 * distributed-optimizer plan where always on */
+			if (g[vi]->var_fp8 == FP8_NONE ? f8 :
+			    dopt && f8 < o->fp8_gather_min)
+				continue;
 			for (size_t i = 1; i <= n; i++)
 				if (i == n || (mask >> (i - 1) & 1)) {
 					st[S].first = start;
@@ -210,7 +216,8 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 				    .overlap_param = o->overlap && dopt,
 				    .ends_in_split = ends,
 				    .recompute_layers = block ? k -
-				    o->recompute_max : 0 };
+				    o->recompute_max : 0,
+				    .fp8_param_gather = f8 };
 				struct plan_mode mode = plan_mode_of(&p);
 				struct plan_result r;
 				long K = 0;
@@ -347,6 +354,7 @@ random_instances(void)
 {
 	int agree = 0, exact = 0, flat_ok = 0, infeasible = 0, zero = 0;
 	int total = 550, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
+	int fp8_gather = 0;
 	int zero_heavy_solved = 0, zero_pipelines = 0, block = 0;
 	int block_named = 0;
 	/* Megatron's space: agreement, instances where it costs something,
@@ -369,7 +377,7 @@ random_instances(void)
 		struct layer_graph *gm[2] = { &g[0], &g[1] };
 		struct plan_env env, fenv;
 		struct dp_options o = { RC_NONE, RC_SELECTIVE, DP_ZERO_AUTO, 4,
-		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0, 0, 0 };
+		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0, 0, 0, 0, 0 };
 		struct dp_stats st;
 		struct plan best, fbest;
 		struct plan_result r;
@@ -389,6 +397,23 @@ random_instances(void)
 		net.level[1].oversubscription = uniform() < 0.3 ? 2 : 1;
 		network_finish(&net, "net", NULL);
 		ng = random_graphs(g, n, layers, !layers && it % 5 == 4);
+		/* every third instance's first variant in FP8 (not drawn:
+		 * the instances stay those of before), three quarters of
+		 * each kind of weight, the four recipes in turn; the FP8
+		 * gather searched, or always on every sixth */
+		if (it % 3 == 1) {
+			g[0].var_fp8 = 1 + (it / 3) % 4;
+			for (size_t i = 0; i < n; i++) {
+				struct layer *l = &g[0].l[i];
+
+				l->fp8_weight_bytes = 0.75 * l->parameter_bytes;
+				l->fp8_expert_weight_bytes = 0.75 *
+				    (l->parameter_bytes -
+				    l->dense_parameter_bytes);
+			}
+			o.fp8_gather_min = it % 6 == 4;
+			o.fp8_gather_max = 1;
+		}
 		for (size_t k = 0; zero_heavy && k < ng; k++)
 			for (size_t i = 0; i < n; i++) {  /* states dominate */
 				g[k].l[i].activation_bytes /= 10;
@@ -498,6 +523,7 @@ random_instances(void)
 				}
 			}
 			distopt += best.distopt;
+			fp8_gather += best.fp8_param_gather;
 			interleaved += best.v > 1;
 			if (plan_evaluate(&env, &best, &r, NULL) == 0) {
 				exact += r.step_s == step && r.fits;
@@ -607,14 +633,15 @@ random_instances(void)
 	    "plan is block recomputation");
 	OK(distopt > 10 && distopt < total - infeasible - 10,
 	    "the distributed optimizer wins somewhere, not everywhere");
+	OK(fp8_gather > 5, "the FP8 parameter gather wins somewhere");
 	printf("# %d infeasible, %d solved with ZeRO (%d of the short-memory "
 	    "ones, %d with more than one stage), %d interleaved; "
 	    "recompute none/full/selective %d/%d/%d (block %d), distributed "
-	    "optimizer %d; %ld plans enumerated; Megatron's space dearer in "
-	    "%d (the encoder rule in %d)\n", infeasible, zero,
-	    zero_heavy_solved, zero_pipelines, interleaved,
-	    modes[0], modes[1], modes[2], block, distopt, brute_plans,
-	    mega_dearer, mega_encoder_dearer);
+	    "optimizer %d (gathering FP8 %d); %ld plans enumerated; "
+	    "Megatron's space dearer in %d (the encoder rule in %d)\n",
+	    infeasible, zero, zero_heavy_solved, zero_pipelines, interleaved,
+	    modes[0], modes[1], modes[2], block, distopt, fp8_gather,
+	    brute_plans, mega_dearer, mega_encoder_dearer);
 }
 
 /*
@@ -629,7 +656,8 @@ network_awareness(void)
 	struct layer_graph g;
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env, fenv;
-	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0, 0, 0, 0, 0 };
+	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0, 0, 0, 0, 0,
+	    0, 0 };
 	struct dp_stats st;
 	struct plan best, fbest;
 	struct plan_result r, fr;
@@ -697,7 +725,7 @@ block_by_hand(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
 	struct dp_options o = { RC_NONE, RC_FULL, DP_ZERO_OFF, 1, 1, 0, 0, 0, 0,
-	    0, 0, 0 };
+	    0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	struct plan_result r;
@@ -754,7 +782,8 @@ zero_when_needed(void)
 	struct layer_graph g;
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
-	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0, 0, 0, 0, 0 };
+	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0, 0, 0, 0, 0,
+	    0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	double step;
@@ -875,6 +904,88 @@ four_devices(struct network *net)
 }
 
 /*
+ * Megatron's --fp8-param-gather by hand, on megatron_modes' plan (d = 2,
+ * one stage of six rows, 1e6 parameter bytes each, fp32 gradients, the
+ * network's 1e9 B/s: an all-reduce costs 1 ms a 1e6 bytes, a reduce-
+ * scatter or gather half), its four layers' weights in FP8: their FP8
+ * copies, as many bytes as the bf16 ones, 4e6 (2e6 weights).  Without
+ * overlap: the reduce-scatter of the 12e6 gradient bytes 6 ms; the
+ * gather of bf16 weights 3 ms, in FP8 (2e6 + 4e6 / 2 bytes) 2 ms.
+ * Memory: the weights 6e6 + 4e6 bytes with the bf16 copy, 6e6 without.
+ * The step at 1e9 B/s: Adam's 57 ms (megatron_modes) and the weights'
+ * casts: with bf16 weights, each weight cast with its transpose (delayed:
+ * 4 bytes, current scaling 6) = 8 or 12 ms; with the FP8 gather, each
+ * transposed again (2 bytes a weight, 4 ms) and the master shard's 1e6
+ * weights cast to FP8 where they were copied to bf16 (delayed: 1 byte
+ * less, 1 ms less; current scaling: an amax pass, 3 bytes more, 3 ms).
+ * MXFP8 gathers in bf16 and quantizes as bf16 weights are: 3 ms, and
+ * 2e6 x (4 + 2/32) bytes, 8.125 ms.
+ */
+static void
+fp8_param_gather_by_hand(const struct plan_env *env0, struct plan *p0)
+{
+	struct plan_env env = *env0;
+	struct plan p = *p0;
+	struct layer_graph *g = (struct layer_graph *)p.g;
+	static const int recipe[3] = { FP8_DELAYED, FP8_TENSORWISE,
+		FP8_MXFP8 };
+	static const double cast_ms[3][2] = { { 8, 3 }, { 12, 7 },
+		{ 8.125, 8.125 } };
+	static const double gather_ms[3] = { 2, 2, 3 };
+	struct plan_result r;
+	struct pl_err err;
+
+	p.recompute = RC_NONE;
+	p.distopt = 1;
+	p.overlap_grad = p.overlap_param = 0;
+	p.fp8_param_gather = 1;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0, "the FP8 gather on a bf16 "
+	    "graph: refused");
+	for (size_t i = 1; i + 1 < g->n; i++)
+		g->l[i].fp8_weight_bytes = g->l[i].parameter_bytes;
+	for (int k = 0; k < 3; k++) {
+		const char *w = fp8_recipe_words[recipe[k]];
+		char name[96];
+
+		g->var_fp8 = recipe[k];
+		for (int on = 0; on <= 1; on++) {
+			p.fp8_param_gather = on;
+			env.optimizer_Bps = 0;
+			snprintf(name, sizeof name, "%s, FP8 gather %d: "
+			    "evaluates", w, on);
+			if (!OK(plan_evaluate(&env, &p, &r, &err) == 0, name))
+				continue;
+			snprintf(name, sizeof name, "%s, FP8 gather %d: the "
+			    "reduce-scatter and the gather", w, on);
+			EQ_DBL(r.max_sync_s, 0.006 + (on ? gather_ms[k] :
+			    3) / 1e3, 1e-12, name);
+			snprintf(name, sizeof name, "%s, FP8 gather %d: the "
+			    "weights' bytes", w, on);
+			EQ_DBL(r.stage[0].mem.weights, on ? 6e6 : 10e6, 1e-12,
+			    name);
+			plan_result_release(&r);
+			env.optimizer_Bps = 1e9;
+			snprintf(name, sizeof name, "%s, FP8 gather %d: with "
+			    "the step, evaluates", w, on);
+			if (!OK(plan_evaluate(&env, &p, &r, &err) == 0, name))
+				continue;
+			snprintf(name, sizeof name, "%s, FP8 gather %d: Adam "
+			    "and the weights' casts", w, on);
+			EQ_DBL(r.stage[0].optimizer_s, 0.057 +
+			    cast_ms[k][on] / 1e3, 1e-12, name);
+			plan_result_release(&r);
+		}
+	}
+	p.fp8_param_gather = 1;
+	p.distopt = 0;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0, "the FP8 gather without "
+	    "the distributed optimizer: refused");
+	g->var_fp8 = FP8_NONE;
+	for (size_t i = 0; i < g->n; i++)
+		g->l[i].fp8_weight_bytes = 0;
+}
+
+/*
  * Megatron's run modes by hand, on one level of 1e9 B/s and no latency:
  * an embedding and a head (10 + 20 ms) around four layers (100 + 200 ms,
  * 1e6 bytes in, 1e6 parameter bytes each).
@@ -983,6 +1094,7 @@ megatron_modes(void)
 	EQ_DBL(r.stage[0].compute_s, 0.06 + 1.2 + 0.4 + 0.02, 1e-12,
 	    "full recomputation with one stage: every forward again");
 	plan_result_release(&r);
+	fp8_param_gather_by_hand(&env, &p);
 	layers_release(&g);
 }
 

@@ -6,7 +6,7 @@
 # published plan; TFLOP/s are turned into a step with the count of
 # Megatron-LM for the model's shape, in the hardware or the model count, and a
 # utilization (MFU, HFU) into TFLOP/s; seq_length prices the run at its
-# own sequence.  A bad table stops with one line naming the
+# own sequence; fp8_param_gather reaches the plan.  A bad table stops with one line naming the
 # file, the line and the field, exit 1, and writes nothing.
 set -u
 tmp=$(mktemp -d)
@@ -342,11 +342,11 @@ END { if (n != 2) { print n " runs priced, not 2"; bad = 1 } exit bad }' "$tmp/p
 dense=data/heldout/megatron-bridge-dense.csv
 { head -n 1 "$dense" | sed 's/,measured_tokens/,seq_length,measured_tokens/'
   grep '^mbridge2511-llama3-8b-b200-fp8,' "$dense" |
-      sed 's/,tensorwise,30624,/,tensorwise,4096,30624,/'; } > "$tmp/seq.csv"
+      sed 's/,tensorwise,1,30624,/,tensorwise,1,4096,30624,/'; } > "$tmp/seq.csv"
 grep '^mbridge2511-llama3-8b-b200-fp8,' "$dense" |
     { head -n 1 "$dense"; cat; } > "$tmp/seq8k.csv"
 sh tools/validate.sh "$BIN" "$tmp/seq.out" "$tmp/seq.csv" > /dev/null 2>&1 &&
-sh tools/validate.sh "$BIN" "$tmp/seq8k.out" "$tmp/seq8k.csv" > /dev/null 2>&1 ||
+VALIDATE_PLANS="$tmp/seq8k-plans" sh tools/validate.sh "$BIN" "$tmp/seq8k.out" "$tmp/seq8k.csv" > /dev/null 2>&1 ||
     { echo "the table with seq_length was refused"; fail=1; }
 awk -F, '$1 == "measured" { pub[FILENAME] = $3; got[FILENAME] = $4 }
 END {
@@ -356,5 +356,11 @@ END {
 	if (!(got[a] < got[b])) { print "seq_length 4096 priced " got[a] " s, not under 8,192'"'"'s " got[b]; bad = 1 }
 	exit bad
 }' "$tmp/seq.out" "$tmp/seq8k.out" || fail=1
+# the run's --fp8-param-gather (column fp8_param_gather) reaches its plan;
+# without an FP8 recipe the row is refused
+grep -q 'fp8_param_gather="1"' "$tmp/seq8k-plans/mbridge2511-llama3-8b-b200-fp8.xml" ||
+    { echo "fp8_param_gather not in the published plan"; fail=1; }
+sed '2s/,tensorwise,1,30624,/,none,1,30624,/' "$tmp/seq8k.csv" > "$tmp/bad.csv"
+bad "FP8 gather without FP8" "bad.csv:2: fp8_param_gather 1 needs an fp8_recipe and distributed_optimizer 1"
 
 exit $fail

@@ -507,6 +507,14 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		    "e4m3" : "hybrid");
 		flag(fp, &l, "--fp8-recipe %s", fp8_recipe_words[g->var_fp8]);
 	}
+	/* the weights kept and gathered in FP8; MXFP8's gathered in bf16
+	 * through the gradient buffer, which Megatron-Bridge's MXFP8 recipe
+	 * sets beside it (and Megatron-LM warns of the memory without) */
+	if (p->fp8_param_gather) {
+		flag(fp, &l, "--fp8-param-gather");
+		if (g->var_fp8 == FP8_MXFP8)
+			flag(fp, &l, "--reuse-grad-buf-for-mxfp8-param-ag");
+	}
 	fprintf(fp, "%s    --bf16\n", l.n ? "#" : "");
 	free(split.k);
 	return l.n;

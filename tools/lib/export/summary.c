@@ -72,7 +72,9 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 		size_t at = strlen(buf);
 
 		snprintf(buf + at, len > at ? len - at : 0, "; FP8 linear "
-		    "layers (%s scaling)", fp8_recipe_words[g->var_fp8]);
+		    "layers (%s scaling)%s", fp8_recipe_words[g->var_fp8],
+		    p->fp8_param_gather ? ", their weights kept and gathered "
+		    "in FP8" : "");
 	}
 }
 
@@ -189,8 +191,9 @@ layout_short(char *buf, size_t len, const struct plan *p)
 	if (g->var_fp8 != FP8_NONE) {
 		size_t at = strlen(buf);
 
-		snprintf(buf + at, len > at ? len - at : 0, ", FP8 %s",
-		    fp8_recipe_words[g->var_fp8]);
+		snprintf(buf + at, len > at ? len - at : 0, ", FP8 %s%s",
+		    fp8_recipe_words[g->var_fp8], p->fp8_param_gather ?
+		    " param-gather" : "");
 	}
 }
 

@@ -125,32 +125,12 @@ grouped(struct aop *o, double groups)
 	o->gemm_batch = groups;
 }
 
-/* Bytes an element of an FP8 cast moves, by recipe: Transformer Engine's
- * fused cast-transpose reads the bf16 tensor and writes it in FP8 and
- * transposed in FP8 (Hopper's FP8 products take only the "TN" layout, so
- * the weight gradient needs the transposed copy): 2 + 1 + 1.  Current
- * (tensorwise) scaling reads the tensor once more for its amax first;
- * delayed scaling takes the scale from past amaxes.  Block scales add
- * their scales: blockwise 4 bytes a 128 elements, twice (1x128 rows and
- * the transposed copy's); MXFP8 one byte a 32 elements, rowwise and
- * columnwise. */
-static double
-fp8_cast_bytes(int recipe)
-{
-	switch (recipe) {
-	case FP8_TENSORWISE: return 6;
-	case FP8_BLOCKWISE: return 4 + 2 * 4.0 / 128;
-	case FP8_MXFP8: return 4 + 2 * 1.0 / 32;
-	default: return 4;
-	}
-}
-
 /*
  * The latest product is a Transformer Engine linear layer's: under an
  * FP8 recipe it runs in FP8 (forward, input and weight gradients; one-
  * byte operands), keeps its input for the backward pass in FP8 (half
  * the bytes), and a cast runs beside it: its input's forward, its output
- * gradient's backward (the weights' casts run once a step, not priced).
+ * gradient's backward (the weights' casts run once a step: plan.c).
  */
 static void
 fp8_linear(struct builder *B)
@@ -1079,6 +1059,8 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 			L->fp8_weight_bytes += o->parameter_bytes;
 		if (o->param_split != SPLIT_TE && o->param_split != SPLIT_E)
 			L->dense_parameter_bytes += o->parameter_bytes;
+		else if (o->fp8)
+			L->fp8_expert_weight_bytes += o->parameter_bytes;
 		L->activation_bytes += o->activation_bytes;
 		if (o->selective_rerun)
 			L->selective_recompute_s += o->fwd_s;

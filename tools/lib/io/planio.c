@@ -348,7 +348,8 @@ static const char *const parallelism_attrs[] = { "p", "d", "t", "sp", "e",
 	"c", "recompute", "zero_stage", "zero_degree", "virtual_stages",
 	"distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
-	"ep_batch", "expert_t", "deepep", "fp8_recipe", NULL };
+	"ep_batch", "expert_t", "deepep", "fp8_recipe", "fp8_param_gather",
+	NULL };
 static const char *const stage_attrs[] = { "index", "first_layer",
 	"last_layer", "layers", "devices", "first_device", "zero_stage",
 	"zero_degree", "compute_s", "collective_s", "p2p_in_s", "p2p_in_level",
@@ -366,7 +367,8 @@ static const char *const runner_attrs[] = { "rank", "micro_batch_samples",
 	"zero_stage", "zero_degree", "virtual_stages", "distributed_optimizer",
 	"overlap_grad_reduce", "overlap_param_gather",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
-	"ep_batch", "expert_t", "deepep", "fp8_recipe", "step_s", "throughput_samples_per_s", "microbatches",
+	"ep_batch", "expert_t", "deepep", "fp8_recipe", "fp8_param_gather",
+	"step_s", "throughput_samples_per_s", "microbatches",
 	"devices_used", "bottleneck_stage", "bottleneck_s", "sync_stage",
 	"sync_s", "fits", NULL };
 
@@ -418,10 +420,11 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 {
 	static const char *const flags[] = { "distributed_optimizer",
 		"overlap_grad_reduce", "overlap_param_gather",
-		"ends_in_pipeline_split", "tp_comm_overlap", "deepep" };
+		"ends_in_pipeline_split", "tp_comm_overlap", "deepep",
+		"fp8_param_gather" };
 	int *dst[sizeof flags / sizeof flags[0]] = { &p->distopt,
 		&p->overlap_grad, &p->overlap_param, &p->ends_in_split,
-		&p->tp_overlap, &p->deepep };
+		&p->tp_overlap, &p->deepep, &p->fp8_param_gather };
 	long v = 1;
 
 	if (xmlio_attr_long(file, par, "virtual_stages", 1, &v, err) < 0)
@@ -441,6 +444,11 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
 		    "<parallelism> overlap_param_gather: needs "
 		    "distributed_optimizer=\"1\" (only it gathers weights)");
+	if (p->fp8_param_gather && (!p->distopt || p->g->var_fp8 == FP8_NONE))
+		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
+		    "<parallelism> fp8_param_gather: needs "
+		    "distributed_optimizer=\"1\" and an FP8 graph (a "
+		    "variant with an fp8_recipe)");
 	/* Megatron's --recompute-method block, --recompute-num-layers N */
 	if (xmlio_attr_long(file, par, "recompute_layers", 0,
 	    &p->recompute_layers, err) < 0)
@@ -786,6 +794,8 @@ parallelism_props(xmlNodePtr n, const struct plan *p)
 		prop_num(n, "deepep", 1);
 	if (g->var_fp8 != FP8_NONE)
 		prop_str(n, "fp8_recipe", fp8_recipe_words[g->var_fp8]);
+	if (p->fp8_param_gather)
+		prop_num(n, "fp8_param_gather", 1);
 }
 
 /* A plan's <result> attributes (on `n`). */

@@ -185,6 +185,26 @@ fp8_recipe_of(const char *word)
 	return -1;
 }
 
+/* Bytes an element of an FP8 cast moves, by recipe: Transformer Engine's
+ * fused cast-transpose reads the bf16 tensor and writes it in FP8 and
+ * transposed in FP8 (Hopper's FP8 products take only the "TN" layout, so
+ * the weight gradient needs the transposed copy): 2 + 1 + 1.  Current
+ * (tensorwise) scaling reads the tensor once more for its amax first;
+ * delayed scaling takes the scale from past amaxes.  Block scales add
+ * their scales: blockwise 4 bytes a 128 elements, twice (1x128 rows and
+ * the transposed copy's); MXFP8 one byte a 32 elements, rowwise and
+ * columnwise. */
+double
+fp8_cast_bytes(int recipe)
+{
+	switch (recipe) {
+	case FP8_TENSORWISE: return 6;
+	case FP8_BLOCKWISE: return 4 + 2 * 4.0 / 128;
+	case FP8_MXFP8: return 4 + 2 * 1.0 / 32;
+	default: return 4;
+	}
+}
+
 static const char *const arch_words[] = { "encoder", "decoder", NULL };
 static const char *const norm_words[] = { "layernorm", "rmsnorm", NULL };
 static const char *const act_words[] = { "gelu", "silu", "relu", NULL };

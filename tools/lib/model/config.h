@@ -98,6 +98,9 @@ enum { FP8_NONE, FP8_DELAYED, FP8_TENSORWISE, FP8_BLOCKWISE, FP8_MXFP8,
 extern const char *const fp8_recipe_words[];	/* "none", "delayed", ... */
 /* The FP8_* of a recipe word ("none" included), or -1. */
 int fp8_recipe_of(const char *word);
+/* Bytes an element of Transformer Engine's cast of a bf16 tensor to FP8
+ * (and its transposed copy) moves under a recipe (config.c). */
+double fp8_cast_bytes(int recipe);
 
 struct accel_cfg {
 	char name[128];

@@ -122,13 +122,17 @@ read_fp8_recipe(const struct csvio_table *t, struct layer_graph *g,
 {
 	int col = csvio_col_opt(t, "fp8_recipe");
 
-	/* the two FP8 columns together: weight copies without a recipe
+	/* the three FP8 columns together: weight copies without a recipe
 	 * would be lost on a rewrite, a recipe without them uncounted */
-	if ((col >= 0) != (csvio_col_opt(t, "fp8_weight_bytes") >= 0))
-		return pl_errf(err, t->file, 1, "column '%s' without column "
-		    "'%s' (an FP8 graph has both)", col >= 0 ? "fp8_recipe" :
-		    "fp8_weight_bytes", col >= 0 ? "fp8_weight_bytes" :
-		    "fp8_recipe");
+	static const char *const cols[] = { "fp8_recipe", "fp8_weight_bytes",
+		"fp8_expert_weight_bytes" };
+
+	for (int k = 1; k < 3; k++)
+		if ((col >= 0) != (csvio_col_opt(t, cols[k]) >= 0))
+			return pl_errf(err, t->file, 1, "column '%s' without "
+			    "column '%s' (an FP8 graph has %s, %s and %s)",
+			    col >= 0 ? cols[0] : cols[k], col >= 0 ? cols[k] :
+			    cols[0], cols[0], cols[1], cols[2]);
 
 	g->var_fp8 = FP8_NONE;
 	for (size_t r = 0; col >= 0 && r < t->nrows; r++) {
@@ -389,6 +393,8 @@ layers_differing_number(const struct layer *a, const struct layer *b)
 		return "dense_parameter_bytes";
 	if (a->fp8_weight_bytes != b->fp8_weight_bytes)
 		return "fp8_weight_bytes";
+	if (a->fp8_expert_weight_bytes != b->fp8_expert_weight_bytes)
+		return "fp8_expert_weight_bytes";
 	if (a->activation_bytes != b->activation_bytes)
 		return "activation_bytes";
 	if (a->input_bytes != b->input_bytes)
@@ -449,7 +455,7 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
     struct pl_err *err)
 {
 	int cid, cpar, cact, cin, ckind, cfwd, cbwd, ccopy, ccoll[LCOLL_N];
-	int cdense, ctp, cfp8w;
+	int cdense, ctp, cfp8w, cfp8e;
 
 	memset(g, 0, sizeof(*g));
 	if ((cid = csvio_col(tab, "layer_id", err)) < 0 ||
@@ -466,6 +472,7 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 	ccopy = csvio_col_opt(tab, "copy_of");
 	cdense = csvio_col_opt(tab, "dense_parameter_bytes");
 	cfp8w = csvio_col_opt(tab, "fp8_weight_bytes");
+	cfp8e = csvio_col_opt(tab, "fp8_expert_weight_bytes");
 	ctp = csvio_col_opt(tab, "tp_overlap");
 	g->has_tp_overlap = ctp >= 0;
 	for (int k = 0; k < LCOLL_N; k++)
@@ -541,6 +548,27 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 		if (cfp8w >= 0 && csvio_double(tab, r, cfp8w, CSVIO_NONNEG,
 		    &L->fp8_weight_bytes, err) < 0)
 			goto fail;
+		if (cfp8e >= 0) {
+			if (csvio_double(tab, r, cfp8e, CSVIO_NONNEG, &v,
+			    err) < 0)
+				goto fail;
+			/* the experts' FP8 weights: FP8 weights, and not
+			 * the dense parameters' */
+			if (v > L->fp8_weight_bytes || v > L->parameter_bytes -
+			    L->dense_parameter_bytes ||
+			    L->fp8_weight_bytes - v > L->dense_parameter_bytes) {
+				pl_errf(err, tab->file, tab->lines[r], "column "
+				    "'fp8_expert_weight_bytes': %g does not "
+				    "split fp8_weight_bytes %g into the "
+				    "experts' parameter_bytes (%g) and the "
+				    "dense ones (%g)", v, L->fp8_weight_bytes,
+				    L->parameter_bytes -
+				    L->dense_parameter_bytes,
+				    L->dense_parameter_bytes);
+				goto fail;
+			}
+			L->fp8_expert_weight_bytes = v;
+		}
 		if (ctp >= 0 && read_tp_pairs(tab, r, ctp, L, err) < 0)
 			goto fail;
 	}
@@ -824,6 +852,7 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 	if (g->var_fp8 != FP8_NONE) {
 		head[nc++] = "fp8_recipe";
 		head[nc++] = "fp8_weight_bytes";
+		head[nc++] = "fp8_expert_weight_bytes";
 	}
 	if (g->has_recompute)
 		for (int k = 0; k < 4; k++)
@@ -888,6 +917,7 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		if (g->var_fp8 != FP8_NONE) {
 			f[c++] = fp8_recipe_words[g->var_fp8];
 			f[c] = numfmt(b[c], L->fp8_weight_bytes), c++;
+			f[c] = numfmt(b[c], L->fp8_expert_weight_bytes), c++;
 		}
 		if (g->has_recompute) {
 			double v[4] = { L->checkpoint_bytes, L->recompute_s,

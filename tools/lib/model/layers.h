@@ -60,6 +60,11 @@ struct layer {
 	 * them for the step (column fp8_weight_bytes, optional, 0 when
 	 * absent): a byte a weight and one for its transposed copy */
 	double fp8_weight_bytes;
+	/* the experts' share of it (column fp8_expert_weight_bytes, in an
+	 * FP8 graph beside fp8_weight_bytes): their weights are gathered
+	 * over the experts' data-parallel group, the rest over the dense
+	 * one (Megatron's --fp8-param-gather, plan.h) */
+	double fp8_expert_weight_bytes;
 	double coll_bytes[LCOLL_N];
 	int ntp;			/* tensor-parallel pairs (owned) */
 	struct tp_pair *tp;

@@ -138,7 +138,7 @@ plan_mode_of(const struct plan *p)
 {
 	struct plan_mode m = { p->recompute, p->v > 1 ? p->v : 1, p->distopt,
 		p->overlap_grad, p->overlap_param, p->ends_in_split,
-		p->tp_overlap, p->recompute_layers };
+		p->tp_overlap, p->recompute_layers, p->fp8_param_gather };
 
 	return m;
 }
@@ -299,6 +299,8 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	v->pf_param = prefix(g, offsetof(struct layer, parameter_bytes));
 	v->pf_dense = prefix(g, offsetof(struct layer, dense_parameter_bytes));
 	v->pf_fp8 = prefix(g, offsetof(struct layer, fp8_weight_bytes));
+	v->pf_fp8_expert = prefix(g, offsetof(struct layer,
+	    fp8_expert_weight_bytes));
 	for (int rc = 0; rc < RC_N; rc++)
 		recompute_tables(v, rc);
 
@@ -397,6 +399,7 @@ plan_variant_release(struct plan_variant *v)
 	free(v->pf_param);
 	free(v->pf_dense);
 	free(v->pf_fp8);
+	free(v->pf_fp8_expert);
 	for (int rc = 0; rc < RC_N; rc++) {
 		free(v->pf_kept[rc]);
 		free(v->pf_rerun[rc]);
@@ -582,7 +585,7 @@ group_costs(struct plan_cell *c, long u, long z)
  * The gradient reduction of rows [first, last] at slot u over its z
  * copies' data-parallel groups, in two parts: *grad_s reduces the
  * gradients (grad_bytes_per_param a parameter), *param_s gathers updated
- * bf16 weights.  An all-reduce is a reduce-scatter and an all-gather,
+ * bf16 weights (with --fp8-param-gather, the FP8 ones in FP8).  An all-reduce is a reduce-scatter and an all-gather,
  * each exactly half its cost in this network model (docs/model.md,
  * Network).  Plain data parallelism all-reduces the gradients; the
  * distributed optimizer reduce-scatters them and all-gathers the weights;
@@ -598,12 +601,20 @@ stage_sync(struct plan_cell *c, size_t first, size_t last, long u, long z,
 	double dense = v->pf_dense[last + 1] - v->pf_dense[first];
 	double gb = c->env->grad_bytes_per_param > 0 ?
 	    c->env->grad_bytes_per_param : 2;
-	double weights_ar;
+	double weights_ar, fp8 = 0, fp8_expert = 0;
 
 	if (!c->have[at])
 		group_costs(c, u, z);
-	weights_ar = net_time(c->sync_dense[at], dense) +
-	    net_time(c->sync_expert[at], params - dense);
+	/* --fp8-param-gather: the FP8 weights cross at a byte each, half
+	 * their bf16 bytes (MXFP8's, gathered in bf16, at all of them) */
+	if (c->mode.fp8_param_gather && v->g->var_fp8 != FP8_MXFP8) {
+		fp8_expert = (v->pf_fp8_expert[last + 1] -
+		    v->pf_fp8_expert[first]) / 2;
+		fp8 = (v->pf_fp8[last + 1] - v->pf_fp8[first]) / 2 -
+		    fp8_expert;
+	}
+	weights_ar = net_time(c->sync_dense[at], dense - fp8) +
+	    net_time(c->sync_expert[at], params - dense - fp8_expert);
 	*grad_s = net_time(c->sync_dense[at], dense * gb / 2) +
 	    net_time(c->sync_expert[at], (params - dense) * gb / 2);
 	*param_s = 0;
@@ -719,7 +730,10 @@ plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
 		.kept = v->pf_kept[rc][split] - v->pf_kept[rc][first],
 		.working = split > first ? working_max(v, rc, first, split - 1) :
 		    0,
-		.fp8_weights = v->pf_fp8[last + 1] - v->pf_fp8[first],
+		/* --fp8-param-gather keeps no bf16 copy of them: the
+		 * weights' bytes are the FP8 weights and their transposes */
+		.fp8_weights = c->mode.fp8_param_gather ? 0 :
+		    v->pf_fp8[last + 1] - v->pf_fp8[first],
 	};
 	struct mem_stage s = plan_mem_stage(c, first, last, z, zs, k);
 
@@ -731,6 +745,39 @@ plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
 
 	mem_breakdown_of(&t, &s, c->env->optimizer, mem);
 	return mem->total <= c->env->memory_bytes;
+}
+
+/*
+ * The memory traffic of an FP8 graph's weight casts once a step, a device
+ * of stage s (the graph's FP8 weights: fp8_weight_bytes, 2 a weight).
+ * With bf16 weights, Transformer Engine casts each to FP8 with its
+ * transposed copy on the step's first micro-batch: fp8_cast_bytes a
+ * weight.  With --fp8-param-gather the optimizer casts its fp32 master
+ * shard to FP8 instead of copying it to bf16: read 4, write 1 where the
+ * copy wrote 2 (optimizer_step_s), one byte less a weight of the shard,
+ * and under current or block scales a first pass reads the shard for its
+ * amaxes (4 more: 3 more a weight); after the gather each weight's
+ * transposed copy is made again (read 1, write 1).  MXFP8's weights
+ * arrive in bf16 and are quantized as the bf16 ones are.  Every term is
+ * a row's own, none negative, so a stage costs no less than a row of it
+ * (plan_row_sync_floor).
+ */
+static double
+fp8_weight_cast_bytes(const struct plan_cell *c, const struct mem_stage *s)
+{
+	const struct plan_variant *v = c->v;
+	int recipe = v->g->var_fp8;
+	double all = (v->pf_fp8[s->last + 1] - v->pf_fp8[s->first]) / 2;
+	double shard, shard_bytes;
+
+	if (recipe == FP8_NONE)
+		return 0;
+	if (!c->mode.fp8_param_gather || recipe == FP8_MXFP8)
+		return fp8_cast_bytes(recipe) * all;
+	shard = mem_sharded_params(s, all, all -
+	    (v->pf_fp8_expert[s->last + 1] - v->pf_fp8_expert[s->first]) / 2);
+	shard_bytes = recipe == FP8_DELAYED ? -1 : 3;
+	return 2 * all + shard_bytes * shard;
 }
 
 /*
@@ -747,6 +794,9 @@ plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
  * weight (g + 4).  Each device updates its shard: over the z copies with
  * ZeRO, over the data-parallel group with the distributed optimizer
  * (the optimizer states' shards of plan_mem_stage).
+ *
+ * An FP8 graph's weights are cast too, once a step, in the same traffic
+ * (fp8_weight_cast_bytes).
  */
 static double
 optimizer_step_s(const struct plan_cell *c, size_t first, size_t last,
@@ -763,9 +813,10 @@ optimizer_step_s(const struct plan_cell *c, size_t first, size_t last,
 		return 0;
 	s = plan_mem_stage(c, first, last, z, zs, 1);
 	/* weights are 2 bytes a parameter in the graph */
-	return per_param / 2 * mem_sharded_params(&s,
+	return (per_param / 2 * mem_sharded_params(&s,
 	    v->pf_param[last + 1] - v->pf_param[first],
-	    v->pf_dense[last + 1] - v->pf_dense[first]) / c->env->optimizer_Bps;
+	    v->pf_dense[last + 1] - v->pf_dense[first]) +
+	    fp8_weight_cast_bytes(c, &s)) / c->env->optimizer_Bps;
 }
 
 /* What the mode leaves exposed of a gradient reduction and a parameter
@@ -978,6 +1029,9 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 	if (p->overlap_param && !p->distopt)
 		return pl_errf(err, NULL, p->line, "overlapping the parameter gather "
 		    "needs the distributed optimizer");
+	if (p->fp8_param_gather && (!p->distopt || g->var_fp8 == FP8_NONE))
+		return pl_errf(err, NULL, p->line, "the FP8 parameter gather "
+		    "needs the distributed optimizer and an FP8 graph");
 	if (plan_variant_init(&v, env, g, err) < 0)
 		return -1;
 	mode = plan_mode_of(p);

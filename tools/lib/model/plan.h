@@ -90,6 +90,13 @@ struct plan_mode {
 					 * block: only the first N layers of
 					 * each model chunk recomputed, the
 					 * rest keep everything; 0: all */
+	/* --fp8-param-gather (with the distributed optimizer, on an FP8
+	 * graph): the FP8 weights are the model's own, with no bf16 copy,
+	 * cast from the fp32 master shards after the optimizer step and
+	 * gathered in FP8 (MXFP8: gathered in bf16 through the gradient
+	 * buffer, --reuse-grad-buf-for-mxfp8-param-ag, and quantized on
+	 * arrival); docs/model.md, "FP8" */
+	int fp8_param_gather;
 };
 
 struct plan_stage {
@@ -109,6 +116,7 @@ struct plan {
 	long v;
 	int distopt, overlap_grad, overlap_param, ends_in_split, tp_overlap;
 	long recompute_layers;		/* as plan_mode's; 0: all */
+	int fp8_param_gather;		/* as plan_mode's */
 	int deepep;			/* the dispatch it was priced with
 					 * (plan_env.deepep) */
 	size_t line;			/* of <parallelism> in a plan file, 0 */
@@ -152,6 +160,7 @@ struct plan_variant {
 	long t, e, c, sp, b, w;
 	long et;			/* the experts' tensor split (t or 1) */
 	double *pf_fwd, *pf_bwd, *pf_param, *pf_dense, *pf_fp8;
+	double *pf_fp8_expert;		/* the experts' share of pf_fp8 */
 	/* by recomputation kind: what rows keep, what they run again, and
 	 * their collectives (full recomputation runs the forward's again) */
 	double *pf_kept[RC_N], *pf_rerun[RC_N], *pf_coll[RC_N];

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/config.h"
 #include "search/dp.h"
 
 int
@@ -256,6 +257,7 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 	s->plan->distopt = c->mode.distopt;
 	s->plan->overlap_grad = c->mode.overlap_grad;
 	s->plan->overlap_param = c->mode.overlap_param;
+	s->plan->fp8_param_gather = c->mode.fp8_param_gather;
 	s->plan->ends_in_split = c->mode.ends_in_split;
 	s->plan->tp_overlap = plan_records_tp_overlap(&c->mode, c->v->g);
 	s->plan->deepep = s->env->deepep && layers_has_experts(c->v->g);
@@ -607,7 +609,9 @@ block_depths(const struct dp_options *o)
 
 /* The modes a search tries: recomputation kinds (and then block
  * recomputation's depths, after the kinds so that a tie keeps the
- * simpler plan) x optimizers x interleavings (v > 1 only without ZeRO,
+ * simpler plan) x optimizers (plain, distributed, distributed with the
+ * FP8 parameter gather where it may be on: list_streams keeps that one
+ * for FP8 graphs alone) x interleavings (v > 1 only without ZeRO,
  * where S = K is known; the embedding and head counted as layers of the
  * split or not). */
 static size_t
@@ -623,14 +627,27 @@ list_modes(const struct search *s, struct plan_mode *out)
 		long layers = k < nk ? 0 : k - nk + 1;
 
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
+		for (int f8 = 0; f8 <= (dopt ? o->fp8_gather_max : 0); f8++)
 			for (long nv = 1; nv <= vmax; nv++)
 				for (int ends = 0; ends <= (nv > 1); ends++)
 					out[n++] = (struct plan_mode){ rc, nv,
 					    dopt, o->overlap, o->overlap &&
 					    dopt, ends, o->tp_overlap,
-					    layers };
+					    layers, f8 };
 	}
 	return n;
+}
+
+/* Whether a mode of list_modes runs on graph g: its FP8 parameter gather
+ * on an FP8 graph only, and there, where the options make it always on,
+ * every distributed-optimizer mode with it. */
+static int
+mode_runs_on(const struct dp_options *o, const struct plan_mode *md,
+    const struct layer_graph *g)
+{
+	if (g->var_fp8 == FP8_NONE)
+		return !md->fp8_param_gather;
+	return !md->distopt || md->fp8_param_gather >= o->fp8_gather_min;
 }
 
 /*
@@ -654,7 +671,9 @@ struct stream {
 	long dmax, layers;
 	unsigned short variant;
 	unsigned short mode;	/* index into search.modes (list_modes:
-				 * hundreds with large v, over a byte) */
+				 * hundreds with large v, over a byte;
+				 * dpsolve's -R 128 -v 64 make at most
+				 * (3 + 128) 3 (2 64) = 50,304) */
 };
 
 /*
@@ -704,7 +723,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 	struct plan_mode *modes;
 
 	free(s->modes);
-	s->modes = modes = xcalloc((size_t)(RC_N + block_depths(s->o)) * 2 *
+	s->modes = modes = xcalloc((size_t)(RC_N + block_depths(s->o)) * 3 *
 	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax : 1), sizeof *modes);
 	s->nmodes = nmodes = list_modes(s, modes);
 	st = xcalloc(ng * nmodes, sizeof *st);
@@ -720,7 +739,11 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			const struct plan_mode *md = &modes[mi];
 			const struct plan_mode fl = load_floor_mode(md);
 			const double *coll = plan_coll(v, &fl);
-			struct stream *x = &st[n++];
+			struct stream *x;
+
+			if (!mode_runs_on(s->o, md, v->g))
+				continue;
+			x = &st[n++];
 
 			x->variant = (unsigned short)vi;
 			x->mode = (unsigned short)mi;
@@ -746,15 +769,23 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 
 				double expert = v->pf_param[rows] -
 				    v->pf_dense[rows];
+				/* the FP8 gather's bytes less (plan.c's
+				 * stage_sync, the whole chain) */
+				double f8e = 0, f8 = 0;
 
+				if (md->fp8_param_gather &&
+				    v->g->var_fp8 != FP8_MXFP8) {
+					f8e = v->pf_fp8_expert[rows] / 2;
+					f8 = v->pf_fp8[rows] / 2 - f8e;
+				}
 				x->grad_bytes = v->pf_dense[rows] * gb / 2 *
 				    (md->distopt ? 0.5 : 1);
 				x->param_bytes = md->distopt ?
-				    v->pf_dense[rows] / 2 : 0;
+				    (v->pf_dense[rows] - f8) / 2 : 0;
 				x->expert_grad_bytes = expert * gb / 2 *
 				    (md->distopt ? 0.5 : 1);
 				x->expert_param_bytes = md->distopt ?
-				    expert / 2 : 0;
+				    (expert - f8e) / 2 : 0;
 			}
 			x->beta_floor = beta_floor_of(s, v->t);
 			x->beta_expert = v->pf_param[rows] > v->pf_dense[rows] ?

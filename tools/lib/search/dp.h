@@ -51,6 +51,9 @@ struct dp_options {
 	 * Megatron's even and first/last-stage flags express.  The caller
 	 * turns ZeRO off and leaves out the variants Megatron cannot run. */
 	int megatron_batch, classic_split;
+	/* --fp8-param-gather on the distributed optimizer's plans of FP8
+	 * graphs: 0..0 never, 1..1 always, 0..1 searched */
+	int fp8_gather_min, fp8_gather_max;
 };
 
 struct dp_stats {
