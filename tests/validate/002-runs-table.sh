@@ -340,9 +340,11 @@ END { if (n != 2) { print n " runs priced, not 2"; bad = 1 } exit bad }' "$tmp/p
 # the measured rate, 128 x 4,096 / (30,624 x 8) = 2.1400 s (4.2800 at
 # 8,192), and its priced step shorter than at 8,192
 dense=data/heldout/megatron-bridge-dense.csv
-{ head -n 1 "$dense" | sed 's/,measured_tokens/,seq_length,measured_tokens/'
+{ head -n 1 "$dense"
   grep '^mbridge2511-llama3-8b-b200-fp8,' "$dense" |
-      sed 's/,tensorwise,1,30624,/,tensorwise,1,4096,30624,/'; } > "$tmp/seq.csv"
+      sed 's/,tensorwise,1,,30624,/,tensorwise,1,4096,30624,/'; } > "$tmp/seq.csv"
+grep -q ',tensorwise,1,4096,30624,' "$tmp/seq.csv" ||
+    { echo "seq_length: the row was not rewritten"; fail=1; }
 grep '^mbridge2511-llama3-8b-b200-fp8,' "$dense" |
     { head -n 1 "$dense"; cat; } > "$tmp/seq8k.csv"
 sh tools/validate.sh "$BIN" "$tmp/seq.out" "$tmp/seq.csv" > /dev/null 2>&1 &&
@@ -360,7 +362,8 @@ END {
 # without an FP8 recipe the row is refused
 grep -q 'fp8_param_gather="1"' "$tmp/seq8k-plans/mbridge2511-llama3-8b-b200-fp8.xml" ||
     { echo "fp8_param_gather not in the published plan"; fail=1; }
-sed '2s/,tensorwise,1,30624,/,none,1,30624,/' "$tmp/seq8k.csv" > "$tmp/bad.csv"
+sed '2s/,tensorwise,1,,30624,/,none,1,,30624,/' "$tmp/seq8k.csv" > "$tmp/bad.csv"
+grep -q ',none,1,,30624,' "$tmp/bad.csv" || { echo "fp8_param_gather: the row was not rewritten"; fail=1; }
 bad "FP8 gather without FP8" "bad.csv:2: fp8_param_gather 1 needs an fp8_recipe and distributed_optimizer 1"
 
 exit $fail
