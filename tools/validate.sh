@@ -382,7 +382,7 @@ for table in "$@"; do
 		    -v A="$A" -v G="$G" -v f="$f" -v k="$k" -v gated="$gated" \
 		    -v rl="$rl" -v p="$p" -v nv="$v" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
-		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$E$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp1")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8gather")$([ "$disp" = deepep ] && echo " deepep")" \
+		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$E$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp1")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v same="$tmp/$run.same.xml" '
 		function attr(line, name,   m) {
@@ -405,7 +405,7 @@ for table in "$@"; do
 					ee = attr(line, "e") + 0; eb = attr(line, "ep_batch") + 0
 					mc = attr(line, "c") * (ee > 1 && !eb ? ee : 1)
 					md = attr(line, "d") * (ee > 1 && eb ? ee : 1)
-					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee (eb ? "" : " fold") : "") " b" (eb ? bsz / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "fp8_param_gather") == 1 ? " fp8gather" : "") (attr(line, "deepep") == 1 ? " deepep" : "")
+					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee (eb ? "" : " fold") : "") " b" (eb ? bsz / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "fp8_param_gather") == 1 ? " fp8-gather" : "") (attr(line, "deepep") == 1 ? " deepep" : "")
 					v = attr(line, "virtual_stages") + 0
 				}
 				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")

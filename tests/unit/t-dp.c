@@ -185,7 +185,8 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 		    (o->recompute_min <= RC_FULL && o->recompute_max >=
 		    RC_FULL ? o->block_max : 0); k++)
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
-		for (int f8 = 0; f8 <= (dopt ? o->fp8_gather_max : 0); f8++)
+		for (int f8 = 0; f8 <= (dopt && !zero_on ?
+		    o->fp8_gather_max : 0); f8++)
 		for (long nv = 1; nv <= vmax; nv++)
 		for (int ends = 0; ends <= (nv > 1); ends++)
 		for (unsigned long mask = 0; mask < (1UL << (n - 1)); mask++) {
@@ -193,10 +194,11 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 			int S = 0;
 			size_t start = 0;
 
-			/* the FP8 gather: FP8 graphs only, and on every
-			 * distributed-optimizer plan where always on */
+			/* the FP8 gather: FP8 graphs only, without ZeRO,
+			 * and there on every distributed-optimizer plan
+			 * where always on */
 			if (g[vi]->var_fp8 == FP8_NONE ? f8 :
-			    dopt && f8 < o->fp8_gather_min)
+			    dopt && !zero_on && f8 < o->fp8_gather_min)
 				continue;
 			for (size_t i = 1; i <= n; i++)
 				if (i == n || (mask >> (i - 1) & 1)) {
@@ -916,10 +918,11 @@ four_devices(struct network *net)
  * casts: with bf16 weights, each weight cast with its transpose (delayed:
  * 4 bytes, current scaling 6) = 8 or 12 ms; with the FP8 gather, each
  * transposed again (2 bytes a weight, 4 ms) and the master shard's 1e6
- * weights cast to FP8 where they were copied to bf16 (delayed: 1 byte
- * less, 1 ms less; current scaling: an amax pass, 3 bytes more, 3 ms).
- * MXFP8 gathers in bf16 and quantizes as bf16 weights are: 3 ms, and
- * 2e6 x (4 + 2/32) bytes, 8.125 ms.
+ * weights, copied to bf16 as before, cast from that copy to FP8 (read 2,
+ * write 1: 3 ms), current scaling reading the copy first for its amax
+ * (2 ms more).  MXFP8 gathers in bf16 and quantizes as bf16 weights are:
+ * 3 ms, and 2e6 x (4 + 2/32) bytes, 8.125 ms.  Then a mixture: the
+ * experts' share gathered over its own group (expert_share_by_hand).
  */
 static void
 fp8_param_gather_by_hand(const struct plan_env *env0, struct plan *p0)
@@ -929,7 +932,7 @@ fp8_param_gather_by_hand(const struct plan_env *env0, struct plan *p0)
 	struct layer_graph *g = (struct layer_graph *)p.g;
 	static const int recipe[3] = { FP8_DELAYED, FP8_TENSORWISE,
 		FP8_MXFP8 };
-	static const double cast_ms[3][2] = { { 8, 3 }, { 12, 7 },
+	static const double cast_ms[3][2] = { { 8, 7 }, { 12, 9 },
 		{ 8.125, 8.125 } };
 	static const double gather_ms[3] = { 2, 2, 3 };
 	struct plan_result r;
@@ -983,6 +986,71 @@ fp8_param_gather_by_hand(const struct plan_env *env0, struct plan *p0)
 	g->var_fp8 = FP8_NONE;
 	for (size_t i = 0; i < g->n; i++)
 		g->l[i].fp8_weight_bytes = 0;
+}
+
+/*
+ * The experts' share of the FP8 gather over its own group, by hand: four
+ * devices at 1e9 B/s (no latency), a variant with e = 2 expert ranks (t
+ * = c = 1: two devices a replica), d = 2, one stage of three rows.  The
+ * middle row holds 1e6 bytes of dense parameters and 3e6 of experts';
+ * the ends 1e6 dense each: 3e6 dense, 3e6 experts'.  Its FP8 weights:
+ * 1e6 bytes dense, 2e6 experts'.  Current scaling, the distributed
+ * optimizer, fp32 gradients, no overlap.  The dense parameters are
+ * reduced over all four devices (a ring all-reduce costs 1.5 ms a 1e6
+ * bytes), the experts' over the two holding the same experts (1 ms):
+ * the gradients' reduce-scatter (3e6 x 2 x 1.5 + 3e6 x 2 x 1) / 2 = 7.5
+ * ms; the weights' gather in bf16 (3e6 x 1.5 + 3e6 x 1) / 2 = 3.75 ms,
+ * in FP8 ((3e6 - 0.5e6) 1.5 + (3e6 - 1e6) 1) / 2 = 2.875 ms (2.75 with
+ * the shares' groups swapped).  The step at 1e9 B/s: Adam's 19 bytes a
+ * 2 parameter bytes over the shards (3e6 / 4 + 3e6 / 2) = 42.75 ms; the
+ * casts 2 bytes a weight for the 1.5e6 transposes and 5 a weight of the
+ * shards (0.5e6 / 4 + 1e6 / 2 weights): 3e6 + 3.125e6 bytes, 6.125 ms
+ * (5.5 swapped).
+ */
+static void
+expert_share_by_hand(void)
+{
+	struct network net;
+	struct layer_graph g;
+	struct plan_env env;
+	struct plan_stage one[1] = { { 0, 2, 1, 0, 0 } };
+	struct plan p = { .g = &g, .d = 2, .nstages = 1, .stage = one,
+	    .distopt = 1 };
+	struct plan_result r;
+	struct pl_err err;
+
+	four_devices(&net);
+	graph_alloc(&g, 3);
+	g.has_variant = 1;
+	g.var_t = g.var_c = g.var_b = 1;
+	g.var_e = 2;
+	g.var_fp8 = FP8_TENSORWISE;
+	for (size_t i = 0; i < 3; i++)
+		set_row(&g, i, 0.01, 0.02, 1e6, 1e7, i ? 1e6 : 0);
+	g.l[1].parameter_bytes = 4e6;
+	g.l[1].fp8_weight_bytes = 3e6;
+	g.l[1].fp8_expert_weight_bytes = 2e6;
+	env = (struct plan_env){ .net = &net, .devices = 4,
+	    .memory_bytes = 1e12, .optimizer = OPT_ADAM, .global_batch = 4,
+	    .grad_bytes_per_param = 4, .grad_copies = 1 };
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "experts' share: bf16 "
+	    "gather evaluates");
+	EQ_DBL(r.max_sync_s, 0.0075 + 0.00375, 1e-12, "experts' share: "
+	    "reduce-scatter and bf16 gather over their groups");
+	plan_result_release(&r);
+	p.fp8_param_gather = 1;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "experts' share: FP8 "
+	    "gather evaluates");
+	EQ_DBL(r.max_sync_s, 0.0075 + 0.002875, 1e-12, "experts' share: the "
+	    "FP8 gather, each share over its group");
+	plan_result_release(&r);
+	env.optimizer_Bps = 1e9;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "experts' share: with the "
+	    "step, evaluates");
+	EQ_DBL(r.stage[0].optimizer_s, 0.04275 + 0.006125, 1e-12, "experts' "
+	    "share: Adam and the casts over each share's shards");
+	plan_result_release(&r);
+	layers_release(&g);
 }
 
 /*
@@ -1096,6 +1164,7 @@ megatron_modes(void)
 	plan_result_release(&r);
 	fp8_param_gather_by_hand(&env, &p);
 	layers_release(&g);
+	expert_share_by_hand();
 }
 
 /* Two nodes of two devices (level 0: 1e10 B/s, level 1: 1e9 B/s, no

@@ -193,7 +193,7 @@ layout_short(char *buf, size_t len, const struct plan *p)
 
 		snprintf(buf + at, len > at ? len - at : 0, ", FP8 %s%s",
 		    fp8_recipe_words[g->var_fp8], p->fp8_param_gather ?
-		    " param-gather" : "");
+		    " fp8-gather" : "");
 	}
 }
 

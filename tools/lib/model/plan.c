@@ -585,9 +585,9 @@ group_costs(struct plan_cell *c, long u, long z)
  * The gradient reduction of rows [first, last] at slot u over its z
  * copies' data-parallel groups, in two parts: *grad_s reduces the
  * gradients (grad_bytes_per_param a parameter), *param_s gathers updated
- * bf16 weights (with --fp8-param-gather, the FP8 ones in FP8).  An all-reduce is a reduce-scatter and an all-gather,
- * each exactly half its cost in this network model (docs/model.md,
- * Network).  Plain data parallelism all-reduces the gradients; the
+ * bf16 weights (with --fp8-param-gather, the FP8 ones in FP8).  An
+ * all-reduce is a reduce-scatter and an all-gather, each exactly half
+ * its cost in this network model (docs/model.md, Network).  Plain data parallelism all-reduces the gradients; the
  * distributed optimizer reduce-scatters them and all-gathers the weights;
  * ZeRO-3 gathers weights on use, so only the reduce-scatter remains.
  */
@@ -601,19 +601,19 @@ stage_sync(struct plan_cell *c, size_t first, size_t last, long u, long z,
 	double dense = v->pf_dense[last + 1] - v->pf_dense[first];
 	double gb = c->env->grad_bytes_per_param > 0 ?
 	    c->env->grad_bytes_per_param : 2;
-	double weights_ar, fp8 = 0, fp8_expert = 0;
+	/* the bytes --fp8-param-gather saves: an FP8 weight crosses in one
+	 * byte, half its bf16 bytes (MXFP8's, gathered in bf16, in two) */
+	double weights_ar, fp8_dense = 0, fp8_expert = 0;
 
 	if (!c->have[at])
 		group_costs(c, u, z);
-	/* --fp8-param-gather: the FP8 weights cross at a byte each, half
-	 * their bf16 bytes (MXFP8's, gathered in bf16, at all of them) */
 	if (c->mode.fp8_param_gather && v->g->var_fp8 != FP8_MXFP8) {
 		fp8_expert = (v->pf_fp8_expert[last + 1] -
 		    v->pf_fp8_expert[first]) / 2;
-		fp8 = (v->pf_fp8[last + 1] - v->pf_fp8[first]) / 2 -
+		fp8_dense = (v->pf_fp8[last + 1] - v->pf_fp8[first]) / 2 -
 		    fp8_expert;
 	}
-	weights_ar = net_time(c->sync_dense[at], dense - fp8) +
+	weights_ar = net_time(c->sync_dense[at], dense - fp8_dense) +
 	    net_time(c->sync_expert[at], params - dense - fp8_expert);
 	*grad_s = net_time(c->sync_dense[at], dense * gb / 2) +
 	    net_time(c->sync_expert[at], (params - dense) * gb / 2);
@@ -752,23 +752,30 @@ plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
  * of stage s (the graph's FP8 weights: fp8_weight_bytes, 2 a weight).
  * With bf16 weights, Transformer Engine casts each to FP8 with its
  * transposed copy on the step's first micro-batch: fp8_cast_bytes a
- * weight.  With --fp8-param-gather the optimizer casts its fp32 master
- * shard to FP8 instead of copying it to bf16: read 4, write 1 where the
- * copy wrote 2 (optimizer_step_s), one byte less a weight of the shard,
- * and under current or block scales a first pass reads the shard for its
- * amaxes (4 more: 3 more a weight); after the gather each weight's
- * transposed copy is made again (read 1, write 1).  MXFP8's weights
- * arrive in bf16 and are quantized as the bf16 ones are.  Every term is
- * a row's own, none negative, so a stage costs no less than a row of it
- * (plan_row_sync_floor).
+ * weight.  With --fp8-param-gather the master shard is still copied to
+ * bf16 first (optimizer_step_s's 6 bytes: Transformer Engine's
+ * cast_master_weights_to_fp8 keeps that rounding "to keep numerical
+ * consistency") and that copy cast to FP8 (read 2, write 1), after a pass
+ * that reads it for its amaxes under current and block scales (2 more);
+ * after the gather each weight's transposed copy is made again (read 1,
+ * write 1; as the graph's copies, assumed on Blackwell too).  MXFP8's
+ * weights arrive in bf16 and are quantized as the bf16 ones are.  Every
+ * term is a row's own and none negative, so a stage costs no less than
+ * a row of it (plan_row_sync_floor).
  */
+enum {
+	FP8_SHARD_CAST_BYTES = 3,	/* read the bf16 copy, write FP8 */
+	FP8_SHARD_AMAX_BYTES = 2,	/* current and block scales' pass */
+	FP8_TRANSPOSE_BYTES = 2		/* read FP8, write it transposed */
+};
+
 static double
 fp8_weight_cast_bytes(const struct plan_cell *c, const struct mem_stage *s)
 {
 	const struct plan_variant *v = c->v;
 	int recipe = v->g->var_fp8;
 	double all = (v->pf_fp8[s->last + 1] - v->pf_fp8[s->first]) / 2;
-	double shard, shard_bytes;
+	double shard;
 
 	if (recipe == FP8_NONE)
 		return 0;
@@ -776,8 +783,8 @@ fp8_weight_cast_bytes(const struct plan_cell *c, const struct mem_stage *s)
 		return fp8_cast_bytes(recipe) * all;
 	shard = mem_sharded_params(s, all, all -
 	    (v->pf_fp8_expert[s->last + 1] - v->pf_fp8_expert[s->first]) / 2);
-	shard_bytes = recipe == FP8_DELAYED ? -1 : 3;
-	return 2 * all + shard_bytes * shard;
+	return FP8_TRANSPOSE_BYTES * all + (FP8_SHARD_CAST_BYTES +
+	    (recipe == FP8_DELAYED ? 0 : FP8_SHARD_AMAX_BYTES)) * shard;
 }
 
 /*
@@ -1032,6 +1039,13 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 	if (p->fp8_param_gather && (!p->distopt || g->var_fp8 == FP8_NONE))
 		return pl_errf(err, NULL, p->line, "the FP8 parameter gather "
 		    "needs the distributed optimizer and an FP8 graph");
+	for (int i = 0; i < p->nstages && p->fp8_param_gather; i++)
+		if (p->stage[i].zero_stage > 0)
+			return pl_errf(err, NULL, p->stage[i].line ?
+			    p->stage[i].line : p->line, "stage %d: ZeRO stage "
+			    "%d with the FP8 parameter gather (priced for the "
+			    "distributed optimizer's own gather, without ZeRO "
+			    "copies)", i, p->stage[i].zero_stage);
 	if (plan_variant_init(&v, env, g, err) < 0)
 		return -1;
 	mode = plan_mode_of(p);

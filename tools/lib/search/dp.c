@@ -609,17 +609,18 @@ block_depths(const struct dp_options *o)
 
 /* The modes a search tries: recomputation kinds (and then block
  * recomputation's depths, after the kinds so that a tie keeps the
- * simpler plan) x optimizers (plain, distributed, distributed with the
- * FP8 parameter gather where it may be on: list_streams keeps that one
- * for FP8 graphs alone) x interleavings (v > 1 only without ZeRO,
- * where S = K is known; the embedding and head counted as layers of the
- * split or not). */
+ * simpler plan) x optimizers (plain, distributed, and distributed with
+ * the FP8 parameter gather where it may be on, without ZeRO: list_streams
+ * keeps that one for FP8 graphs alone) x interleavings (v > 1 only
+ * without ZeRO, where S = K is known; the embedding and head counted as
+ * layers of the split or not). */
 static size_t
 list_modes(const struct search *s, struct plan_mode *out)
 {
 	const struct dp_options *o = s->o;
 	long vmax = s->zero_on || o->vmax < 1 ? 1 : o->vmax;
 	long nk = (long)(o->recompute_max - o->recompute_min + 1);
+	int f8max = s->zero_on ? 0 : o->fp8_gather_max;
 	size_t n = 0;
 
 	for (long k = 0; k < nk + block_depths(o); k++) {
@@ -627,27 +628,31 @@ list_modes(const struct search *s, struct plan_mode *out)
 		long layers = k < nk ? 0 : k - nk + 1;
 
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
-		for (int f8 = 0; f8 <= (dopt ? o->fp8_gather_max : 0); f8++)
-			for (long nv = 1; nv <= vmax; nv++)
-				for (int ends = 0; ends <= (nv > 1); ends++)
-					out[n++] = (struct plan_mode){ rc, nv,
-					    dopt, o->overlap, o->overlap &&
-					    dopt, ends, o->tp_overlap,
-					    layers, f8 };
+			for (int f8 = 0; f8 <= (dopt ? f8max : 0); f8++)
+				for (long nv = 1; nv <= vmax; nv++)
+					for (int ends = 0; ends <= (nv > 1);
+					    ends++)
+						out[n++] = (struct plan_mode){
+						    rc, nv, dopt, o->overlap,
+						    o->overlap && dopt, ends,
+						    o->tp_overlap, layers,
+						    f8 };
 	}
 	return n;
 }
 
 /* Whether a mode of list_modes runs on graph g: its FP8 parameter gather
- * on an FP8 graph only, and there, where the options make it always on,
- * every distributed-optimizer mode with it. */
+ * on an FP8 graph only, and there, where the options make it always on
+ * (and ZeRO is off, list_modes), every distributed-optimizer mode with
+ * it. */
 static int
-mode_runs_on(const struct dp_options *o, const struct plan_mode *md,
+mode_runs_on(const struct search *s, const struct plan_mode *md,
     const struct layer_graph *g)
 {
 	if (g->var_fp8 == FP8_NONE)
 		return !md->fp8_param_gather;
-	return !md->distopt || md->fp8_param_gather >= o->fp8_gather_min;
+	return !md->distopt || s->zero_on ||
+	    md->fp8_param_gather >= s->o->fp8_gather_min;
 }
 
 /*
@@ -741,7 +746,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			const double *coll = plan_coll(v, &fl);
 			struct stream *x;
 
-			if (!mode_runs_on(s->o, md, v->g))
+			if (!mode_runs_on(s, md, v->g))
 				continue;
 			x = &st[n++];
 
