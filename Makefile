@@ -44,12 +44,13 @@ LIBS        = -lcsv -lglpk $(XML_LIBS) -lm
 TOOL_LIBS_model-import = -ljansson
 
 TOOLS   = cost-matrix memmodel config-check graph-normalize dpsolve sweep \
-          compare-baselines model-import
+          compare-baselines model-import pipesim
 # tools/lib/FAMILY/*.[ch], each family using only those before it: base
 # (errors, numbers, atomic output, CSV, XML), model (configs, the cost and
 # memory models, the evaluator), graph (per-layer graphs), io (plan,
 # index and stage files), search (the DP, the baselines), artifact (the
-# paper artifact's world), export (Megatron launches, sweeps)
+# paper artifact's world), export (Megatron launches, sweeps), sim (a
+# pipeline schedule's step, simulated: pipesim)
 LIBSRC  = $(wildcard tools/lib/*/*.c)
 LIBHDR  = $(wildcard tools/lib/*/*.h)
 SCHEMAS = $(wildcard configs/schema/*.rng)

@@ -584,17 +584,9 @@ main(int argc, char *argv[])
 		free(mline);
 		free(aline);
 	}
-	env = (struct plan_env){ .net = &net,
-	    .devices = o.devices ? o.devices : net.ndevices,
-	    .memory_bytes = o.memory_bytes ? o.memory_bytes :
-	    accel.memory_bytes - accel_memory_reserve_bytes(&accel),
-	    .optimizer = o.optimizer,
-	    .global_batch = o.batch, .grad_bytes_per_param = o.grad_bytes,
-	    .tp_overlap = o.tp_overlap, .grad_copies = o.grad_copies,
-	    .p2p_scatter_gather = o.scatter_gather,
-	    .tp_grad_blocking = o.tp_grad_blocking, .deepep = o.deepep,
-	    .optimizer_Bps = accel_memory_Bps(&accel),
-	    .tp_comm_sm_share = accel_tp_comm_sm_share(&accel) };
+	planio_env(&env, &net, &accel, &(struct price_opts){ o.devices,
+	    o.batch, o.memory_bytes, o.grad_bytes, o.grad_copies, o.optimizer,
+	    o.tp_overlap, o.scatter_gather, o.tp_grad_blocking, o.deepep });
 	/* a plan's micro-batch must fit the global batch; a search leaves
 	 * out the variants whose micro-batch does not (an index of a
 	 * mixture lists expert ranks splitting b e samples), and stops only

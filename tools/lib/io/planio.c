@@ -13,6 +13,7 @@
 #include "base/csvio.h"
 #include "base/xmlio.h"
 #include "io/planio.h"
+#include "model/config.h"
 
 int
 planio_format(const char *name)
@@ -940,4 +941,21 @@ planio_write_csv_ranked(FILE *fp, const struct plan *plans,
 		    numfmt(b[6], c->mem.total), c->fits ? "yes" : "no",
 		    i == r->bottleneck ? "yes" : "no");
 	}
+}
+
+void
+planio_env(struct plan_env *env, const struct network *net,
+    const struct accel_cfg *accel, const struct price_opts *o)
+{
+	*env = (struct plan_env){ .net = net,
+	    .devices = o->devices ? o->devices : net->ndevices,
+	    .memory_bytes = o->memory_bytes ? o->memory_bytes :
+	    accel->memory_bytes - accel_memory_reserve_bytes(accel),
+	    .optimizer = o->optimizer, .global_batch = o->global_batch,
+	    .grad_bytes_per_param = o->grad_bytes_per_param,
+	    .tp_overlap = o->tp_overlap, .grad_copies = o->grad_copies,
+	    .p2p_scatter_gather = o->p2p_scatter_gather,
+	    .tp_grad_blocking = o->tp_grad_blocking, .deepep = o->deepep,
+	    .optimizer_Bps = accel_memory_Bps(accel),
+	    .tp_comm_sm_share = accel_tp_comm_sm_share(accel) };
 }

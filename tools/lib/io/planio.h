@@ -44,6 +44,19 @@ void planio_release_variants(struct variants *vs);
 int planio_plan_shape(const char *path, xmlNodePtr root, xmlNodePtr *par,
     xmlNodePtr *res, int *nstages, struct pl_err *err);
 
+/* How a plan is priced beyond its file and its graphs: the runtime
+ * options dpsolve and pipesim share (0: the accelerator's memory less
+ * its reserve, every device of the network). */
+struct price_opts {
+	long devices, global_batch;
+	double memory_bytes, grad_bytes_per_param, grad_copies;
+	int optimizer, tp_overlap, p2p_scatter_gather, tp_grad_blocking;
+	int deepep;
+};
+struct accel_cfg;
+void planio_env(struct plan_env *env, const struct network *net,
+    const struct accel_cfg *accel, const struct price_opts *o);
+
 /* Read a plan XML written by planio_write_xml; p->stage is malloc'ed. */
 int planio_read_plan(const char *path, const struct variants *vs,
     struct plan *p, struct pl_err *err);

@@ -90,6 +90,7 @@ mem_breakdown_of(const struct mem_totals *t, const struct mem_stage *s,
 	if (s->zero_stage >= 3)
 		out->weights /= z;
 	out->inflight = mem_inflight(s);
+	out->kept = t->kept;
 	out->activations = t->kept + t->working;
 	out->stash = (out->inflight - 1) * t->kept;
 	out->total = out->weights + out->gradients + out->optimizer +

@@ -69,6 +69,7 @@ struct mem_totals {
 struct mem_breakdown {
 	double weights, gradients, optimizer;
 	double activations, stash;	/* one micro-batch + working; the rest */
+	double kept;			/* what one micro-batch keeps */
 	double total;
 	double inflight;		/* micro-batches (fractional when v > 1) */
 };

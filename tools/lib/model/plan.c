@@ -926,6 +926,19 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	o->zero_s = zs == 3 ? 2 * net_time(c->zero_gather[at], params) : 0;
 	o->load_s = o->compute_s + o->collective_s + o->p2p_in_s +
 	    o->p2p_out_s + o->zero_s;
+	/* a row's collectives come in conjugate pairs, one each way with
+	 * the same bytes (docs/model.md, Plans): the forward's are half of
+	 * what it runs without recomputation */
+	{
+		struct plan_mode none = c->mode;
+
+		none.recompute = RC_NONE;
+		double passes = o->compute_s + o->collective_s + o->zero_s;
+
+		o->forward_s = fmin(passes, fwd + (plan_coll(v, &none)[last +
+		    1] - plan_coll(v, &none)[first]) / 2 + o->zero_s / 2);
+		o->backward_s = passes - o->forward_s;
+	}
 	/* Overlap: the gradient reduction runs during the last micro-batch's
 	 * backward pass, the parameter gather during the first one's forward
 	 * pass of the next step; only what they do not cover is exposed. */

@@ -133,6 +133,11 @@ int plan_block_is_full(const struct plan *p);
 
 struct stage_cost {
 	double compute_s, collective_s, p2p_in_s, p2p_out_s, zero_s;
+	/* the load less its sends, as one micro-batch's forward pass (its
+	 * rows' forward compute, half the collectives they run without
+	 * recomputation, the first ZeRO-3 gather) and backward pass (the
+	 * rest): what pipesim runs */
+	double forward_s, backward_s;
 	double load_s;			/* their sum: one micro-batch, one copy */
 	double sync_s;			/* the exposed part of sync_total_s */
 	double sync_total_s;		/* gradient reduction over d*z copies

@@ -1,0 +1,275 @@
+/*
+ * t-pipeline.c - pipesim's engine (sim/pipeline.h) on timelines worked
+ * out by hand and on the bubbles the schedules' papers derive.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/pipeline.h"
+#include "tap.h"
+
+enum { ONE_F_ONE_B, INTERLEAVED, GPIPE };
+
+/* Simulate S ranks of v chunks, m micro-batches, under a schedule
+ * (group: the interleaved schedule's micro-batch group), every chunk
+ * of rank r taking fwd[r] / v and bwd[r] / v, each boundary `x` s. */
+static int
+run(int sched, int S, int v, long m, long group, const double *fwd,
+    const double *bwd, double x, struct pipe_result *res)
+{
+	struct pipe_order *o = calloc((size_t)S, sizeof *o);
+	double *f = calloc((size_t)(S * v), sizeof *f);
+	double *b = calloc((size_t)(S * v), sizeof *b);
+	double *t = calloc((size_t)(S * v), sizeof *t);
+	struct pipe_costs c = { S, v, m, f, b, t };
+	struct pl_err err;
+	int rc;
+
+	for (int r = 0; r < S; r++) {
+		for (int k = 0; k < v; k++) {
+			f[r * v + k] = fwd[r] / v;
+			b[r * v + k] = bwd[r] / v;
+		}
+		if (sched == ONE_F_ONE_B)
+			pipe_order_1f1b(S, r, m, &o[r]);
+		else if (sched == INTERLEAVED)
+			pipe_order_interleaved(S, v, r, m, group, &o[r]);
+		else
+			pipe_order_gpipe(S, v, r, m, &o[r]);
+	}
+	for (int j = 0; j + 1 < S * v; j++)
+		t[j] = x;
+	rc = pipe_simulate(&c, o, res, &err);
+	if (rc < 0)
+		printf("# %s\n", err.msg);
+	for (int r = 0; r < S; r++)
+		pipe_order_release(&o[r]);
+	free(o);
+	free(f);
+	free(b);
+	free(t);
+	return rc;
+}
+
+/* The start of rank r's backward pass of micro-batch mb, chunk 0. */
+static double
+b_start(const struct pipe_result *res, int r, long mb)
+{
+	for (size_t i = 0; i < res->nev; i++)
+		if (res->ev[i].rank == r && res->ev[i].kind == PIPE_B &&
+		    res->ev[i].mb == mb && res->ev[i].chunk == 0)
+			return res->ev[i].start_s;
+	return -1;
+}
+
+/*
+ * 1F1B, 4 ranks, 4 micro-batches, forward 1 s and backward 2 s a rank,
+ * no transfer time, worked out on paper:
+ *   rank 0  F0 0-1 F1 1-2 F2 2-3 F3 3-4 B0 10-12 B1 13-15 B2 16-18 B3 19-21
+ *   rank 1  F0 1-2 F1 2-3 F2 3-4 B0 8-10 F3 10-11 B1 11-13 B2 14-16 B3 17-19
+ *   rank 2  F0 2-3 F1 3-4 B0 6-8 F2 8-9 B1 9-11 F3 11-12 B2 12-14 B3 15-17
+ *   rank 3  F0 3-4 B0 4-6 F1 6-7 B1 7-9 F2 9-10 B2 10-12 F3 12-13 B3 13-15
+ * The step is 21 s = (m + S - 1)(F + B) (Narayanan et al., SC'21, the
+ * bubble (S - 1)(F + B)); rank 0 idles 9 s of it; rank r holds at most
+ * S - r micro-batches (its warm-up and one more).
+ */
+static void
+one_f_one_b_by_hand(void)
+{
+	const double f[4] = { 1, 1, 1, 1 }, b[4] = { 2, 2, 2, 2 };
+	struct pipe_result res;
+
+	if (!OK(run(ONE_F_ONE_B, 4, 1, 4, 0, f, b, 0, &res) == 0,
+	    "1F1B 4 x 4 simulates"))
+		return;
+	EQ_DBL(res.step_s, 21, 1e-12, "1F1B 4 x 4: 21 s");
+	EQ_DBL(b_start(&res, 0, 0), 10, 1e-12, "1F1B: rank 0's first "
+	    "backward pass starts at 10 s");
+	EQ_DBL(b_start(&res, 1, 3), 17, 1e-12, "1F1B: rank 1's last "
+	    "backward pass starts at 17 s");
+	EQ_DBL(b_start(&res, 2, 1), 9, 1e-12, "1F1B: rank 2's B1 at 9 s");
+	EQ_DBL(res.step_s - res.busy_s[0], 9, 1e-12, "1F1B: rank 0 idles "
+	    "(S - 1)(F + B) = 9 s");
+	OK(res.peak_chunks[0] == 4 && res.peak_chunks[1] == 3 &&
+	    res.peak_chunks[2] == 2 && res.peak_chunks[3] == 1,
+	    "1F1B: rank r holds S - r micro-batches at most");
+	EQ_INT((long)res.nev, 32L, "1F1B: 32 passes");
+	pipe_result_release(&res);
+}
+
+/*
+ * Two ranks, the second twice as slow (forward 1 and 2 s, backward 2 and
+ * 4 s), two micro-batches, by hand: rank 1 runs F0 1-3 B0 3-7 F1 7-9
+ * B1 9-13, rank 0 F0 0-1 F1 1-2 B0 7-9 B1 13-15.  The step is 15 s:
+ * every rank's passes of one micro-batch, 9 s, and (m - 1) of the slowest
+ * rank's, 6 s.  The closed form's (m + S - 1) x the slowest rank's 6 s
+ * = 18 s is the bound the evaluator prices (docs/model.md).
+ */
+static void
+uneven_by_hand(void)
+{
+	const double f[2] = { 1, 2 }, b[2] = { 2, 4 };
+	struct pipe_result res;
+
+	if (!OK(run(ONE_F_ONE_B, 2, 1, 2, 0, f, b, 0, &res) == 0,
+	    "uneven ranks simulate"))
+		return;
+	EQ_DBL(res.step_s, 15, 1e-12, "uneven ranks: 15 s, under the "
+	    "closed form's 18");
+	EQ_DBL(b_start(&res, 0, 0), 7, 1e-12, "uneven: rank 0's B0 at 7 s");
+	EQ_DBL(b_start(&res, 0, 1), 13, 1e-12, "uneven: rank 0's B1 at 13 s");
+	pipe_result_release(&res);
+}
+
+/* One micro-batch over two ranks, 0.5 s a boundary each way: 1 + 0.5 +
+ * 1 forward, 1 + 0.5 + 1 backward = 5 s. */
+static void
+transfers(void)
+{
+	const double f[2] = { 1, 1 }, b[2] = { 1, 1 };
+	struct pipe_result res;
+
+	if (!OK(run(ONE_F_ONE_B, 2, 1, 1, 0, f, b, 0.5, &res) == 0,
+	    "transfers simulate"))
+		return;
+	EQ_DBL(res.step_s, 5, 1e-12, "a boundary's transfer both ways: 5 s");
+	pipe_result_release(&res);
+}
+
+/*
+ * Megatron's interleaved schedule with equal chunks, m a multiple of S:
+ * the bubble shrinks v times, the step (m + (S - 1) / v)(F + B)
+ * (Narayanan et al., SC'21, Section 2.2.2): S 2, v 2, m 4: 13.5 s; S 4,
+ * v 2, m 8: 28.5 s; S 4, v 4, m 8: 26.25 s.  Rank r holds at most its
+ * warm-up and one more chunk's activations: 2 (S - r - 1) + (v - 1) S +
+ * 1 (Megatron-LM core_v0.15.0, get_pp_rank_microbatches), at most m v.
+ */
+static void
+interleaved(void)
+{
+	static const struct { int S, v; long m; double step; } k[] = {
+		{ 2, 2, 4, 13.5 }, { 4, 2, 8, 28.5 }, { 4, 4, 8, 26.25 },
+	};
+	const double f[4] = { 1, 1, 1, 1 }, b[4] = { 2, 2, 2, 2 };
+	char name[96];
+
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+		struct pipe_result res;
+		int peaks = 1;
+
+		snprintf(name, sizeof name, "interleaved S %d v %d m %ld "
+		    "simulates", k[i].S, k[i].v, k[i].m);
+		if (!OK(run(INTERLEAVED, k[i].S, k[i].v, k[i].m, k[i].S, f, b,
+		    0, &res) == 0, name))
+			continue;
+		snprintf(name, sizeof name, "interleaved S %d v %d m %ld: "
+		    "(m + (S - 1)/v)(F + B)", k[i].S, k[i].v, k[i].m);
+		EQ_DBL(res.step_s, k[i].step, 1e-12, name);
+		for (int r = 0; r < k[i].S; r++) {
+			long want = 2 * (k[i].S - r - 1) + (k[i].v - 1) *
+			    k[i].S + 1;
+
+			if (want > k[i].m * k[i].v)
+				want = k[i].m * k[i].v;
+			peaks &= res.peak_chunks[r] == want;
+		}
+		snprintf(name, sizeof name, "interleaved S %d v %d m %ld: the "
+		    "warm-up's chunks held", k[i].S, k[i].v, k[i].m);
+		OK(peaks, name);
+		pipe_result_release(&res);
+	}
+}
+
+/*
+ * Megatron-Core's micro-batch groups (--microbatch-group-size-per-
+ * virtual-pipeline-stage g): the warm-up is 2 (S - r - 1) + (v - 1) g
+ * passes, so one group of all m micro-batches keeps more in flight: S 2,
+ * v 2, m 4, g 4: rank 0 holds 2 + 4 + 1 = 7 chunks, rank 1 5; g = S = 2:
+ * 5 and 3.
+ */
+static void
+groups(void)
+{
+	const double f[2] = { 1, 1 }, b[2] = { 2, 2 };
+	struct pipe_result res;
+
+	if (OK(run(INTERLEAVED, 2, 2, 4, 4, f, b, 0, &res) == 0,
+	    "one group of 4 simulates")) {
+		OK(res.peak_chunks[0] == 7 && res.peak_chunks[1] == 5,
+		    "one group of 4: 7 and 5 chunks held");
+		pipe_result_release(&res);
+	}
+	if (OK(run(INTERLEAVED, 2, 2, 4, 2, f, b, 0, &res) == 0,
+	    "groups of 2 simulate")) {
+		OK(res.peak_chunks[0] == 5 && res.peak_chunks[1] == 3,
+		    "groups of S = 2: 5 and 3 chunks held");
+		pipe_result_release(&res);
+	}
+}
+
+/* GPipe: every forward pass, then every backward pass: the same (m + S
+ * - 1)(F + B) as 1F1B, every micro-batch held at once. */
+static void
+gpipe(void)
+{
+	const double f[4] = { 1, 1, 1, 1 }, b[4] = { 2, 2, 2, 2 };
+	struct pipe_result res;
+
+	if (!OK(run(GPIPE, 4, 1, 4, 0, f, b, 0, &res) == 0, "GPipe "
+	    "simulates"))
+		return;
+	EQ_DBL(res.step_s, 21, 1e-12, "GPipe 4 x 4: 21 s");
+	OK(res.peak_chunks[0] == 4 && res.peak_chunks[3] == 4, "GPipe: every "
+	    "micro-batch held");
+	pipe_result_release(&res);
+}
+
+/* Orders that cannot run: a pass missing, a pass twice, and two ranks
+ * waiting on each other (rank 1 takes micro-batch 1 before 0, which
+ * rank 0 sends only after its backward pass of 0). */
+static void
+refused(void)
+{
+	double f[2] = { 1, 1 }, b[2] = { 1, 1 };
+	struct pipe_costs c = { 2, 1, 2, f, b, NULL };
+	struct pipe_op r0[4] = { { PIPE_F, 0, 0 }, { PIPE_B, 0, 0 },
+		{ PIPE_F, 0, 1 }, { PIPE_B, 0, 1 } };
+	struct pipe_op r1[4] = { { PIPE_F, 0, 1 }, { PIPE_B, 0, 1 },
+		{ PIPE_F, 0, 0 }, { PIPE_B, 0, 0 } };
+	struct pipe_op twice[4] = { { PIPE_F, 0, 0 }, { PIPE_F, 0, 0 },
+		{ PIPE_B, 0, 0 }, { PIPE_B, 0, 1 } };
+	struct pipe_order o[2] = { { r0, 4 }, { r1, 4 } };
+	struct pipe_result res;
+	struct pl_err err;
+
+	OK(pipe_simulate(&c, o, &res, &err) < 0 &&
+	    strstr(err.msg, "deadlock") != NULL, "a cycle of waits: refused "
+	    "as a deadlock");
+	o[1].n = 3;
+	OK(pipe_simulate(&c, o, &res, &err) < 0 &&
+	    strstr(err.msg, "never runs micro-batch 0's backward") != NULL,
+	    "a pass missing: refused");
+	o[1] = (struct pipe_order){ twice, 4 };
+	OK(pipe_simulate(&c, o, &res, &err) < 0 &&
+	    strstr(err.msg, "twice") != NULL, "a pass twice: refused");
+	f[1] = -1;
+	o[1] = (struct pipe_order){ r0, 4 };
+	OK(pipe_simulate(&c, o, &res, &err) < 0 &&
+	    strstr(err.msg, "rank 1 chunk 0") != NULL, "a negative pass: "
+	    "refused");
+}
+
+int
+main(void)
+{
+	one_f_one_b_by_hand();
+	uneven_by_hand();
+	transfers();
+	interleaved();
+	groups();
+	gpipe();
+	refused();
+	return tap_done();
+}
