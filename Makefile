@@ -230,7 +230,7 @@ BENCH_LAYERS = $(foreach m,bertlarge llama2-7b llama3-70b gpt3-175b mixtral-8x7b
                results/layers/h800-80gb/deepseek-v3/b1/index.csv \
                results/layers/gb200/qwen3-235b-a22b/b1/index.csv
 .PHONY: bench
-bench: bin/dpsolve $(BENCH_LAYERS)
+bench: bin/dpsolve bin/pipesim $(BENCH_LAYERS)
 	sh tools/bench.sh bin results/bench.csv
 
 # ---- make validate: the model against published runs --------------------
