@@ -11,13 +11,19 @@
 # A sweep's table (make sweep): per model, NAME-MODEL (throughput heat maps,
 # X across, Y up, one panel a cluster size and value of the other
 # parameters) and NAME-MODEL-plans (the plan that wins in each cell).
+#
+#   sh tools/plot.sh gantt TIMELINE plots-dir NAME
+#
+# A pipesim timeline (-t): plots/NAME.png and .svg, a Gantt chart of the
+# step, one row a stage, each pass a bar from its start to its end
+# (forward blue, backward vermilion, a later chunk lighter).
 # awk turns the results CSV (no quoted fields in the columns read here)
 # into gnuplot data blocks; every method keeps one colour in every plot
 # (a published baseline of the artifact tables takes its counterpart's:
 # the two never share a plot).
 set -eu
 
-[ $# -ge 3 ] || { echo "usage: plot.sh FIGURE results-dir plots-dir [model] | sweep TABLE plots-dir X Y" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: plot.sh FIGURE results-dir plots-dir [model] | sweep TABLE plots-dir X Y | gantt TIMELINE plots-dir NAME" >&2; exit 2; }
 fig=$1
 res=$2
 out=$3
@@ -401,6 +407,33 @@ validate|validate-heldout)	# predicted against measured step time, one point a r
 		echo "  '$tmp/validate.dat' using 1:4:3 with labels offset 1,0 left font 'Sans,8' notitle"
 	} > "$tmp/validate.body"
 	render "$fig" "1000,800" "$tmp/validate.body"
+	;;
+gantt)	# $2: a pipesim timeline; $4: the chart's name
+	[ $# -ge 4 ] || { echo "plot.sh: gantt needs TIMELINE plots-dir NAME" >&2; exit 2; }
+	awk -F, 'NR == 1 { if ($0 != "stage,chunk,micro_batch,pass,start_s,end_s") bad = 1; next }
+		{ print ($5 + $6) / 2, $1, ($6 - $5) / 2, $2 > (dir "/" $4 ".dat")
+		  if ($1 + 1 > S) S = $1 + 1; if ($2 + 1 > v) v = $2 + 1
+		  if ($6 > end) end = $6; if ($3 + 1 > m) m = $3 + 1 }
+		END { if (bad || NR < 2) exit 1; print S, v, m, end > (dir "/shape") }' \
+	    dir="$tmp" "$res" ||
+	    { echo "plot.sh: $res: not a pipesim timeline" >&2; exit 1; }
+	read -r S v m end < "$tmp/shape"
+	touch "$tmp/forward.dat" "$tmp/backward.dat"
+	{
+		echo "set title '$4: one step simulated by pipesim, $S stages of $v model chunk(s), $m micro-batches: the last pass ends at $(printf %.4g "$end") s'"
+		echo "set xlabel 'time (s)'"
+		echo "set ylabel 'pipeline stage'"
+		echo "set yrange [$S - 0.5:-0.5]"
+		echo "set xrange [0:$end]"
+		echo "set ytics 1"
+		echo "set key outside top right"
+		# a chunk's shade: the pass's colour mixed with white, more for
+		# later chunks (column 4: the chunk)
+		echo "shade(c, r, g, b) = int(r + (255 - r) * 0.5 * c / $v) * 65536 + int(g + (255 - g) * 0.5 * c / $v) * 256 + int(b + (255 - b) * 0.5 * c / $v)"
+		echo "plot '$tmp/forward.dat' using 1:2:3:(0.4):(shade(\$4, 0, 114, 178)) with boxxyerror fs solid 1.0 noborder lc rgb variable title 'forward', \\"
+		echo "  '$tmp/backward.dat' using 1:2:3:(0.4):(shade(\$4, 213, 94, 0)) with boxxyerror fs solid 1.0 noborder lc rgb variable title 'backward'"
+	} > "$tmp/gantt.body"
+	render "$4" "1400,$((160 + 40 * S))" "$tmp/gantt.body"
 	;;
 sweep)	# $2: the sweep's table; $4, $5: the heat maps' axes
 	sweep_maps "$res" "$4" "$5"

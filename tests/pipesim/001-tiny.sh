@@ -8,7 +8,8 @@
 # 8 micro-batches of its passes (240 and 480 ms).  The step is the later
 # of each stage's end and its own exposed reduction after it; the closed
 # form is dpsolve -E's step.  Stage 0 holds 2 micro-batches' activations,
-# stage 1 one (1F1B's S - r).  With -t, 32 passes.  Refused: -u without
+# stage 1 one (1F1B's S - r).  With -t, 32 passes, drawn by plot.sh
+# gantt.  Refused: -u without
 # interleaving, -s gpipe with it, a plan with ZeRO copies; no -p.
 set -u
 tmp=$(mktemp -d)
@@ -43,6 +44,16 @@ END {
 [ "$(($(wc -l < "$tmp/tl.csv") - 1))" -eq 32 ] || { echo "timeline: $(wc -l < "$tmp/tl.csv") lines"; fail=1; }
 head -n 1 "$tmp/tl.csv" | grep -qx 'stage,chunk,micro_batch,pass,start_s,end_s' ||
     { echo "timeline header: $(head -n 1 "$tmp/tl.csv")"; fail=1; }
+
+# its Gantt chart (tools/plot.sh gantt): a PNG and an SVG; a file that is
+# no timeline refused
+mkdir "$tmp/plots"
+sh tools/plot.sh gantt "$tmp/tl.csv" "$tmp/plots" tiny > "$tmp/out" 2>&1 &&
+    [ -s "$tmp/plots/tiny.png" ] && grep -q '<svg' "$tmp/plots/tiny.svg" ||
+    { echo "gantt: $(cat "$tmp/out")"; fail=1; }
+sh tools/plot.sh gantt "$tmp/s.csv" "$tmp/plots" bad > /dev/null 2>&1 &&
+    { echo "gantt: the stages' CSV drawn as a timeline"; fail=1; }
+[ ! -e "$tmp/plots/bad.png" ] || { echo "gantt: a refused chart written"; fail=1; }
 
 refused() {	# want-status what args...
 	want=$1 what=$2
