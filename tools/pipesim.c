@@ -117,6 +117,21 @@ parse_args(int argc, char *argv[], struct opts *o)
 		    "and at least one graph");
 		usage(stderr, 2);
 	}
+	/* two outputs, two places */
+	if (o->timeline && (strcmp(o->timeline, o->out ? o->out : "-") == 0 ||
+	    (strcmp(o->timeline, "-") == 0 && o->out == NULL))) {
+		warnx("-t %s: the stages' CSV goes there too (-o)", o->timeline);
+		usage(stderr, 2);
+	}
+	{
+		const char *in[3] = { o->accel, o->network, o->plan };
+
+		if (stdin_count(in, 3) + stdin_count((const char *const *)
+		    argv + optind, (size_t)(argc - optind)) > 1) {
+			warnx("only one input can be '-' (standard input)");
+			usage(stderr, 2);
+		}
+	}
 }
 
 /*
@@ -149,15 +164,19 @@ costs_of(const struct plan_result *r, int v, struct pipe_costs *c)
 static const char *const summary_head[] = { "stage", "first_device",
 	"devices", "forward_s", "backward_s", "busy_s", "idle_s", "end_s",
 	"sync_s", "peak_activation_chunks", "peak_memory_bytes",
-	"closed_form_memory_bytes", "step_s", "closed_form_step_s" };
+	"closed_form_memory_bytes", "fits", "step_s", "closed_form_step_s" };
 #define NSUMMARY (sizeof summary_head / sizeof summary_head[0])
 
+/* idle_s: the step less the stage's passes and its exposed reduction;
+ * fits: its simulated peak within the memory cap (-M, or the device
+ * less its reserve) */
 static void
 write_summary(FILE *fp, const struct plan_result *r,
-    const struct pipe_result *sim, int v)
+    const struct pipe_result *sim, int v, double cap)
 {
 	int S = r->nstages;
-	double *end = xcalloc((size_t)S, sizeof *end), step = 0;
+	double *end = xcalloc((size_t)S, sizeof *end);
+	double step = 0;
 
 	for (size_t i = 0; i < sim->nev; i++)
 		end[sim->ev[i].rank] = fmax(end[sim->ev[i].rank],
@@ -173,16 +192,17 @@ write_summary(FILE *fp, const struct plan_result *r,
 		char b[NSUMMARY][NUMFMT_LEN];
 		const char *f[NSUMMARY];
 		double held = (double)sim->peak_chunks[i] / v;
+		double peak = m->weights + m->gradients + m->optimizer +
+		    m->activations + (held - 1) * m->kept;
 		double vals[NSUMMARY] = { i, (double)s->first_device,
 			(double)s->devices, s->forward_s, s->backward_s,
-			sim->busy_s[i], step - sim->busy_s[i], end[i],
-			s->sync_s, (double)sim->peak_chunks[i],
-			m->weights + m->gradients + m->optimizer +
-			m->activations + (held - 1) * m->kept, m->total,
-			step, r->step_s };
+			sim->busy_s[i], step - sim->busy_s[i] - s->sync_s,
+			end[i], s->sync_s, (double)sim->peak_chunks[i], peak,
+			m->total, 0, step, r->step_s };
 
 		for (size_t k = 0; k < NSUMMARY; k++)
 			f[k] = numfmt(b[k], vals[k]);
+		f[12] = peak <= cap ? "yes" : "no";
 		csvio_write_row(fp, f, NSUMMARY);
 	}
 	free(end);
@@ -250,9 +270,12 @@ main(int argc, char *argv[])
 				die_err(&err);
 		free(aline);
 	}
-	planio_env(&env, &net, &accel, &(struct price_opts){ o.devices,
-	    o.batch, o.memory_bytes, o.grad_bytes, o.grad_copies, o.optimizer,
-	    0, o.scatter_gather, o.tp_grad_blocking, 0 });
+	planio_env(&env, &net, &accel, &(struct price_opts){
+	    .devices = o.devices, .global_batch = o.batch,
+	    .memory_bytes = o.memory_bytes, .grad_bytes_per_param =
+	    o.grad_bytes, .grad_copies = o.grad_copies, .optimizer =
+	    o.optimizer, .p2p_scatter_gather = o.scatter_gather,
+	    .tp_grad_blocking = o.tp_grad_blocking });
 	if (planio_read_plan(o.plan, &vs, &p, &err) < 0)
 		die_err(&err);
 	if (plan_evaluate(&env, &p, &r, &err) < 0) {
@@ -266,10 +289,10 @@ main(int argc, char *argv[])
 			    "simulates plans without them", o.plan, i,
 			    p.stage[i].z);
 	v = p.v > 1 ? (int)p.v : 1;
-	if (o.group && (v == 1 || o.group < p.nstages || o.group > r.m))
-		die("%s: -u %ld: a micro-batch group needs interleaving and "
-		    "p (%d) to m (%ld) micro-batches, as Megatron-LM asserts",
-		    o.plan, o.group, p.nstages, r.m);
+	if (o.group && (v == 1 || !pipe_group_ok(p.nstages, r.m, o.group)))
+		die("%s: -u %ld: a micro-batch group needs interleaving, p (%d) "
+		    "to m (%ld) micro-batches and m's remainder 0 or at least p, "
+		    "as Megatron-LM asserts", o.plan, o.group, p.nstages, r.m);
 	if (o.gpipe && v > 1)
 		die("%s: -s gpipe: the plan interleaves %d chunks a stage",
 		    o.plan, v);
@@ -285,7 +308,7 @@ main(int argc, char *argv[])
 			pipe_order_1f1b(p.nstages, i, r.m, &orders[i]);
 	if (pipe_simulate(&c, orders, &sim, &err) < 0)
 		die_err(&err);
-	write_summary(out.fp, &r, &sim, v);
+	write_summary(out.fp, &r, &sim, v, env.memory_bytes);
 	if (o.timeline)
 		write_timeline(tl.fp, &sim);
 	if (outfile_commit_all(all, o.timeline ? 2 : 1, &err) < 0)

@@ -28,7 +28,8 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	s = $c["stage"]; end[s] = $c["end_s"]; sync[s] = $c["sync_s"]
 	busy[s] = $c["busy_s"]; peak[s] = $c["peak_activation_chunks"]
 	step = $c["step_s"]; cf = $c["closed_form_step_s"]; n++
-	if (!near($c["idle_s"] + $c["busy_s"], step)) { print "stage " s ": busy and idle are not the step"; bad = 1 }
+	if (!near($c["idle_s"] + $c["busy_s"] + $c["sync_s"], step)) { print "stage " s ": busy, idle and its reduction are not the step"; bad = 1 }
+	if ($c["fits"] != "yes") { print "stage " s ": does not fit"; bad = 1 }
 }
 END {
 	if (n != 2) { print n " stages"; exit 1 }
@@ -71,4 +72,5 @@ refused 1 "ZeRO copies" $opts -p "$tmp/zero.xml" tests/dpsolve/tiny.csv
 grep -q "ZeRO copies" "$tmp/err" || { echo "ZeRO: $(cat "$tmp/err")"; fail=1; }
 refused 2 "no plan" $opts tests/dpsolve/tiny.csv
 refused 2 "-s fast" $opts -s fast -p tests/pipesim/tiny-plan.xml tests/dpsolve/tiny.csv
+refused 2 "-t and -o one file" $opts -t "$tmp/x.csv" -o "$tmp/x.csv" -p tests/pipesim/tiny-plan.xml tests/dpsolve/tiny.csv
 exit $fail

@@ -209,6 +209,46 @@ groups(void)
 	}
 }
 
+/*
+ * Megatron-LM's own example (core_v0.15.0 schedules.py,
+ * convert_schedule_table_to_order): PP 2, VP 2, 5 micro-batches in groups
+ * of 3 (the last group 2), rank 0 warming up with 5 passes, runs its
+ * chunks as "1 1 1 2 2 2 -2 1 -2 1 -2 2 -1 2 -1 -1 -2 -2 -1 -1" (k: the
+ * forward pass of chunk k - 1; -k: the backward pass of chunk k - 1).
+ * And the warm-up's cap at m v: S 4, v 2, m 4, one group of 4: rank 0
+ * would warm up with 2 x 3 + 4 = 10 passes of the 8 there are, so it
+ * holds all 8.  Megatron's groups: S <= g <= m, m mod g 0 or >= S.
+ */
+static void
+megatron_example(void)
+{
+	static const int want[20] = { 1, 1, 1, 2, 2, 2, -2, 1, -2, 1, -2, 2,
+		-1, 2, -1, -1, -2, -2, -1, -1 };
+	const double f[4] = { 1, 1, 1, 1 }, b[4] = { 2, 2, 2, 2 };
+	struct pipe_order o;
+	struct pipe_result res;
+	int same;
+
+	pipe_order_interleaved(2, 2, 0, 5, 3, &o);
+	same = o.n == 20;
+	for (size_t i = 0; same && i < o.n; i++)
+		same = (o.op[i].kind == PIPE_F ? o.op[i].chunk + 1 :
+		    -(o.op[i].chunk + 1)) == want[i];
+	OK(same, "Megatron's example order: PP 2, VP 2, m 5, groups of 3");
+	pipe_order_release(&o);
+	if (OK(run(INTERLEAVED, 4, 2, 4, 4, f, b, 0, &res) == 0, "S 4, v 2, "
+	    "m 4, one group simulates")) {
+		EQ_INT(res.peak_chunks[0], 8L, "the warm-up capped at m v: "
+		    "rank 0 holds all 8 chunks");
+		pipe_result_release(&res);
+	}
+	OK(pipe_group_ok(2, 5, 3) && pipe_group_ok(4, 8, 4) &&
+	    pipe_group_ok(4, 12, 8) && !pipe_group_ok(4, 8, 5) &&
+	    !pipe_group_ok(4, 8, 2) && !pipe_group_ok(4, 8, 9),
+	    "Megatron's group rules: 3 of 5 at S 2, 4 and 8 of 8 and 12 at "
+	    "S 4 run; 5, 2 and 9 of 8 at S 4 do not");
+}
+
 /* GPipe: every forward pass, then every backward pass: the same (m + S
  * - 1)(F + B) as 1F1B, every micro-batch held at once. */
 static void
@@ -269,6 +309,7 @@ main(void)
 	transfers();
 	interleaved();
 	groups();
+	megatron_example();
 	gpipe();
 	refused();
 	return tap_done();

@@ -930,11 +930,10 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	 * the same bytes (docs/model.md, Plans): the forward's are half of
 	 * what it runs without recomputation */
 	{
+		double passes = o->compute_s + o->collective_s + o->zero_s;
 		struct plan_mode none = c->mode;
 
 		none.recompute = RC_NONE;
-		double passes = o->compute_s + o->collective_s + o->zero_s;
-
 		o->forward_s = fmin(passes, fwd + (plan_coll(v, &none)[last +
 		    1] - plan_coll(v, &none)[first]) / 2 + o->zero_s / 2);
 		o->backward_s = passes - o->forward_s;

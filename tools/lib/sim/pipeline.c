@@ -58,6 +58,8 @@ pipe_order_interleaved(int S, int v, int r, long m, long group,
 
 	/* Megatron's schedule table: a group's micro-batches through each
 	 * chunk in turn, the last group whatever is left */
+	if (group < 1)
+		group = 1;
 	for (long g0 = 0; g0 < m; g0 += group) {
 		long end = g0 + group >= m ? m : g0 + group;
 
@@ -72,6 +74,12 @@ pipe_order_interleaved(int S, int v, int r, long m, long group,
 	    (size_t)(v - 1) * (size_t)group, out);
 	free(fwd);
 	free(bwd);
+}
+
+int
+pipe_group_ok(int S, long m, long group)
+{
+	return group >= S && group <= m && (m % group == 0 || m % group >= S);
 }
 
 void

@@ -60,10 +60,15 @@ void pipe_order_1f1b(int S, int r, long m, struct pipe_order *out);
  * in the same table with the chunks reversed.  Rank r first runs
  * 2 (S - r - 1) + (v - 1) group forward passes (at most m v), then
  * alternates a forward and a backward pass, then the backward passes
- * left.
+ * left.  Megatron-LM runs it for S <= group <= m with m mod group 0 or
+ * at least S (pipe_group_ok); other groups give orders that may wait on
+ * each other (pipe_simulate refuses them as a deadlock).
  */
 void pipe_order_interleaved(int S, int v, int r, long m, long group,
     struct pipe_order *out);
+/* Whether Megatron-LM runs micro-batch groups of `group` (schedules.py:
+ * S <= group <= m, m mod group 0 or at least S). */
+int pipe_group_ok(int S, long m, long group);
 
 /* GPipe: every forward pass, then every backward pass, in micro-batch
  * order (the backward passes in reverse order of the chunks). */
