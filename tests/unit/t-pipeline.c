@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/plan.h"
 #include "sim/pipeline.h"
 #include "tap.h"
 
@@ -249,6 +250,65 @@ megatron_example(void)
 	    "S 4 run; 5, 2 and 9 of 8 at S 4 do not");
 }
 
+static unsigned long rng_state = 20261126;
+
+static double
+uniform(void)
+{
+	rng_state = rng_state * 6364136223846793005UL + 1442695040888963407UL;
+	return (double)((rng_state >> 11) & ((1UL << 53) - 1)) /
+	    9007199254740992.0;
+}
+
+/*
+ * The closed form where it claims to be exact, against the simulation
+ * (issue 35, item 3): 300 seeded random pipelines (1-8 ranks, 1-4 chunks
+ * where there are two ranks or more, m a multiple of S when
+ * interleaved, up to 32 micro-batches a chunk) with every chunk alike and
+ * no transfer time: the simulated step is the evaluator's plan_step, (m +
+ * (S - 1)/v) x the load, to 1e-12.  And 300 more under 1F1B with every
+ * rank its own passes (and transfers): the closed form over the slowest
+ * load bounds what the schedule runs.
+ */
+static void
+closed_forms(void)
+{
+	int exact = 0, bounded = 0, n = 300;
+
+	for (int it = 0; it < 2 * n; it++) {
+		int S = 1 + (int)(uniform() * 8), uneven = it >= n;
+		int v = S > 1 && !uneven ? 1 + (int)(uniform() * 4) : 1;
+		long m = (1 + (long)(uniform() * 32)) * (v > 1 ? S : 1);
+		double f[8], b[8], x = uneven ? 0.01 * uniform() : 0, load = 0;
+		double fc = 0.1 + uniform(), bc = 0.1 + 2 * uniform();
+		struct pipe_result res;
+
+		for (int r = 0; r < S; r++) {
+			f[r] = uneven ? 0.1 + uniform() : fc;
+			b[r] = uneven ? 0.1 + 2 * uniform() : bc;
+			/* the evaluator's load: the passes and a transfer
+			 * each way on either side */
+			load = fmax(load, f[r] + b[r] + 2 * x * ((r > 0) +
+			    (r + 1 < S)));
+		}
+		if (run(v > 1 ? INTERLEAVED : ONE_F_ONE_B, S, v, m, S, f, b, x,
+		    &res) < 0)
+			continue;
+		if (!uneven)
+			exact += fabs(res.step_s - plan_step(m, S, v, load, 0)) <=
+			    1e-12 * res.step_s;
+		else
+			bounded += res.step_s <= plan_step(m, S, 1, load, 0) *
+			    (1 + 1e-12);
+		pipe_result_release(&res);
+	}
+	EQ_INT((long)exact, (long)n, "alike chunks, no transfer: the "
+	    "simulated step is the closed form's, 300 of 300");
+	EQ_INT((long)bounded, (long)n, "1F1B, every rank its own passes and "
+	    "transfers: the closed form bounds the simulated step, 300 of "
+	    "300");
+}
+
 /* GPipe: every forward pass, then every backward pass: the same (m + S
  * - 1)(F + B) as 1F1B, every micro-batch held at once. */
 static void
@@ -310,6 +370,7 @@ main(void)
 	interleaved();
 	groups();
 	megatron_example();
+	closed_forms();
 	gpipe();
 	refused();
 	return tap_done();
