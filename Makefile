@@ -239,10 +239,11 @@ bench: bin/dpsolve bin/pipesim $(BENCH_LAYERS)
 # as tests/validate/.
 VALIDATE_RUNS = $(wildcard data/published/*.csv)
 results/validate.csv: $(VALIDATE_RUNS) tools/validate.sh bin/dpsolve \
-    bin/graph-normalize bin/memmodel $(wildcard configs/models/*.xml \
-    configs/accelerators/*.xml configs/networks/*.xml)
+    bin/graph-normalize bin/memmodel bin/pipesim tools/plot.sh \
+    $(wildcard configs/models/*.xml configs/accelerators/*.xml \
+    configs/networks/*.xml)
 	@mkdir -p $(@D)
-	sh tools/validate.sh bin $@ $(VALIDATE_RUNS)
+	VALIDATE_GANTT=plots/gantt sh tools/validate.sh bin $@ $(VALIDATE_RUNS)
 plots/validate.png plots/validate.svg: results/validate.csv tools/plot.sh
 	@sh tools/plot.sh validate results plots
 	@echo "plots/validate.png plots/validate.svg"
@@ -256,10 +257,11 @@ validate: results/validate.csv plots/validate.png
 # targets (README, "Where the model is not yet right").
 HELDOUT_RUNS = $(wildcard data/heldout/*.csv)
 results/validate-heldout.csv: $(HELDOUT_RUNS) tools/validate.sh bin/dpsolve \
-    bin/graph-normalize bin/memmodel $(wildcard configs/models/*.xml \
-    configs/accelerators/*.xml configs/networks/*.xml)
+    bin/graph-normalize bin/memmodel bin/pipesim tools/plot.sh \
+    $(wildcard configs/models/*.xml configs/accelerators/*.xml \
+    configs/networks/*.xml)
 	@mkdir -p $(@D)
-	sh tools/validate.sh bin $@ $(HELDOUT_RUNS)
+	VALIDATE_GANTT=plots/gantt sh tools/validate.sh bin $@ $(HELDOUT_RUNS)
 plots/validate-heldout.png plots/validate-heldout.svg: results/validate-heldout.csv tools/plot.sh
 	@sh tools/plot.sh validate-heldout results plots
 	@echo "plots/validate-heldout.png plots/validate-heldout.svg"

@@ -96,8 +96,9 @@ t0=$(date +%s.%N)
     -p "$tmp/plan-131072.xml" -t "$tmp/timeline.csv" -o "$tmp/sim.csv" \
     results/layers/h100-80gb/llama3-405b/b1/index.csv
 t1=$(date +%s.%N)
-awk -F, -v t0="$t0" -v t1="$t1" -v B="$B" 'NR == 2 {
-	printf "5,rail-h100-pipesim,llama3-405b,131072,%s,%.6f,0,0,0,%s\n", B, t1 - t0, $13 }' \
+awk -F, -v t0="$t0" -v t1="$t1" -v B="$B" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+	NR == 2 { printf "5,rail-h100-pipesim,llama3-405b,131072,%s,%.6f,0,0,0,%s\n",
+	    B, t1 - t0, $c["step_s"] }' \
     "$tmp/sim.csv" >> "$tmp/bench.csv"
 
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)

@@ -4,6 +4,8 @@
 #
 #   sh tools/validate.sh BINDIR OUT.csv [runs.csv ...]
 #   (VALIDATE_PLANS=DIR keeps each published plan as priced, DIR/RUN.xml;
+#   VALIDATE_GANTT=DIR draws each published plan's step as pipesim
+#   simulates it, DIR/gantt-RUN.png and .svg;
 #   VALIDATE_CONFIGS=DIR reads the models, accelerators and networks from
 #   DIR instead of configs, as tools/validate-sensitivity.sh does)
 #   sh tools/validate.sh --summary OUT.csv
@@ -65,21 +67,32 @@
 # recomputation kinds, once with the run's own (the layout alone).
 # Memory points: the ZeRO paper's 7.5B example through memmodel, and
 # Korthikanti et al.'s per-layer activation forms.
-# Prints one progress line a run and, last,
+# Prints one progress line a run, the same plans' errors as pipesim
+# simulates them, and, last,
 #   validate: N runs, median |err| X%, worst Y% (run)
 set -eu
 
 # The last line: the runs' step-time errors and the memory points'.
 summary() {
-	awk -F, 'NR > 1 && $1 == "measured" { e = $6 < 0 ? -$6 : $6; err[++n] = e
-		  if (e > worst) { worst = e; wrun = $2 } }
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+		NR > 1 && $1 == "measured" { e = $6 < 0 ? -$6 : $6; err[++n] = e
+		  if (e > worst) { worst = e; wrun = $2 }
+		  # pipesim'"'"'s step of the same plan, where the table has it
+		  if ("simulated_step_s" in c && $c["simulated_step_s"] != "") {
+		    e = 100 * ($c["simulated_step_s"] - $3) / $3; if (e < 0) e = -e
+		    serr[++ns] = e; if (e > sworst) { sworst = e; srun = $2 } } }
 		NR > 1 && $1 == "memory" { e = $6 < 0 ? -$6 : $6; if (e > mworst) mworst = e; m++ }
+		function median(a, k,   i, j, x) {
+		  for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
+		      if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }
+		  return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+		}
 		END {
-		  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-		      if (err[j] < err[i]) { x = err[i]; err[i] = err[j]; err[j] = x }
-		  med = n % 2 ? err[(n + 1) / 2] : (err[n / 2] + err[n / 2 + 1]) / 2
+		  if (ns > 0)
+		    printf "validate: the same plans simulated by pipesim: median |err| %.1f%%, worst %.1f%% (%s)\n",
+		        median(serr, ns), sworst, srun
 		  printf "validate: %d runs, median |err| %.1f%%, worst %.1f%% (%s); %d memory points, worst %.1f%%\n",
-		      n, med, worst, wrun, m, mworst }' "$1"
+		      n, median(err, n), worst, wrun, m, mworst }' "$1"
 }
 if [ "${1:-}" = --summary ] && [ $# = 2 ]; then
 	summary "$2"
@@ -108,7 +121,7 @@ solve() {
 	    -G "$ddpflag" -P "$sgflag" -W "$tpwait" "$@"
 }
 
-header="kind,run,published,predicted,unit,error_pct,plan,fits,peak_memory_bytes,own_plan,own_over_published,own_peak_memory_bytes,own_same_recompute_plan,own_same_recompute_over_published,compute_s,collectives_s,p2p_s,bubble_s,exposed_sync_s,not_modelled"
+header="kind,run,published,predicted,unit,error_pct,plan,fits,peak_memory_bytes,own_plan,own_over_published,own_peak_memory_bytes,own_same_recompute_plan,own_same_recompute_over_published,compute_s,collectives_s,p2p_s,bubble_s,exposed_sync_s,simulated_step_s,not_modelled"
 echo "$header" > "$tmp/out.csv"
 
 # A runs table's rows in one order, whatever its columns' order, each
@@ -344,6 +357,21 @@ for table in "$@"; do
 		solve -E "$tmp/$run.plan.xml" -M "$whole" -o "$tmp/$run.out.xml" \
 		    "$tmp/$run.csv" 2> "$tmp/$run.err" ||
 		    { cat "$tmp/$run.err" >&2; exit 1; }
+		# the same plan's step simulated pass by pass (pipesim), its
+		# Gantt chart drawn where asked
+		"$BIN/pipesim" -a "$CONFIGS/accelerators/$acc.xml" \
+		    -n "$CONFIGS/networks/$net.xml" -N "$devices" -B "$B" \
+		    -g "$gflag" -G "$ddpflag" -P "$sgflag" -W "$tpwait" \
+		    -M "$whole" -p "$tmp/$run.plan.xml" -o "$tmp/$run.sim.csv" \
+		    -t "$tmp/$run.timeline.csv" "$tmp/$run.csv" 2> "$tmp/$run.err" ||
+		    { cat "$tmp/$run.err" >&2; exit 1; }
+		simulated=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+		    NR == 2 { print $c["step_s"] }' "$tmp/$run.sim.csv")
+		if [ -n "${VALIDATE_GANTT:-}" ]; then
+			mkdir -p "$VALIDATE_GANTT" &&
+			sh "$(dirname "$0")/plot.sh" gantt "$tmp/$run.timeline.csv" \
+			    "$VALIDATE_GANTT" "gantt-$run" || exit 1
+		fi
 		# the plan as priced, stage by stage, kept where asked
 		if [ -n "${VALIDATE_PLANS:-}" ]; then
 			mkdir -p "$VALIDATE_PLANS" && cp "$tmp/$run.out.xml" "$VALIDATE_PLANS/$run.xml"
@@ -384,6 +412,7 @@ for table in "$@"; do
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
 		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$E$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp1")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
+		    -v simulated="$simulated" \
 		    -v same="$tmp/$run.same.xml" '
 		function attr(line, name,   m) {
 			if (match(line, " " name "=\"[^\"]*\"") == 0) return ""
@@ -455,11 +484,11 @@ for table in "$@"; do
 			}
 			scan(pub, a); scan(own, o); scan(same, r)
 			err = 100 * (a["step"] - measured) / measured
-			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,%.6g,%s,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,fp16 loss scaling and the timing of DDP buckets not modelled (their memory is)\n",
+			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,%.6g,%s,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,fp16 loss scaling and the timing of DDP buckets not modelled (their memory is)\n",
 			    run, measured, a["step"], err, plan, a["fits"], a["peak"], o["plan"], a["step"] / o["step"], o["peak"], r["plan"], a["step"] / r["step"],
-			    a["compute"], a["coll"], a["p2p"], a["bubble"], a["sync"]
+			    a["compute"], a["coll"], a["p2p"], a["bubble"], a["sync"], simulated
 		}' >> "$tmp/out.csv"
-		tail -n 1 "$tmp/out.csv" | awk -F, '{ printf "validate %s: measured %.3g s, predicted %.3g s (%+.1f%%), own plan %.2fx (%.2fx with its recomputation)\n", $2, $3, $4, $6, $11, $14 }' >&2
+		tail -n 1 "$tmp/out.csv" | awk -F, '{ printf "validate %s: measured %.3g s, predicted %.3g s (%+.1f%%; simulated %.3g s, %+.1f%%), own plan %.2fx (%.2fx with its recomputation)\n", $2, $3, $4, $6, $20, 100 * ($20 - $3) / $3, $11, $14 }' >&2
 	done < "$tmp/rows"
 done
 
@@ -477,7 +506,7 @@ printf 'layer_id,parameter_bytes,activation_bytes,input_bytes\n0,15e9,0,0\n' > "
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{ split("120 31.4 16.6 1.9", pub, " "); k = NR - 1
 	  got = $c["total_bytes"] / 1e9
-	  printf "memory,zero-7.5b-%s,%.6g,%.6g,GB,%.2f,64-way data parallel ZeRO-%d,,,,,,,,,,,,,\n",
+	  printf "memory,zero-7.5b-%s,%.6g,%.6g,GB,%.2f,64-way data parallel ZeRO-%d,,,,,,,,,,,,,,\n",
 	      $c["stage"], pub[k], got, 100 * (got - pub[k]) / pub[k], k - 1 }' \
     "$tmp/zero.out" >> "$tmp/out.csv"
 
@@ -494,8 +523,8 @@ for model in gpt3-175b sc21-gpt-529.6b sc21-gpt-1008b; do
 	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	$c["kind"] == "transformer" {
 		sel = 34 * s * h / 8; full = 2 * s * h / 8
-		printf "memory,korthikanti-%s-selective,%.6g,%.6g,bytes,%.2f,t8 sp b1 selective,,,,,,,,,,,,,\n", m, sel, $c["selective_bytes"], 100 * ($c["selective_bytes"] - sel) / sel
-		printf "memory,korthikanti-%s-full,%.6g,%.6g,bytes,%.2f,t8 sp b1 full,,,,,,,,,,,,,\n", m, full, $c["checkpoint_bytes"], 100 * ($c["checkpoint_bytes"] - full) / full
+		printf "memory,korthikanti-%s-selective,%.6g,%.6g,bytes,%.2f,t8 sp b1 selective,,,,,,,,,,,,,,\n", m, sel, $c["selective_bytes"], 100 * ($c["selective_bytes"] - sel) / sel
+		printf "memory,korthikanti-%s-full,%.6g,%.6g,bytes,%.2f,t8 sp b1 full,,,,,,,,,,,,,,\n", m, full, $c["checkpoint_bytes"], 100 * ($c["checkpoint_bytes"] - full) / full
 		exit }' "$tmp/k-$model.csv" >> "$tmp/out.csv"
 done
 
