@@ -24,6 +24,8 @@ struct opts {
 	long devices, batch, group;
 	double memory_bytes, grad_bytes, grad_copies;
 	int optimizer, scatter_gather, tp_grad_blocking, gpipe;
+	int transfers;		/* -x: 0 as Megatron runs it, 1 hold, 2
+				 * overlap */
 };
 
 static void
@@ -32,7 +34,8 @@ usage(FILE *fp, int status)
 	fprintf(fp, "usage: pipesim [-h] [-B batch] [-G megatron|torch] "
 	    "[-M bytes] [-N devices] [-O adam|sgd] [-P on|off] "
 	    "[-W async|blocking] [-g bf16|fp32] [-o file] [-s 1f1b|gpipe] "
-	    "[-t timeline.csv] [-u group] -a accelerator.xml -n network.xml "
+	    "[-t timeline.csv] [-u group] [-x hold|overlap] "
+	    "-a accelerator.xml -n network.xml "
 	    "-p plan.xml graph.csv|index.csv ...\n");
 	if (fp == stdout)
 		fputs(
@@ -44,6 +47,8 @@ usage(FILE *fp, int status)
 		    "  -s 1f1b|gpipe       a plan without interleaving: 1F1B (default) or GPipe\n"
 		    "  -u group            interleaved: micro-batches a group (Megatron's\n"
 		    "                      --microbatch-group-size-per-virtual-pipeline-stage, default p)\n"
+		    "  -x hold|overlap     a boundary's transfer holds its sender, or runs beside compute\n"
+		    "                      (default as Megatron-LM: holds without interleaving, beside it with)\n"
 		    "  -o file             the stages' CSV (default standard output)\n"
 		    "  -t timeline.csv     also every pass: stage, chunk, micro-batch, start and end\n"
 		    "  -h, --help          this text (man pipesim)\n", fp);
@@ -73,7 +78,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->batch = 4096;
 	o->grad_bytes = 4;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":B:G:M:N:O:P:W:a:g:hn:o:p:s:t:u:",
+	while ((ch = getopt_long(argc, argv, ":B:G:M:N:O:P:W:a:g:hn:o:p:s:t:u:x:",
 	    longopts, NULL)) != -1)
 		switch (ch) {
 		case 'B': o->batch = opt_long('B', optarg, 1, 1L << 40); break;
@@ -104,6 +109,8 @@ parse_args(int argc, char *argv[], struct opts *o)
 		case 's': o->gpipe = one_of('s', optarg, "1f1b", "gpipe"); break;
 		case 't': o->timeline = optarg; break;
 		case 'u': o->group = opt_long('u', optarg, 1, 1L << 30); break;
+		case 'x': o->transfers = 1 + one_of('x', optarg, "hold",
+			    "overlap"); break;
 		case ':':
 			warnx("-%c needs an argument", optopt);
 			usage(stderr, 2);
@@ -141,7 +148,7 @@ parse_args(int argc, char *argv[], struct opts *o)
  * interleaved, 2 (v - 1) across the last stage's wrap to the first).
  */
 static void
-costs_of(const struct plan_result *r, int v, struct pipe_costs *c)
+costs_of(const struct plan_result *r, int v, int hold, struct pipe_costs *c)
 {
 	int S = r->nstages;
 	double *f = xcalloc((size_t)(S * v), sizeof *f);
@@ -158,7 +165,7 @@ costs_of(const struct plan_result *r, int v, struct pipe_costs *c)
 
 		x[j] = r->stage[i].p2p_out_s / (2.0 * (i + 1 < S ? v : v - 1));
 	}
-	*c = (struct pipe_costs){ S, v, r->m, f, b, x };
+	*c = (struct pipe_costs){ S, v, r->m, f, b, x, hold };
 }
 
 static const char *const summary_head[] = { "stage", "first_device",
@@ -296,7 +303,10 @@ main(int argc, char *argv[])
 	if (o.gpipe && v > 1)
 		die("%s: -s gpipe: the plan interleaves %d chunks a stage",
 		    o.plan, v);
-	costs_of(&r, v, &c);
+	/* Megatron-LM core_v0.15.0 overlaps the interleaved schedule's
+	 * transfers (--no-overlap-p2p-communication turns it off) and has
+	 * the non-interleaved 1F1B wait for them (arguments.py) */
+	costs_of(&r, v, o.transfers ? o.transfers == 1 : v == 1, &c);
 	orders = xcalloc((size_t)p.nstages, sizeof *orders);
 	for (int i = 0; i < p.nstages; i++)
 		if (v > 1)

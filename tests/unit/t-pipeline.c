@@ -13,6 +13,9 @@
 
 enum { ONE_F_ONE_B, INTERLEAVED, GPIPE };
 
+/* whether run()'s transfers hold their senders (pipe_costs.hold_sender) */
+static int hold;
+
 /* Simulate S ranks of v chunks, m micro-batches, under a schedule
  * (group: the interleaved schedule's micro-batch group), every chunk
  * of rank r taking fwd[r] / v and bwd[r] / v, each boundary `x` s. */
@@ -24,7 +27,7 @@ run(int sched, int S, int v, long m, long group, const double *fwd,
 	double *f = calloc((size_t)(S * v), sizeof *f);
 	double *b = calloc((size_t)(S * v), sizeof *b);
 	double *t = calloc((size_t)(S * v), sizeof *t);
-	struct pipe_costs c = { S, v, m, f, b, t };
+	struct pipe_costs c = { S, v, m, f, b, t, hold };
 	struct pl_err err;
 	int rc;
 
@@ -124,19 +127,49 @@ uneven_by_hand(void)
 	pipe_result_release(&res);
 }
 
-/* One micro-batch over two ranks, 0.5 s a boundary each way: 1 + 0.5 +
- * 1 forward, 1 + 0.5 + 1 backward = 5 s. */
+/*
+ * One micro-batch over two ranks, 0.5 s a boundary each way: 1 + 0.5 +
+ * 1 forward, 1 + 0.5 + 1 backward = 5 s, whether the transfers hold
+ * their senders or not.  Two micro-batches (1 s a pass) tell them apart,
+ * by hand.  Beside compute: rank 0 F0 0-1 F1 1-2 B0 4-5 B1 6-7, rank 1
+ * F0 1.5-2.5 B0 2.5-3.5 F1 3.5-4.5 B1 4.5-5.5: 7 s.  Holding the sender:
+ * rank 0 F0 0-1.5 F1 1.5-3 B0 4-5 B1 6.5-7.5, rank 1 F0 1.5-2.5 B0
+ * 2.5-4 F1 4-5 B1 5-6.5: 7.5 s, rank 0 busy 5 s of it, rank 1 5.  The
+ * closed form charges each stage both ways: (2 + 1) x 3 = 9 s.
+ */
 static void
 transfers(void)
 {
 	const double f[2] = { 1, 1 }, b[2] = { 1, 1 };
 	struct pipe_result res;
 
-	if (!OK(run(ONE_F_ONE_B, 2, 1, 1, 0, f, b, 0.5, &res) == 0,
-	    "transfers simulate"))
-		return;
-	EQ_DBL(res.step_s, 5, 1e-12, "a boundary's transfer both ways: 5 s");
-	pipe_result_release(&res);
+	for (hold = 0; hold <= 1; hold++)
+		if (OK(run(ONE_F_ONE_B, 2, 1, 1, 0, f, b, 0.5, &res) == 0,
+		    "transfers simulate")) {
+			EQ_DBL(res.step_s, 5, 1e-12, "a boundary's transfer "
+			    "both ways: 5 s");
+			pipe_result_release(&res);
+		}
+	hold = 0;
+	if (OK(run(ONE_F_ONE_B, 2, 1, 2, 0, f, b, 0.5, &res) == 0,
+	    "two micro-batches, transfers beside compute")) {
+		EQ_DBL(res.step_s, 7, 1e-12, "transfers beside compute: 7 s");
+		EQ_DBL(b_start(&res, 0, 1), 6, 1e-12, "beside compute: rank "
+		    "0's B1 at 6 s");
+		pipe_result_release(&res);
+	}
+	hold = 1;
+	if (OK(run(ONE_F_ONE_B, 2, 1, 2, 0, f, b, 0.5, &res) == 0,
+	    "two micro-batches, transfers holding their senders")) {
+		EQ_DBL(res.step_s, 7.5, 1e-12, "transfers holding their "
+		    "senders: 7.5 s");
+		EQ_DBL(b_start(&res, 0, 1), 6.5, 1e-12, "holding: rank 0's B1 "
+		    "at 6.5 s");
+		EQ_DBL(res.busy_s[0] + res.busy_s[1], 10, 1e-12, "holding: "
+		    "the passes and the sends, 5 s a rank");
+		pipe_result_release(&res);
+	}
+	hold = 0;
 }
 
 /*
@@ -333,7 +366,7 @@ static void
 refused(void)
 {
 	double f[2] = { 1, 1 }, b[2] = { 1, 1 };
-	struct pipe_costs c = { 2, 1, 2, f, b, NULL };
+	struct pipe_costs c = { 2, 1, 2, f, b, NULL, 0 };
 	struct pipe_op r0[4] = { { PIPE_F, 0, 0 }, { PIPE_B, 0, 0 },
 		{ PIPE_F, 0, 1 }, { PIPE_B, 0, 1 } };
 	struct pipe_op r1[4] = { { PIPE_F, 0, 1 }, { PIPE_B, 0, 1 },

@@ -171,6 +171,30 @@ check(const struct pipe_costs *c, const struct pipe_order *orders,
 	return 0;
 }
 
+/* Boundary j's transfer as the receiver waits for it beyond the sender's
+ * pass (arriving: 1), or as it holds the sender after the pass (0). */
+static double
+transfer(const struct pipe_costs *c, size_t j, int arriving)
+{
+	if (!c->transfer_s || j + 1 >= (size_t)c->S * (size_t)c->v)
+		return 0;
+	return (c->hold_sender != 0) != arriving ? c->transfer_s[j] : 0;
+}
+
+/* How long a pass holds its rank: its own time and, where the sender
+ * waits for them, its output's transfer (a forward pass's to the next
+ * virtual stage, a backward pass's to the previous one). */
+static double
+pass_s(const struct pipe_costs *c, int r, const struct pipe_op *op)
+{
+	size_t k = (size_t)r * (size_t)c->v + (size_t)op->chunk;
+	size_t vs = (size_t)op->chunk * (size_t)c->S + (size_t)r;
+
+	if (op->kind == PIPE_F)
+		return c->fwd_s[k] + transfer(c, vs, 0);
+	return c->bwd_s[k] + (vs > 0 ? transfer(c, vs - 1, 0) : 0);
+}
+
 /*
  * When op's input is there (-1: not yet): a forward pass's from the
  * previous virtual stage, a backward pass's from the next one (the last
@@ -190,8 +214,7 @@ ready_at(const struct pipe_costs *c, const double *fdone, const double *bdone,
 		if (vs == 0)
 			return 0;
 		in = fdone[(vs - 1) * m + mb];
-		return in < 0 ? -1 : in + (c->transfer_s ?
-		    c->transfer_s[vs - 1] : 0);
+		return in < 0 ? -1 : in + transfer(c, vs - 1, 1);
 	}
 	own = fdone[vs * m + mb];
 	if (own < 0)
@@ -199,8 +222,7 @@ ready_at(const struct pipe_costs *c, const double *fdone, const double *bdone,
 	if (vs + 1 == V)
 		return own;
 	in = bdone[(vs + 1) * m + mb];
-	return in < 0 ? -1 : fmax(own, in + (c->transfer_s ?
-	    c->transfer_s[vs] : 0));
+	return in < 0 ? -1 : fmax(own, in + transfer(c, vs, 1));
 }
 
 int
@@ -244,12 +266,10 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 		queued[r] = 0;
 		while (pos[r] < orders[r].n) {
 			const struct pipe_op *op = &orders[r].op[pos[r]];
-			size_t k = (size_t)r * (size_t)c->v + (size_t)op->chunk;
 			size_t at = ((size_t)op->chunk * (size_t)c->S +
 			    (size_t)r) * (size_t)c->m + (size_t)op->mb;
 			double ready = ready_at(c, fdone, bdone, r, op);
-			double dur = op->kind == PIPE_F ? c->fwd_s[k] :
-			    c->bwd_s[k];
+			double dur = pass_s(c, r, op);
 			struct pipe_event *e = &out->ev[out->nev++];
 			int next[2] = { (r + 1) % c->S, (r + c->S - 1) % c->S };
 

@@ -11,8 +11,9 @@
  * starts when the rank is free and its input has arrived: a forward pass
  * needs the previous virtual stage's forward output, a backward pass the
  * next one's gradient (the last virtual stage: its own forward pass),
- * each after the boundary's transfer time.  Transfers overlap compute
- * (they hold neither rank); a schedule whose orders wait on each other
+ * each after the boundary's transfer time.  Transfers either run beside
+ * compute, holding neither rank, or hold the sender until they are done
+ * (pipe_costs.hold_sender); a schedule whose orders wait on each other
  * in a cycle is refused.
  *
  * What comes out: when each operation ran, the step (the last one's
@@ -84,6 +85,11 @@ struct pipe_costs {
 	/* [j], j < S v - 1: from virtual stage j to j + 1 (activations)
 	 * and back (their gradients), one way; NULL: none */
 	const double *transfer_s;
+	/* 1: a pass's output transfer holds its rank after the pass, as
+	 * Megatron-LM's non-interleaved 1F1B waits for its sends (the
+	 * input arrives when the sender is done); 0: transfers run beside
+	 * compute, the input arriving the transfer time after the pass */
+	int hold_sender;
 };
 
 struct pipe_event {
