@@ -272,18 +272,6 @@ word(const char *arg, const char *w)
 	return strcmp(arg, w) == 0;
 }
 
-/* An option taking one of two words (opt_one_of); anything else is a
- * usage error. */
-static int
-one_of(int opt, const char *arg, const char *first, const char *second)
-{
-	int k = opt_one_of(opt, arg, first, second);
-
-	if (k < 0)
-		usage(stderr, 2);
-	return k;
-}
-
 /* -r: one recomputation kind (a word or its number), all, or both (none
  * and full, as before selective existed). */
 static int
@@ -380,37 +368,42 @@ parse_args(int argc, char *argv[], struct opts *o)
 		case 'M': o->memory_bytes = opt_double('M', optarg, 1, 1e18); break;
 		case 'N': o->devices = opt_long('N', optarg, 1, 1L << 30); break;
 		case 'O':
-			o->optimizer = one_of('O', optarg, "adam", "sgd") ?
+			o->optimizer = opt_word('O', optarg,
+			    "adam", "sgd", usage) ?
 			    OPT_SGD : OPT_ADAM;
 			break;
 		case 'P':	/* Megatron-LM 2021-22's pipeline scatter/gather */
-			o->scatter_gather = one_of('P', optarg, "off", "on");
+			o->scatter_gather = opt_word('P', optarg,
+			    "off", "on", usage);
 			break;
 		case 'S': o->setups = optarg; break;
 		case 'T': o->stats = optarg; break;
 		case 'H':	/* a mixture's token dispatch */
-			o->deepep = one_of('H', optarg, "alltoall", "deepep");
+			o->deepep = opt_word('H', optarg,
+			    "alltoall", "deepep", usage);
 			break;
 		case 'U':	/* --tp-comm-overlap on sp variants */
-			o->tp_overlap = one_of('U', optarg, "off", "on");
+			o->tp_overlap = opt_word('U', optarg,
+			    "off", "on", usage);
 			break;
 		case 'W':	/* Megatron-LM before 2021-08-30: blocking */
-			o->tp_grad_blocking = one_of('W', optarg, "async",
-			    "blocking");
+			o->tp_grad_blocking = opt_word('W', optarg,
+			    "async", "blocking", usage);
 			break;
 		case 'V':
-			o->overlap = !one_of('V', optarg, "on", "off");
+			o->overlap = !opt_word('V', optarg, "on", "off", usage);
 			break;
 		case 'Z':
-			o->zero = one_of('Z', optarg, "auto", "off") ?
+			o->zero = opt_word('Z', optarg, "auto", "off", usage) ?
 			    DP_ZERO_OFF : DP_ZERO_AUTO;
 			break;
 		case 'X':	/* the framework whose plans are searched */
-			o->megatron = !one_of('X', optarg, "megatron", "none");
+			o->megatron = !opt_word('X', optarg,
+			    "megatron", "none", usage);
 			break;
 		case 'G':	/* PyTorch DDP keeps a bucket copy */
-			o->grad_copies = one_of('G', optarg, "megatron",
-			    "torch") ? 2 : 1;
+			o->grad_copies = opt_word('G', optarg,
+			    "megatron", "torch", usage) ? 2 : 1;
 			break;
 		case 'a': o->accel = optarg; break;
 		case 'c': o->csv = optarg; break;
@@ -422,7 +415,8 @@ parse_args(int argc, char *argv[], struct opts *o)
 			}
 			break;
 		case 'g':
-			o->grad_bytes = one_of('g', optarg, "bf16", "fp32") ?
+			o->grad_bytes = opt_word('g', optarg,
+			    "bf16", "fp32", usage) ?
 			    4 : 2;
 			break;
 		case 'h': usage(stdout, 0); break;

@@ -55,16 +55,6 @@ usage(FILE *fp, int status)
 	usage_exit(fp, status);
 }
 
-static int
-one_of(int opt, const char *arg, const char *first, const char *second)
-{
-	int k = opt_one_of(opt, arg, first, second);
-
-	if (k < 0)
-		usage(stderr, 2);
-	return k;
-}
-
 static void
 parse_args(int argc, char *argv[], struct opts *o)
 {
@@ -83,34 +73,38 @@ parse_args(int argc, char *argv[], struct opts *o)
 		switch (ch) {
 		case 'B': o->batch = opt_long('B', optarg, 1, 1L << 40); break;
 		case 'G':
-			o->grad_copies = one_of('G', optarg, "megatron",
-			    "torch") ? 2 : 1;
+			o->grad_copies = opt_word('G', optarg,
+			    "megatron", "torch", usage) ? 2 : 1;
 			break;
 		case 'M': o->memory_bytes = opt_double('M', optarg, 1, 1e18); break;
 		case 'N': o->devices = opt_long('N', optarg, 1, 1L << 30); break;
 		case 'O':
-			o->optimizer = one_of('O', optarg, "adam", "sgd") ?
+			o->optimizer = opt_word('O', optarg,
+			    "adam", "sgd", usage) ?
 			    OPT_SGD : OPT_ADAM;
 			break;
-		case 'P': o->scatter_gather = one_of('P', optarg, "off", "on"); break;
+		case 'P': o->scatter_gather = opt_word('P', optarg,
+		    "off", "on", usage); break;
 		case 'W':
-			o->tp_grad_blocking = one_of('W', optarg, "async",
-			    "blocking");
+			o->tp_grad_blocking = opt_word('W', optarg,
+			    "async", "blocking", usage);
 			break;
 		case 'a': o->accel = optarg; break;
 		case 'g':
-			o->grad_bytes = one_of('g', optarg, "bf16", "fp32") ?
+			o->grad_bytes = opt_word('g', optarg,
+			    "bf16", "fp32", usage) ?
 			    4 : 2;
 			break;
 		case 'h': usage(stdout, 0); break;
 		case 'n': o->network = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'p': o->plan = optarg; break;
-		case 's': o->gpipe = one_of('s', optarg, "1f1b", "gpipe"); break;
+		case 's': o->gpipe = opt_word('s', optarg,
+		    "1f1b", "gpipe", usage); break;
 		case 't': o->timeline = optarg; break;
 		case 'u': o->group = opt_long('u', optarg, 1, 1L << 30); break;
-		case 'x': o->transfers = 1 + one_of('x', optarg, "hold",
-			    "overlap"); break;
+		case 'x': o->transfers = 1 + opt_word('x', optarg,
+		    "hold", "overlap", usage); break;
 		case ':':
 			warnx("-%c needs an argument", optopt);
 			usage(stderr, 2);

@@ -284,6 +284,17 @@ opt_one_of(int flag, const char *arg, const char *first, const char *second)
 	return -1;
 }
 
+int
+opt_word(int flag, const char *arg, const char *first, const char *second,
+    void (*usage)(FILE *, int))
+{
+	int k = opt_one_of(flag, arg, first, second);
+
+	if (k < 0)
+		usage(stderr, 2);
+	return k;
+}
+
 long
 opt_long(int flag, const char *arg, long min, long max)
 {

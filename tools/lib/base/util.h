@@ -105,6 +105,10 @@ const char *opt_progress(int flag, const char *arg);
  * then prints its usage and exits 2). */
 int opt_one_of(int flag, const char *arg, const char *first,
     const char *second);
+/* The same, a word that is neither ending in the tool's usage(stderr, 2),
+ * which does not return. */
+int opt_word(int flag, const char *arg, const char *first, const char *second,
+    void (*usage)(FILE *, int));
 
 /*
  * The one format every double is printed in: integral values below 2^53
