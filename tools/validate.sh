@@ -358,10 +358,13 @@ for table in "$@"; do
 		    "$tmp/$run.csv" 2> "$tmp/$run.err" ||
 		    { cat "$tmp/$run.err" >&2; exit 1; }
 		# the same plan's step simulated pass by pass (pipesim), its
-		# Gantt chart drawn where asked
+		# Gantt chart drawn where asked; Megatron-LM of 2021-22 (the
+		# scatter/gather's) held its stages for their transfers
+		# interleaved too, before it overlapped them
 		"$BIN/pipesim" -a "$CONFIGS/accelerators/$acc.xml" \
 		    -n "$CONFIGS/networks/$net.xml" -N "$devices" -B "$B" \
 		    -g "$gflag" -G "$ddpflag" -P "$sgflag" -W "$tpwait" \
+		    $([ "$sg" = 1 ] && echo "-x hold") \
 		    -M "$whole" -p "$tmp/$run.plan.xml" -o "$tmp/$run.sim.csv" \
 		    -t "$tmp/$run.timeline.csv" "$tmp/$run.csv" 2> "$tmp/$run.err" ||
 		    { cat "$tmp/$run.err" >&2; exit 1; }
