@@ -176,12 +176,9 @@ write_summary(FILE *fp, const struct plan_result *r,
     const struct pipe_result *sim, int v, double cap)
 {
 	int S = r->nstages;
-	double *end = xcalloc((size_t)S, sizeof *end);
+	const double *end = sim->end_s;
 	double step = 0;
 
-	for (size_t i = 0; i < sim->nev; i++)
-		end[sim->ev[i].rank] = fmax(end[sim->ev[i].rank],
-		    sim->ev[i].end_s);
 	/* each stage's exposed reduction after its own last backward pass:
 	 * a stage that drains early reduces while the others drain */
 	for (int i = 0; i < S; i++)
@@ -206,7 +203,6 @@ write_summary(FILE *fp, const struct plan_result *r,
 		f[12] = peak <= cap ? "yes" : "no";
 		csvio_write_row(fp, f, NSUMMARY);
 	}
-	free(end);
 }
 
 static void

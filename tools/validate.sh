@@ -113,12 +113,18 @@ field() {	# model.xml element
 	sed -n "s/.*<$2>\([^<]*\)<\/$2>.*/\1/p" "$1" | head -n 1
 }
 
-# dpsolve on the run's cluster, batch and gradient buffers (the loop's
-# variables at the time of the call), then the given options
-solve() {
-	"$BIN/dpsolve" -a "$CONFIGS/accelerators/$acc.xml" \
+# A tool that prices plans (dpsolve, pipesim) on the run's cluster, batch
+# and gradient buffers (the loop's variables at the time of the call),
+# then the given options
+priced() {	# tool options...
+	_tool=$1
+	shift
+	"$BIN/$_tool" -a "$CONFIGS/accelerators/$acc.xml" \
 	    -n "$CONFIGS/networks/$net.xml" -N "$devices" -B "$B" -g "$gflag" \
 	    -G "$ddpflag" -P "$sgflag" -W "$tpwait" "$@"
+}
+solve() {
+	priced dpsolve "$@"
 }
 
 header="kind,run,published,predicted,unit,error_pct,plan,fits,peak_memory_bytes,own_plan,own_over_published,own_peak_memory_bytes,own_same_recompute_plan,own_same_recompute_over_published,compute_s,collectives_s,p2p_s,bubble_s,exposed_sync_s,simulated_step_s,not_modelled"
@@ -361,10 +367,7 @@ for table in "$@"; do
 		# Gantt chart drawn where asked; Megatron-LM of 2021-22 (the
 		# scatter/gather's) held its stages for their transfers
 		# interleaved too, before it overlapped them
-		"$BIN/pipesim" -a "$CONFIGS/accelerators/$acc.xml" \
-		    -n "$CONFIGS/networks/$net.xml" -N "$devices" -B "$B" \
-		    -g "$gflag" -G "$ddpflag" -P "$sgflag" -W "$tpwait" \
-		    $([ "$sg" = 1 ] && echo "-x hold") \
+		priced pipesim $([ "$sg" = 1 ] && echo "-x hold") \
 		    -M "$whole" -p "$tmp/$run.plan.xml" -o "$tmp/$run.sim.csv" \
 		    -t "$tmp/$run.timeline.csv" "$tmp/$run.csv" 2> "$tmp/$run.err" ||
 		    { cat "$tmp/$run.err" >&2; exit 1; }

@@ -601,18 +601,12 @@ stage_sync(struct plan_cell *c, size_t first, size_t last, long u, long z,
 	double dense = v->pf_dense[last + 1] - v->pf_dense[first];
 	double gb = c->env->grad_bytes_per_param > 0 ?
 	    c->env->grad_bytes_per_param : 2;
-	/* the bytes --fp8-param-gather saves: an FP8 weight crosses in one
-	 * byte, half its bf16 bytes (MXFP8's, gathered in bf16, in two) */
-	double weights_ar, fp8_dense = 0, fp8_expert = 0;
+	double weights_ar, fp8_dense, fp8_expert;
 
 	if (!c->have[at])
 		group_costs(c, u, z);
-	if (c->mode.fp8_param_gather && v->g->var_fp8 != FP8_MXFP8) {
-		fp8_expert = (v->pf_fp8_expert[last + 1] -
-		    v->pf_fp8_expert[first]) / 2;
-		fp8_dense = (v->pf_fp8[last + 1] - v->pf_fp8[first]) / 2 -
-		    fp8_expert;
-	}
+	plan_fp8_gather_saved(v, &c->mode, first, last, &fp8_dense,
+	    &fp8_expert);
 	weights_ar = net_time(c->sync_dense[at], dense - fp8_dense) +
 	    net_time(c->sync_expert[at], params - dense - fp8_expert);
 	*grad_s = net_time(c->sync_dense[at], dense * gb / 2) +
@@ -624,6 +618,17 @@ stage_sync(struct plan_cell *c, size_t first, size_t last, long u, long z,
 		*grad_s /= 2;
 		*param_s = weights_ar / 2;
 	}
+}
+
+void
+plan_fp8_gather_saved(const struct plan_variant *v, const struct plan_mode *m,
+    size_t first, size_t last, double *dense, double *expert)
+{
+	*dense = *expert = 0;
+	if (!m->fp8_param_gather || v->g->var_fp8 == FP8_MXFP8)
+		return;
+	*expert = (v->pf_fp8_expert[last + 1] - v->pf_fp8_expert[first]) / 2;
+	*dense = (v->pf_fp8[last + 1] - v->pf_fp8[first]) / 2 - *expert;
 }
 
 double

@@ -188,6 +188,14 @@ struct plan_variant {
 int plan_records_tp_overlap(const struct plan_mode *m,
     const struct layer_graph *g);
 
+/* The bytes --fp8-param-gather takes off the parameter gather of rows
+ * [first, last] in mode m, the dense parameters' and the experts': an FP8
+ * weight crosses in one byte, half its bf16 bytes (MXFP8's, gathered in
+ * bf16, in two: none off).  0 and 0 without the gather. */
+void plan_fp8_gather_saved(const struct plan_variant *v,
+    const struct plan_mode *m, size_t first, size_t last, double *dense,
+    double *expert);
+
 /* The prefix sums of a variant's exposed intra-layer collectives under a
  * mode (its recomputation and --tp-comm-overlap). */
 const double *plan_coll(const struct plan_variant *v,

@@ -774,15 +774,10 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 
 				double expert = v->pf_param[rows] -
 				    v->pf_dense[rows];
-				/* the FP8 gather's bytes less (plan.c's
-				 * stage_sync, the whole chain) */
-				double f8e = 0, f8 = 0;
+				double f8, f8e;	/* the whole chain's */
 
-				if (md->fp8_param_gather &&
-				    v->g->var_fp8 != FP8_MXFP8) {
-					f8e = v->pf_fp8_expert[rows] / 2;
-					f8 = v->pf_fp8[rows] / 2 - f8e;
-				}
+				plan_fp8_gather_saved(v, md, 0, rows - 1, &f8,
+				    &f8e);
 				x->grad_bytes = v->pf_dense[rows] * gb / 2 *
 				    (md->distopt ? 0.5 : 1);
 				x->param_bytes = md->distopt ?

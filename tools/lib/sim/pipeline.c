@@ -230,7 +230,7 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
     struct pipe_result *out, struct pl_err *err)
 {
 	size_t V, cells, total = 0, nstack = 0;
-	double *fdone, *bdone, *free_at;
+	double *fdone, *bdone;
 	size_t *pos;
 	long *held;
 	int *stack;
@@ -245,12 +245,12 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 	bdone = xmalloc(cells * sizeof *bdone);
 	for (size_t i = 0; i < cells; i++)
 		fdone[i] = bdone[i] = -1;
-	free_at = xcalloc((size_t)c->S, sizeof *free_at);
 	pos = xcalloc((size_t)c->S, sizeof *pos);
 	held = xcalloc((size_t)c->S, sizeof *held);
 	stack = xcalloc((size_t)c->S, sizeof *stack);
 	queued = xcalloc((size_t)c->S, 1);
 	out->busy_s = xcalloc((size_t)c->S, sizeof *out->busy_s);
+	out->end_s = xcalloc((size_t)c->S, sizeof *out->end_s);
 	out->peak_chunks = xcalloc((size_t)c->S, sizeof *out->peak_chunks);
 	out->ev = xcalloc(2 * cells, sizeof *out->ev);
 	for (int r = c->S - 1; r >= 0; r--) {
@@ -270,17 +270,16 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 			    (size_t)r) * (size_t)c->m + (size_t)op->mb;
 			double ready = ready_at(c, fdone, bdone, r, op);
 			double dur = pass_s(c, r, op);
-			struct pipe_event *e = &out->ev[out->nev++];
 			int next[2] = { (r + 1) % c->S, (r + c->S - 1) % c->S };
+			struct pipe_event *e;
 
-			if (ready < 0) {
-				out->nev--;
+			if (ready < 0)
 				break;
-			}
+			e = &out->ev[out->nev++];
 			*e = (struct pipe_event){ r, op->kind, op->chunk,
-			    op->mb, fmax(free_at[r], ready), 0 };
+			    op->mb, fmax(out->end_s[r], ready), 0 };
 			e->end_s = e->start_s + dur;
-			free_at[r] = e->end_s;
+			out->end_s[r] = e->end_s;
 			out->busy_s[r] += dur;
 			if (op->kind == PIPE_F) {
 				fdone[at] = e->end_s;
@@ -312,7 +311,6 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 	}
 	free(fdone);
 	free(bdone);
-	free(free_at);
 	free(pos);
 	free(held);
 	free(stack);
@@ -328,6 +326,7 @@ void
 pipe_result_release(struct pipe_result *r)
 {
 	free(r->busy_s);
+	free(r->end_s);
 	free(r->peak_chunks);
 	free(r->ev);
 	memset(r, 0, sizeof *r);

@@ -101,6 +101,7 @@ struct pipe_event {
 struct pipe_result {
 	double step_s;
 	double *busy_s;			/* [S] */
+	double *end_s;			/* [S]: when its last pass ends */
 	long *peak_chunks;		/* [S]: chunk-micro-batches held */
 	struct pipe_event *ev;		/* every operation, in the order
 					 * they were scheduled */
