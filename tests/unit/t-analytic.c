@@ -727,6 +727,46 @@ test_gemm_fixed_time(void)
 }
 
 /*
+ * The weights' gradient's share of a product's backward pass (what a
+ * zero-bubble schedule runs as W), BERT-large's q/k/v product on an H100
+ * (512 tokens, 1,024 in, 3,072 out): the weight gradient (1,024 x 512)
+ * by (512 x 3,072) fills 192 tiles of 128 x 128, two waves of 132; the
+ * input gradient (512 x 3,072) by (3,072 x 1,024) 32 tiles, one wave;
+ * each 2 x 512 x 1,024 x 3,072 FLOPs at 65.3% of 989.4 TFLOP/s, plus
+ * 5.5 us.  The attention core's products have no weights: no share.
+ */
+static void
+test_weight_gradient_share(void)
+{
+	struct accel_cfg a;
+	struct pl_err err;
+	struct model_cfg m = model_as_configured("bertlarge");
+	struct aop_graph g;
+	struct layer_graph lg;
+	double flops = 2.0 * 512 * 1024 * 3072, rate = 989.4e12 * 0.653;
+	double w = flops / (rate * 192 / 264) + 5.5e-6;
+	double in = flops / (rate * 32 / 132) + 5.5e-6;
+
+	if (accel_load(&a, "configs/accelerators/h100-80gb.xml", &err) < 0) {
+		printf("Bail out! h100-80gb\n");
+		exit(1);
+	}
+	build_on(&m, &a, 1, 0, &g);
+	EQ_DBL(op_named(&g, 0, "qkv")->wgrad_s, w, 1e-12,
+	    "q/k/v: the weight gradient, two waves of 192 tiles");
+	EQ_DBL(op_named(&g, 0, "qkv")->bwd_s - op_named(&g, 0, "qkv")->wgrad_s,
+	    in, 1e-12, "q/k/v: the input gradient, one wave of 32 tiles");
+	EQ_DBL(op_named(&g, 0, "scores")->wgrad_s, 0, 0,
+	    "the attention scores: no weights, no share");
+	analytic_layers(&g, &lg);
+	OK(lg.has_wgrad && lg.l[1].weight_gradient_s > w &&
+	    lg.l[1].weight_gradient_s < lg.l[1].backward_s,
+	    "a layer's share: its products', within its backward pass");
+	layers_release(&lg);
+	analytic_release(&g);
+}
+
+/*
  * DeepSeek-V3 (latent attention, 3 dense layers, 58 of 256 experts 2048
  * wide with one shared, a multi-token prediction module), unfused so the
  * core is whole: a layer's products summed from the report's shapes (Sec.
@@ -1195,6 +1235,7 @@ main(void)
 	test_recompute_and_flash();
 	test_gemm_quantization();
 	test_gemm_fixed_time();
+	test_weight_gradient_share();
 	test_gemm_measured();
 	test_attention_efficiencies();
 	test_flops();

@@ -777,6 +777,25 @@ op_time(const struct accel_cfg *a, const struct aop *o, int backward)
 	return roofline(a, o, backward, flops / u, bytes);
 }
 
+/* The weights' gradient's share of a weight product's backward time:
+ * its half of the roofline, by the time its shape takes against the
+ * input gradient's, and its own fixed time (what a zero-bubble schedule
+ * runs as a W pass; the attention products have no weights). */
+static double
+op_wgrad_time(const struct accel_cfg *a, const struct aop *o)
+{
+	double in, w;
+
+	if (o->kind != AOP_MATMUL || o->bwd_flops <= 0 || o->parameter_bytes <= 0)
+		return 0;
+	in = 1 / analytic_gemm_utilisation(a, o->gemm_m, o->gemm_k,
+	    o->gemm_batch);
+	w = 1 / analytic_gemm_utilisation(a, o->gemm_k, o->gemm_n,
+	    o->gemm_batch);
+	return (o->bwd_s - 2 * a->gemm_fixed_s) * w / (in + w) +
+	    a->gemm_fixed_s;
+}
+
 /* Fused attention's efficiency by pass and dropout (the accelerator's
  * flash kinds default to the attention one); the unfused attention's
  * batched products', the attention one. */
@@ -1005,6 +1024,7 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 
 		o->fwd_s = op_time(a, o, 0);
 		o->bwd_s = op_time(a, o, 1);
+		o->wgrad_s = op_wgrad_time(a, o);
 	}
 	return 0;
 }
@@ -1031,6 +1051,7 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 	out->l = xcalloc(out->n, sizeof(struct layer));
 	out->has_variant = 1;
 	out->has_recompute = 1;
+	out->has_wgrad = 1;
 	out->var_t = g->v.t;
 	out->var_e = g->v.e;
 	out->var_c = g->v.c;
@@ -1052,6 +1073,7 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 
 		L->forward_s += o->fwd_s;
 		L->backward_s += o->bwd_s;
+		L->weight_gradient_s += o->wgrad_s;
 		L->parameter_bytes += o->parameter_bytes;
 		/* an FP8 product's weights: a byte each and one for the
 		 * transpose, as many bytes as their bf16 copy */

@@ -85,6 +85,8 @@ struct aop {
 					 * without or with dropout (its own
 					 * efficiencies by pass) */
 	double fwd_s, bwd_s;		/* roofline, all cores of the kind */
+	double wgrad_s;			/* the weights' gradient's share of
+					 * bwd_s (a weight product's) */
 };
 
 struct aop_graph {

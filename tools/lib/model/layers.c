@@ -387,6 +387,8 @@ layers_differing_number(const struct layer *a, const struct layer *b)
 		return "forward_s";
 	if (a->backward_s != b->backward_s)
 		return "backward_s";
+	if (a->weight_gradient_s != b->weight_gradient_s)
+		return "weight_gradient_s";
 	if (a->parameter_bytes != b->parameter_bytes)
 		return "parameter_bytes";
 	if (a->dense_parameter_bytes != b->dense_parameter_bytes)
@@ -455,7 +457,7 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
     struct pl_err *err)
 {
 	int cid, cpar, cact, cin, ckind, cfwd, cbwd, ccopy, ccoll[LCOLL_N];
-	int cdense, ctp, cfp8w, cfp8e;
+	int cdense, ctp, cfp8w, cfp8e, cwgrad;
 
 	memset(g, 0, sizeof(*g));
 	if ((cid = csvio_col(tab, "layer_id", err)) < 0 ||
@@ -469,6 +471,13 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 	cfwd = csvio_col_opt(tab, "forward_s");
 	cbwd = csvio_col_opt(tab, "backward_s");
 	g->has_times = cfwd >= 0 && cbwd >= 0;
+	cwgrad = csvio_col_opt(tab, "weight_gradient_s");
+	if (cwgrad >= 0 && cbwd < 0) {
+		pl_errf(err, tab->file, 1, "column 'weight_gradient_s' without "
+		    "column 'backward_s' (it is a share of the backward pass)");
+		goto fail;
+	}
+	g->has_wgrad = cwgrad >= 0;
 	ccopy = csvio_col_opt(tab, "copy_of");
 	cdense = csvio_col_opt(tab, "dense_parameter_bytes");
 	cfp8w = csvio_col_opt(tab, "fp8_weight_bytes");
@@ -517,6 +526,19 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 		    CSVIO_NONNEG | CSVIO_OPTIONAL, &v, err) < 0)
 			goto fail;
 		L->backward_s = cbwd >= 0 && !isnan(v) ? v : 0;
+		if (cwgrad >= 0) {
+			if (csvio_double(tab, r, cwgrad, CSVIO_NONNEG |
+			    CSVIO_OPTIONAL, &v, err) < 0)
+				goto fail;
+			L->weight_gradient_s = isnan(v) ? 0 : v;
+			if (L->weight_gradient_s > L->backward_s) {
+				pl_errf(err, tab->file, tab->lines[r], "column "
+				    "'weight_gradient_s': %g exceeds backward_s "
+				    "%g (it is a share of it)",
+				    L->weight_gradient_s, L->backward_s);
+				goto fail;
+			}
+		}
 		if (ccopy >= 0) {
 			int r2 = csvio_long(tab, r, ccopy, CSVIO_OPTIONAL,
 			    &L->copy_of, err);
@@ -832,6 +854,8 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 	head[nc++] = "copy_of";
 	head[nc++] = "forward_s";
 	head[nc++] = "backward_s";
+	if (g->has_wgrad)
+		head[nc++] = "weight_gradient_s";
 	head[nc++] = "parameter_bytes";
 	head[nc++] = "activation_bytes";
 	head[nc++] = "input_bytes";
@@ -893,6 +917,8 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		f[c] = L->is_copy ? b[c] : "", c++;
 		f[c] = numfmt(b[c], L->forward_s), c++;
 		f[c] = numfmt(b[c], L->backward_s), c++;
+		if (g->has_wgrad)
+			f[c] = numfmt(b[c], L->weight_gradient_s), c++;
 		f[c] = numfmt(b[c], L->parameter_bytes), c++;
 		f[c] = numfmt(b[c], L->activation_bytes), c++;
 		f[c] = numfmt(b[c], L->input_bytes), c++;

@@ -4,7 +4,8 @@
  * One CSV row per layer, in pipeline order (a stage is a contiguous run of
  * rows); all numbers are per device of the variant and per micro-batch.
  * Required columns: layer_id, parameter_bytes, activation_bytes,
- * input_bytes.  Optional: kind, forward_s, backward_s, the collective
+ * input_bytes.  Optional: kind, forward_s, backward_s (and
+ * weight_gradient_s, its share for the weights' gradient), the collective
  * byte columns (empty or absent = 0), copy_of and the four recomputation
  * columns (all or none).  The optional edges CSV (src_layer,
  * dst_layer, bytes) must point forward in row order, which also rules out
@@ -52,6 +53,10 @@ struct layer {
 	long id;
 	char kind[32];
 	double forward_s, backward_s;
+	/* the weights' gradient's share of backward_s (column
+	 * weight_gradient_s, optional: what a zero-bubble schedule runs
+	 * apart as a W pass) */
+	double weight_gradient_s;
 	double parameter_bytes, activation_bytes, input_bytes;
 	/* parameters replicated over the variant's c*e devices (all but the
 	 * experts'): their gradients are also summed over that group */
@@ -112,6 +117,7 @@ struct layer_graph {
 	int has_variant;	/* the variant columns are present */
 	int has_recompute;	/* the recomputation columns are present */
 	int has_times;		/* forward_s and backward_s are present */
+	int has_wgrad;		/* weight_gradient_s is present */
 	int has_tp_overlap;	/* the tp_overlap column is present */
 	long var_t, var_e, var_c, var_sp, var_b;
 	/* the e devices split the micro-batch's samples (column ep_batch,
