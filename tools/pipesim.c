@@ -1,11 +1,13 @@
 /*
  * pipesim - one step of a plan simulated pass by pass: each micro-batch's
- * forward and backward pass on every stage (and model chunk) in the
- * order its pipeline schedule runs them, each stage's exposed gradient
- * reduction after its own last backward pass; the step, every stage's
- * busy and idle time and the activations it holds at its peak, beside
- * the closed forms dpsolve -E prices (issue 35; the engine:
- * lib/sim/pipeline.h; docs/model.md, "Pipeline schedules, simulated").
+ * forward and backward pass (and, where the schedule splits it, its
+ * weights' gradient) on every stage (and model chunk) in the order its
+ * pipeline schedule runs them, each stage's exposed gradient reduction
+ * after its own last backward pass; the step, every stage's busy and idle
+ * time and the activations it holds at its peak, beside the closed forms
+ * dpsolve -E prices (issue 35; the engine: lib/sim/pipeline.h;
+ * docs/model.md, "Pipeline schedules, simulated").  Schedules: 1F1B,
+ * GPipe, Megatron-LM's interleaving, ZB-H1, ZB-V, DualPipe, DualPipeV.
  */
 #include <getopt.h>
 #include <math.h>
@@ -19,11 +21,19 @@
 #include "model/plan.h"
 #include "sim/pipeline.h"
 
+/* The schedules -s names, in its order. */
+enum { PS_1F1B, PS_GPIPE, PS_ZBH1, PS_ZBV, PS_DUALPIPE,
+	PS_DUALPIPEV, PS_N };
+static const char *const sched_words[PS_N] = { "1f1b", "gpipe", "zbh1",
+	"zbv", "dualpipe", "dualpipev" };
+
 struct opts {
 	const char *accel, *network, *plan, *out, *timeline;
 	long devices, batch, group;
 	double memory_bytes, grad_bytes, grad_copies;
-	int optimizer, scatter_gather, tp_grad_blocking, gpipe;
+	int optimizer, scatter_gather, tp_grad_blocking;
+	int sched;		/* -s: SCHED_*; -1 as the plan runs in
+				 * Megatron-LM (1F1B, interleaved) */
 	int transfers;		/* -x: 0 as Megatron runs it, 1 hold, 2
 				 * overlap */
 };
@@ -33,7 +43,8 @@ usage(FILE *fp, int status)
 {
 	fprintf(fp, "usage: pipesim [-h] [-B batch] [-G megatron|torch] "
 	    "[-M bytes] [-N devices] [-O adam|sgd] [-P on|off] "
-	    "[-W async|blocking] [-g bf16|fp32] [-o file] [-s 1f1b|gpipe] "
+	    "[-W async|blocking] [-g bf16|fp32] [-o file] "
+	    "[-s 1f1b|gpipe|zbh1|dualpipe|zbv|dualpipev] "
 	    "[-t timeline.csv] [-u group] [-x hold|overlap] "
 	    "-a accelerator.xml -n network.xml "
 	    "-p plan.xml graph.csv|index.csv ...\n");
@@ -44,11 +55,12 @@ usage(FILE *fp, int status)
 		    "  -p plan.xml         the plan, as dpsolve writes it (required)\n"
 		    "  graph.csv|index.csv the per-layer graphs the plan names\n"
 		    "  -B, -G, -M, -N, -O, -P, -W, -g  priced as dpsolve -E prices them (man dpsolve)\n"
-		    "  -s 1f1b|gpipe       a plan without interleaving: 1F1B (default) or GPipe\n"
+		    "  -s schedule         without interleaving: 1f1b (default), gpipe, zbh1 or dualpipe;\n"
+		    "                      two chunks a stage: zbv or dualpipev (default Megatron's interleaving)\n"
 		    "  -u group            interleaved: micro-batches a group (Megatron's\n"
 		    "                      --microbatch-group-size-per-virtual-pipeline-stage, default p)\n"
 		    "  -x hold|overlap     a boundary's transfer holds its sender, or runs beside compute\n"
-		    "                      (default as Megatron-LM: holds without interleaving, beside it with)\n"
+		    "                      (default: holds under 1f1b, gpipe and zbh1, beside compute otherwise)\n"
 		    "  -o file             the stages' CSV (default standard output)\n"
 		    "  -t timeline.csv     also every pass: stage, chunk, micro-batch, start and end\n"
 		    "  -h, --help          this text (man pipesim)\n", fp);
@@ -65,6 +77,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	int ch;
 
 	memset(o, 0, sizeof *o);
+	o->sched = -1;
 	o->batch = 4096;
 	o->grad_bytes = 4;
 	opterr = 0;
@@ -99,8 +112,16 @@ parse_args(int argc, char *argv[], struct opts *o)
 		case 'n': o->network = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'p': o->plan = optarg; break;
-		case 's': o->gpipe = opt_word('s', optarg,
-		    "1f1b", "gpipe", usage); break;
+		case 's':
+			for (o->sched = 0; o->sched < PS_N &&
+			    strcmp(optarg, sched_words[o->sched]); o->sched++)
+				;
+			if (o->sched == PS_N) {
+				warnx("-s: '%s' is not 1f1b, gpipe, zbh1, "
+				    "dualpipe, zbv or dualpipev", optarg);
+				usage(stderr, 2);
+			}
+			break;
 		case 't': o->timeline = optarg; break;
 		case 'u': o->group = opt_long('u', optarg, 1, 1L << 30); break;
 		case 'x': o->transfers = 1 + opt_word('x', optarg,
@@ -135,31 +156,87 @@ parse_args(int argc, char *argv[], struct opts *o)
 	}
 }
 
-/*
- * The plan's passes as the engine takes them: each stage's v chunks
- * alike (its forward and backward pass over v), each boundary's transfer
- * one way (the evaluator's sends over their count: 2 a boundary, 2 v
- * interleaved, 2 (v - 1) across the last stage's wrap to the first).
- */
-static void
-costs_of(const struct plan_result *r, int v, int hold, struct pipe_costs *c)
+/* Which plan stage a rank's chunk k runs: its own, a share of it a
+ * chunk (Megatron's interleaving, the V schedules), or under DualPipe on
+ * chunk 1 the mirror stage S - 1 - r, whole (DualPipe keeps two stages a
+ * rank, its parameters twice over). */
+static int
+stage_of(int sched, int S, int r, int k)
+{
+	return sched == PS_DUALPIPE && k == 1 ? S - 1 - r : r;
+}
+
+/* One send's time across the boundary after stage i: the evaluator's
+ * sends over their count (2 a boundary, 2 v interleaved, 2 (v - 1)
+ * across the last stage's wrap to the first). */
+static double
+send_s(const struct plan_result *r, int i, int v)
 {
 	int S = r->nstages;
-	double *f = xcalloc((size_t)(S * v), sizeof *f);
-	double *b = xcalloc((size_t)(S * v), sizeof *b);
-	double *x = xcalloc((size_t)(S * v), sizeof *x);
+
+	return r->stage[i].p2p_out_s / (2.0 * (i + 1 < S ? v : v - 1));
+}
+
+/*
+ * The plan's passes as the engine takes them under schedule sched
+ * (-1: Megatron's interleaving): a stage's passes split alike over its
+ * v chunks (DualPipe's two chunks a rank each a whole stage), each pass
+ * with its collectives' share (what DualPipe's pairs hide) and its
+ * weights' gradients' (what the zero-bubble schedules split off), and
+ * each boundary's transfer one way on the link it crosses (a V's turn
+ * on the last rank: none).  route and mb_route: room for the V's or
+ * DualPipe's routes (2 S and m).
+ */
+static void
+costs_of(const struct plan_result *r, int sched, int v, int hold,
+    int *route, int *mb_route, struct pipe_costs *c)
+{
+	int S = r->nstages, chunks = sched == PS_DUALPIPE ? 2 : v;
+	size_t n = (size_t)(S * chunks);
+	double *f = xcalloc(n, sizeof *f), *b = xcalloc(n, sizeof *b);
+	double *w = xcalloc(n, sizeof *w), *fc = xcalloc(n, sizeof *fc);
+	double *bc = xcalloc(n, sizeof *bc), *x = xcalloc(n, sizeof *x);
+	double share = sched == PS_DUALPIPE ? 1 : 1.0 / v;
 
 	for (int i = 0; i < S; i++)
-		for (int k = 0; k < v; k++) {
-			f[i * v + k] = r->stage[i].forward_s / v;
-			b[i * v + k] = r->stage[i].backward_s / v;
-		}
-	for (int j = 0; j + 1 < S * v; j++) {
-		int i = j % S;
+		for (int k = 0; k < chunks; k++) {
+			const struct stage_cost *st =
+			    &r->stage[stage_of(sched, S, i, k)];
+			size_t at = (size_t)(i * chunks + k);
 
-		x[j] = r->stage[i].p2p_out_s / (2.0 * (i + 1 < S ? v : v - 1));
+			f[at] = st->forward_s * share;
+			b[at] = st->backward_s * share;
+			w[at] = st->weight_gradient_s * share;
+			fc[at] = st->forward_comm_s * share;
+			bc[at] = st->backward_comm_s * share;
+		}
+	*c = (struct pipe_costs){ .S = S, .v = chunks, .m = r->m, .fwd_s = f,
+	    .bwd_s = b, .transfer_s = x, .hold_sender = hold, .wgrad_s = w,
+	    .fwd_comm_s = fc, .bwd_comm_s = bc };
+	if (sched == PS_ZBV || sched == PS_DUALPIPEV) {
+		pipe_route_v(S, route);
+		for (int j = 0; j + 1 < 2 * S; j++)
+			x[j] = j < S - 1 ? send_s(r, j, v) : j == S - 1 ? 0 :
+			    send_s(r, 2 * S - 2 - j, v);
+		c->route = route;
+		c->nroute = 1;
+		c->route_len = 2 * S;
+	} else if (sched == PS_DUALPIPE) {
+		/* route 1 goes up the ranks: its boundary j crosses the
+		 * link after rank S - 2 - j */
+		pipe_route_dual(S, r->m, route, mb_route);
+		for (int j = 0; j + 1 < S; j++) {
+			x[j] = send_s(r, j, 1);
+			x[S - 1 + j] = send_s(r, S - 2 - j, 1);
+		}
+		c->route = route;
+		c->mb_route = mb_route;
+		c->nroute = 2;
+		c->route_len = S;
+	} else {
+		for (int j = 0; j + 1 < S * v; j++)
+			x[j] = send_s(r, j % S, v);
 	}
-	*c = (struct pipe_costs){ S, v, r->m, f, b, x, hold };
 }
 
 static const char *const summary_head[] = { "stage", "first_device",
@@ -168,35 +245,63 @@ static const char *const summary_head[] = { "stage", "first_device",
 	"closed_form_memory_bytes", "fits", "step_s", "closed_form_step_s" };
 #define NSUMMARY (sizeof summary_head / sizeof summary_head[0])
 
+/* A rank's exposed reduction after its own last backward pass (a stage
+ * that drains early reduces while the others drain); under DualPipe its
+ * two stages', each over its own replicas. */
+static double
+rank_sync_s(const struct plan_result *r, int sched, int i)
+{
+	int S = r->nstages;
+
+	return r->stage[i].sync_s + (sched == PS_DUALPIPE ?
+	    r->stage[S - 1 - i].sync_s : 0);
+}
+
+/* A rank's memory at its simulated peak: its stage's weights, gradients
+ * and optimizer states (DualPipe: its two stages'), the working set, and
+ * what each chunk-micro-batch held beyond the first keeps (held: in
+ * stages' worth; DualPipe's larger of the two). */
+static double
+rank_peak_bytes(const struct plan_result *r, int sched, int i, double held)
+{
+	const struct mem_breakdown *m = &r->stage[i].mem, *o = m;
+	double fixed = m->weights + m->gradients + m->optimizer;
+
+	if (sched == PS_DUALPIPE) {
+		o = &r->stage[r->nstages - 1 - i].mem;
+		fixed += o->weights + o->gradients + o->optimizer;
+	}
+	return fixed + fmax(m->activations, o->activations) + (held - 1) *
+	    fmax(m->kept, o->kept);
+}
+
 /* idle_s: the step less the stage's passes and its exposed reduction;
  * fits: its simulated peak within the memory cap (-M, or the device
  * less its reserve) */
 static void
 write_summary(FILE *fp, const struct plan_result *r,
-    const struct pipe_result *sim, int v, double cap)
+    const struct pipe_result *sim, int sched, int v, double cap)
 {
 	int S = r->nstages;
 	const double *end = sim->end_s;
 	double step = 0;
 
-	/* each stage's exposed reduction after its own last backward pass:
-	 * a stage that drains early reduces while the others drain */
 	for (int i = 0; i < S; i++)
-		step = fmax(step, end[i] + r->stage[i].sync_s);
+		step = fmax(step, end[i] + rank_sync_s(r, sched, i));
 	csvio_write_row(fp, summary_head, NSUMMARY);
 	for (int i = 0; i < S; i++) {
 		const struct stage_cost *s = &r->stage[i];
-		const struct mem_breakdown *m = &s->mem;
 		char b[NSUMMARY][NUMFMT_LEN];
 		const char *f[NSUMMARY];
-		double held = (double)sim->peak_chunks[i] / v;
-		double peak = m->weights + m->gradients + m->optimizer +
-		    m->activations + (held - 1) * m->kept;
+		double sync = rank_sync_s(r, sched, i);
+		double held = (double)sim->peak_chunks[i] /
+		    (sched == PS_DUALPIPE ? 1 : v);
+		double peak = rank_peak_bytes(r, sched, i, held);
 		double vals[NSUMMARY] = { i, (double)s->first_device,
 			(double)s->devices, s->forward_s, s->backward_s,
-			sim->busy_s[i], step - sim->busy_s[i] - s->sync_s,
-			end[i], s->sync_s, (double)sim->peak_chunks[i], peak,
-			m->total, 0, step, r->step_s };
+			sim->busy_s[i], step - sim->busy_s[i] - sync,
+			end[i], sync, (double)sim->peak_chunks[i], peak,
+			s->mem.total, 0, step, r->step_s };
 
 		for (size_t k = 0; k < NSUMMARY; k++)
 			f[k] = numfmt(b[k], vals[k]);
@@ -209,22 +314,61 @@ static void
 write_timeline(FILE *fp, const struct pipe_result *sim)
 {
 	static const char *const head[] = { "stage", "chunk", "micro_batch",
-		"pass", "start_s", "end_s" };
-	char b[6][NUMFMT_LEN];
-	const char *f[6];
+		"pass", "start_s", "end_s", "overlapped" };
+	static const char *const pass[] = { "forward", "backward", "weight" };
+	char b[7][NUMFMT_LEN];
+	const char *f[7];
 
-	csvio_write_row(fp, head, 6);
+	csvio_write_row(fp, head, 7);
 	for (size_t i = 0; i < sim->nev; i++) {
 		const struct pipe_event *e = &sim->ev[i];
 
 		f[0] = numfmt(b[0], e->rank);
 		f[1] = numfmt(b[1], e->chunk);
 		f[2] = numfmt(b[2], (double)e->mb);
-		f[3] = e->kind == PIPE_F ? "forward" : "backward";
+		f[3] = pass[e->kind];
 		f[4] = numfmt(b[4], e->start_s);
 		f[5] = numfmt(b[5], e->end_s);
-		csvio_write_row(fp, f, 6);
+		f[6] = e->paired ? "1" : "0";
+		csvio_write_row(fp, f, 7);
 	}
+}
+
+/*
+ * Whether the plan runs under the schedule asked for: 1F1B, GPipe, ZB-H1
+ * and DualPipe one chunk a stage, ZB-V and DualPipeV two (a plan of v 2),
+ * micro-batch groups only with Megatron's interleaving; the split
+ * schedules need the graphs' weight_gradient_s; DualPipe(V) needs the
+ * micro-batches its repository asserts.
+ */
+static void
+check_schedule(const struct opts *o, const struct plan *p, long m, int v)
+{
+	int sched = o->sched, S = p->nstages;
+
+	if (o->group && (v == 1 || sched >= 0 || !pipe_group_ok(S, m,
+	    o->group)))
+		die("%s: -u %ld: a micro-batch group needs Megatron's "
+		    "interleaving, p (%d) to m (%ld) micro-batches and m's "
+		    "remainder 0 or at least p, as Megatron-LM asserts",
+		    o->plan, o->group, S, m);
+	if (sched < 0)
+		return;
+	if ((sched == PS_ZBV || sched == PS_DUALPIPEV) != (v == 2))
+		die("%s: -s %s runs %s a stage; the plan has %d", o->plan,
+		    sched_words[sched], sched == PS_ZBV || sched ==
+		    PS_DUALPIPEV ? "two model chunks (v 2)" : "one model "
+		    "chunk", v);
+	if (sched >= PS_ZBH1 && !p->g->has_wgrad)
+		die("%s: no weight_gradient_s column: -s %s splits the "
+		    "backward pass by it (graph-normalize -m writes it)",
+		    p->g->file, sched_words[sched]);
+	if ((sched == PS_DUALPIPE || sched == PS_DUALPIPEV) &&
+	    !pipe_dualpipe_ok(S, m, sched == PS_DUALPIPE))
+		die("%s: -s %s: %d stages and %ld micro-batches; it needs at "
+		    "least twice as many micro-batches as ranks%s", o->plan,
+		    sched_words[sched], S, m, sched == PS_DUALPIPE ?
+		    ", both even" : "");
 }
 
 int
@@ -243,7 +387,7 @@ main(int argc, char *argv[])
 	struct outfile out, tl;
 	struct outfile *all[2] = { &out, &tl };
 	struct pl_err err;
-	int v;
+	int v, sched, *route, *mb_route;
 
 	parse_args(argc, argv, &o);
 	argc -= optind;
@@ -286,29 +430,46 @@ main(int argc, char *argv[])
 			    "simulates plans without them", o.plan, i,
 			    p.stage[i].z);
 	v = p.v > 1 ? (int)p.v : 1;
-	if (o.group && (v == 1 || !pipe_group_ok(p.nstages, r.m, o.group)))
-		die("%s: -u %ld: a micro-batch group needs interleaving, p (%d) "
-		    "to m (%ld) micro-batches and m's remainder 0 or at least p, "
-		    "as Megatron-LM asserts", o.plan, o.group, p.nstages, r.m);
-	if (o.gpipe && v > 1)
-		die("%s: -s gpipe: the plan interleaves %d chunks a stage",
-		    o.plan, v);
+	check_schedule(&o, &p, r.m, v);
+	sched = o.sched >= 0 ? o.sched : v > 1 ? -1 : PS_1F1B;
+	route = xcalloc((size_t)(2 * p.nstages), sizeof *route);
+	mb_route = xcalloc((size_t)r.m, sizeof *mb_route);
 	/* Megatron-LM core_v0.15.0 overlaps the interleaved schedule's
 	 * transfers (--no-overlap-p2p-communication turns it off) and has
-	 * the non-interleaved 1F1B wait for them (arguments.py) */
-	costs_of(&r, v, o.transfers ? o.transfers == 1 : v == 1, &c);
+	 * the non-interleaved 1F1B wait for them (arguments.py); ZB-H1 is
+	 * the authors' patch of the latter, the V and DualPipe schedules
+	 * overlap theirs */
+	costs_of(&r, sched, v, o.transfers ? o.transfers == 1 : sched ==
+	    PS_1F1B || sched == PS_GPIPE || sched == PS_ZBH1, route,
+	    mb_route, &c);
 	orders = xcalloc((size_t)p.nstages, sizeof *orders);
 	for (int i = 0; i < p.nstages; i++)
-		if (v > 1)
+		switch (sched) {
+		case -1:
 			pipe_order_interleaved(p.nstages, v, i, r.m, o.group ?
 			    o.group : p.nstages, &orders[i]);
-		else if (o.gpipe)
+			break;
+		case PS_GPIPE:
 			pipe_order_gpipe(p.nstages, 1, i, r.m, &orders[i]);
-		else
+			break;
+		case PS_ZBH1:
+			pipe_order_zbh1(p.nstages, i, r.m, &orders[i]);
+			break;
+		case PS_ZBV:
+			pipe_order_zbv(p.nstages, i, r.m, &orders[i]);
+			break;
+		case PS_DUALPIPE:
+			pipe_order_dualpipe(p.nstages, i, r.m, &orders[i]);
+			break;
+		case PS_DUALPIPEV:
+			pipe_order_dualpipev(p.nstages, i, r.m, &orders[i]);
+			break;
+		default:
 			pipe_order_1f1b(p.nstages, i, r.m, &orders[i]);
+		}
 	if (pipe_simulate(&c, orders, &sim, &err) < 0)
 		die_err(&err);
-	write_summary(out.fp, &r, &sim, v, env.memory_bytes);
+	write_summary(out.fp, &r, &sim, sched, v, env.memory_bytes);
 	if (o.timeline)
 		write_timeline(tl.fp, &sim);
 	if (outfile_commit_all(all, o.timeline ? 2 : 1, &err) < 0)
@@ -319,6 +480,11 @@ main(int argc, char *argv[])
 	free((void *)c.fwd_s);
 	free((void *)c.bwd_s);
 	free((void *)c.transfer_s);
+	free((void *)c.wgrad_s);
+	free((void *)c.fwd_comm_s);
+	free((void *)c.bwd_comm_s);
+	free(route);
+	free(mb_route);
 	pipe_result_release(&sim);
 	plan_result_release(&r);
 	free(p.stage);

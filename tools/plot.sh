@@ -16,7 +16,8 @@
 #
 # A pipesim timeline (-t): plots/NAME.png and .svg, a Gantt chart of the
 # step, one row a stage, each pass a bar from its start to its end
-# (forward blue, backward vermilion, a later chunk lighter).
+# (forward blue, backward vermilion, a split weights' gradient green, a
+# later chunk lighter; an overlapped pair split across its row).
 # awk turns the results CSV (no quoted fields in the columns read here)
 # into gnuplot data blocks; every method keeps one colour in every plot
 # (a published baseline of the artifact tables takes its counterpart's:
@@ -410,8 +411,12 @@ validate|validate-heldout)	# predicted against measured step time, one point a r
 	;;
 gantt)	# $2: a pipesim timeline; $4: the chart's name
 	[ $# -ge 4 ] || { echo "plot.sh: gantt needs TIMELINE plots-dir NAME" >&2; exit 2; }
-	awk -F, 'NR == 1 { if ($0 != "stage,chunk,micro_batch,pass,start_s,end_s") bad = 1; next }
-		{ print ($5 + $6) / 2, $1, ($6 - $5) / 2, $2 > (dir "/" $4 ".dat")
+	# an overlapped pair (DualPipe's F&B, column 7): its forward pass in
+	# the row's upper half, its backward pass in the lower
+	awk -F, 'NR == 1 { if ($0 != "stage,chunk,micro_batch,pass,start_s,end_s,overlapped") bad = 1; next }
+		{ y = $1; h = 0.4
+		  if ($7 == 1) { h = 0.2; y += $4 == "forward" ? -0.2 : 0.2 }
+		  print ($5 + $6) / 2, y, ($6 - $5) / 2, $2, h > (dir "/" $4 ".dat")
 		  if ($1 + 1 > S) S = $1 + 1; if ($2 + 1 > v) v = $2 + 1
 		  if ($6 > end) end = $6; if ($3 + 1 > m) m = $3 + 1 }
 		END { if (bad || NR < 2) exit 1; print S, v, m, end > (dir "/shape") }' \
@@ -430,8 +435,14 @@ gantt)	# $2: a pipesim timeline; $4: the chart's name
 		# a chunk's shade: the pass's colour mixed with white, more for
 		# later chunks (column 4: the chunk)
 		echo "shade(c, r, g, b) = int(r + (255 - r) * 0.5 * c / $v) * 65536 + int(g + (255 - g) * 0.5 * c / $v) * 256 + int(b + (255 - b) * 0.5 * c / $v)"
-		echo "plot '$tmp/forward.dat' using 1:2:3:(0.4):(shade(\$4, 0, 114, 178)) with boxxyerror fs solid 1.0 noborder lc rgb variable title 'forward', \\"
-		echo "  '$tmp/backward.dat' using 1:2:3:(0.4):(shade(\$4, 213, 94, 0)) with boxxyerror fs solid 1.0 noborder lc rgb variable title 'backward'"
+		echo "plot '$tmp/forward.dat' using 1:2:3:5:(shade(\$4, 0, 114, 178)) with boxxyerror fs solid 1.0 noborder lc rgb variable title 'forward', \\"
+		# the weights' gradients only where a schedule splits them
+		if [ -s "$tmp/weight.dat" ]; then
+			echo "  '$tmp/backward.dat' using 1:2:3:5:(shade(\$4, 213, 94, 0)) with boxxyerror fs solid 1.0 noborder lc rgb variable title 'backward', \\"
+			echo "  '$tmp/weight.dat' using 1:2:3:5:(shade(\$4, 0, 158, 115)) with boxxyerror fs solid 1.0 noborder lc rgb variable title 'weights (W)'"
+		else
+			echo "  '$tmp/backward.dat' using 1:2:3:5:(shade(\$4, 213, 94, 0)) with boxxyerror fs solid 1.0 noborder lc rgb variable title 'backward'"
+		fi
 	} > "$tmp/gantt.body"
 	render "$4" "1400,$((160 + 40 * S))" "$tmp/gantt.body"
 	;;

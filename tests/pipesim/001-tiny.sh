@@ -54,7 +54,7 @@ check() {	# what end0 end1 busy0 busy1 [pipesim options]
 check "overlap" 0.512002 0.491001 0.24 0.48 -x overlap
 check "hold" 0.519009 0.499009 0.248008 0.488008
 [ "$(($(wc -l < "$tmp/tl.csv") - 1))" -eq 32 ] || { echo "timeline: $(wc -l < "$tmp/tl.csv") lines"; fail=1; }
-head -n 1 "$tmp/tl.csv" | grep -qx 'stage,chunk,micro_batch,pass,start_s,end_s' ||
+head -n 1 "$tmp/tl.csv" | grep -qx 'stage,chunk,micro_batch,pass,start_s,end_s,overlapped' ||
     { echo "timeline header: $(head -n 1 "$tmp/tl.csv")"; fail=1; }
 
 # its Gantt chart (tools/plot.sh gantt): a PNG and an SVG; a file that is
@@ -66,6 +66,31 @@ sh tools/plot.sh gantt "$tmp/tl.csv" "$tmp/plots" tiny > "$tmp/out" 2>&1 &&
 sh tools/plot.sh gantt "$tmp/s.csv" "$tmp/plots" bad > /dev/null 2>&1 &&
     { echo "gantt: the stages' CSV drawn as a timeline"; fail=1; }
 [ ! -e "$tmp/plots/bad.png" ] || { echo "gantt: a refused chart written"; fail=1; }
+
+# ZB-H1 (-s zbh1) with each stage's weights' gradient half its backward
+# pass (a weight_gradient_s column of 10 and 20 ms), transfers beside
+# compute: stage 1 runs F0 11.001-31.001, B0 -51.001, F1 -71.001, B1
+# -91.001, then W0 (one slot late) -111.001, and from F2 on (stage 0's
+# F2 long arrived) 60 ms a micro-batch without a wait: F7 411.001, B7
+# -451.001, W6, W7 -491.001.  Stage 0 runs B7 1.001 ms after stage 1's,
+# W7 to 472.002 (1F1B's 512.002: its B7 waits there for stage 1's last
+# backward pass, which ZB-H1 has run ahead of stage 1's W6 and W7).
+# Both hold two micro-batches until their W (1F1B: two and one).
+awk -F, 'BEGIN { OFS = "," } NR == 1 { print $0, "weight_gradient_s"; next }
+    { print $0, $4 / 2 }' tests/dpsolve/tiny.csv > "$tmp/split.csv"
+"$BIN/pipesim" $opts -s zbh1 -x overlap -p tests/pipesim/tiny-plan.xml \
+    -t "$tmp/zb.tl.csv" -o "$tmp/zb.csv" "$tmp/split.csv" || { echo "zbh1: pipesim failed"; fail=1; }
+awk -F, 'function near(a, b) { return a - b < 1e-9 && b - a < 1e-9 }
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { e[$1] = $c["end_s"]; b[$1] = $c["busy_s"]; p[$1] = $c["peak_activation_chunks"] }
+    END { if (!near(e[0], 0.472002) || !near(e[1], 0.491001) || !near(b[0], 0.24) ||
+              !near(b[1], 0.48) || p[0] != 2 || p[1] != 2) {
+            print "zbh1: ends " e[0] ", " e[1] ", busy " b[0] ", " b[1] ", peaks " p[0] ", " p[1]; exit 1 } }' \
+    "$tmp/zb.csv" || fail=1
+[ "$(grep -c ',weight,' "$tmp/zb.tl.csv")" -eq 16 ] ||
+    { echo "zbh1: $(grep -c ',weight,' "$tmp/zb.tl.csv") W passes in the timeline, not 16"; fail=1; }
+sh tools/plot.sh gantt "$tmp/zb.tl.csv" "$tmp/plots" zb > "$tmp/out" 2>&1 &&
+    [ -s "$tmp/plots/zb.png" ] || { echo "gantt zbh1: $(cat "$tmp/out")"; fail=1; }
 
 refused() {	# want-status what args...
 	want=$1 what=$2
@@ -82,6 +107,10 @@ sed 's/last_layer="1" zero_stage="0" zero_degree="1"/last_layer="1" zero_stage="
 refused 1 "ZeRO copies" $opts -p "$tmp/zero.xml" tests/dpsolve/tiny.csv
 grep -q "ZeRO copies" "$tmp/err" || { echo "ZeRO: $(cat "$tmp/err")"; fail=1; }
 refused 2 "no plan" $opts tests/dpsolve/tiny.csv
+refused 1 "-s zbh1 without weight_gradient_s" $opts -s zbh1 -p tests/pipesim/tiny-plan.xml tests/dpsolve/tiny.csv
+grep -q "weight_gradient_s" "$tmp/err" || { echo "zbh1: $(cat "$tmp/err")"; fail=1; }
+refused 1 "-s zbv on a plan of one chunk a stage" $opts -s zbv -p tests/pipesim/tiny-plan.xml "$tmp/split.csv"
+refused 1 "-s dualpipe, 8 micro-batches of which 4 a direction, 2 ranks" $opts -B 14 -s dualpipe -p tests/pipesim/tiny-plan.xml "$tmp/split.csv"
 refused 2 "-s fast" $opts -s fast -p tests/pipesim/tiny-plan.xml tests/dpsolve/tiny.csv
 refused 2 "-x both" $opts -x both -p tests/pipesim/tiny-plan.xml tests/dpsolve/tiny.csv
 refused 2 "-t and -o one file" $opts -t "$tmp/x.csv" -o "$tmp/x.csv" -p tests/pipesim/tiny-plan.xml tests/dpsolve/tiny.csv

@@ -27,7 +27,8 @@ run(int sched, int S, int v, long m, long group, const double *fwd,
 	double *f = calloc((size_t)(S * v), sizeof *f);
 	double *b = calloc((size_t)(S * v), sizeof *b);
 	double *t = calloc((size_t)(S * v), sizeof *t);
-	struct pipe_costs c = { S, v, m, f, b, t, hold };
+	struct pipe_costs c = { .S = S, .v = v, .m = m, .fwd_s = f, .bwd_s = b,
+	    .transfer_s = t, .hold_sender = hold };
 	struct pl_err err;
 	int rc;
 
@@ -359,6 +360,9 @@ gpipe(void)
 	pipe_result_release(&res);
 }
 
+/* an operation of an order */
+#define OP(k, c, b) { .kind = (k), .chunk = (c), .mb = (b) }
+
 /* Orders that cannot run: a pass missing, a pass twice, and two ranks
  * waiting on each other (rank 1 takes micro-batch 1 before 0, which
  * rank 0 sends only after its backward pass of 0). */
@@ -366,13 +370,13 @@ static void
 refused(void)
 {
 	double f[2] = { 1, 1 }, b[2] = { 1, 1 };
-	struct pipe_costs c = { 2, 1, 2, f, b, NULL, 0 };
-	struct pipe_op r0[4] = { { PIPE_F, 0, 0 }, { PIPE_B, 0, 0 },
-		{ PIPE_F, 0, 1 }, { PIPE_B, 0, 1 } };
-	struct pipe_op r1[4] = { { PIPE_F, 0, 1 }, { PIPE_B, 0, 1 },
-		{ PIPE_F, 0, 0 }, { PIPE_B, 0, 0 } };
-	struct pipe_op twice[4] = { { PIPE_F, 0, 0 }, { PIPE_F, 0, 0 },
-		{ PIPE_B, 0, 0 }, { PIPE_B, 0, 1 } };
+	struct pipe_costs c = { .S = 2, .v = 1, .m = 2, .fwd_s = f, .bwd_s = b };
+	struct pipe_op r0[4] = { OP(PIPE_F, 0, 0), OP(PIPE_B, 0, 0),
+		OP(PIPE_F, 0, 1), OP(PIPE_B, 0, 1) };
+	struct pipe_op r1[4] = { OP(PIPE_F, 0, 1), OP(PIPE_B, 0, 1),
+		OP(PIPE_F, 0, 0), OP(PIPE_B, 0, 0) };
+	struct pipe_op twice[4] = { OP(PIPE_F, 0, 0), OP(PIPE_F, 0, 0),
+		OP(PIPE_B, 0, 0), OP(PIPE_B, 0, 1) };
 	struct pipe_order o[2] = { { r0, 4 }, { r1, 4 } };
 	struct pipe_result res;
 	struct pl_err err;
@@ -394,6 +398,338 @@ refused(void)
 	    "refused");
 }
 
+/* The split schedules: ZB-H1, ZB-V, DualPipeV, DualPipe. */
+enum { ZBH1, ZBV, DUALPIPEV, DUALPIPE };
+
+/*
+ * Simulate a split schedule on S ranks, m micro-batches, no transfer:
+ * each chunk's forward pass F s (comm_f of it communication), its input
+ * gradient B s and its weights' gradient W s (the whole backward pass
+ * B + W, comm_b of it communication).  V schedules hold two chunks a
+ * rank; DualPipe's two are two stages.
+ */
+static int
+run_split(int sched, int S, long m, double F, double B, double W,
+    double comm_f, double comm_b, struct pipe_result *res)
+{
+	int v = sched == ZBH1 ? 1 : 2;
+	size_t n = (size_t)(S * v);
+	struct pipe_order *o = calloc((size_t)S, sizeof *o);
+	double *f = calloc(n, sizeof *f), *b = calloc(n, sizeof *b);
+	double *w = calloc(n, sizeof *w), *cf = calloc(n, sizeof *cf);
+	double *cb = calloc(n, sizeof *cb);
+	int *route = calloc(n, sizeof *route);
+	int *mb_route = calloc((size_t)m, sizeof *mb_route);
+	struct pipe_costs c = { .S = S, .v = v, .m = m, .fwd_s = f, .bwd_s = b,
+	    .wgrad_s = w, .fwd_comm_s = cf, .bwd_comm_s = cb };
+	struct pl_err err;
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		f[i] = F;
+		b[i] = B + W;
+		w[i] = W;
+		cf[i] = comm_f;
+		cb[i] = comm_b;
+	}
+	if (sched == ZBV || sched == DUALPIPEV) {
+		pipe_route_v(S, route);
+		c.route = route;
+		c.nroute = 1;
+		c.route_len = 2 * S;
+	} else if (sched == DUALPIPE) {
+		pipe_route_dual(S, m, route, mb_route);
+		c.route = route;
+		c.mb_route = mb_route;
+		c.nroute = 2;
+		c.route_len = S;
+	}
+	for (int r = 0; r < S; r++)
+		if (sched == ZBH1)
+			pipe_order_zbh1(S, r, m, &o[r]);
+		else if (sched == ZBV)
+			pipe_order_zbv(S, r, m, &o[r]);
+		else if (sched == DUALPIPEV)
+			pipe_order_dualpipev(S, r, m, &o[r]);
+		else
+			pipe_order_dualpipe(S, r, m, &o[r]);
+	rc = pipe_simulate(&c, o, res, &err);
+	if (rc < 0)
+		printf("# %s\n", err.msg);
+	for (int r = 0; r < S; r++)
+		pipe_order_release(&o[r]);
+	free(o);
+	free(f);
+	free(b);
+	free(w);
+	free(cf);
+	free(cb);
+	free(route);
+	free(mb_route);
+	return rc;
+}
+
+/* The most any rank idles in the step. */
+static double
+most_idle(const struct pipe_result *res, int S)
+{
+	double most = 0;
+
+	for (int r = 0; r < S; r++)
+		most = fmax(most, res->step_s - res->busy_s[r]);
+	return most;
+}
+
+/* Whether every rank peaks at `want` chunk-micro-batches held. */
+static int
+peaks_all(const struct pipe_result *res, int S, long want)
+{
+	for (int r = 0; r < S; r++)
+		if (res->peak_chunks[r] != want)
+			return 0;
+	return 1;
+}
+
+/*
+ * ZB-H1 (Qi et al., ICLR 2024, Section 2.1): the bubble is
+ * (p - 1)(T_F + T_B - T_W), against 1F1B's (p - 1)(T_F + T_B + T_W), a
+ * third of it when the three are equal; every rank holds at most p
+ * micro-batches' activations until their W pass (1F1B's first rank's).
+ * At three cost shapes, 2 to 8 ranks, m from p to 3p.
+ */
+static void
+zbh1(void)
+{
+	static const double cost[][3] = { { 1, 1, 1 }, { 1, 2, 1 },
+		{ 2, 2, 1 } };
+	int bad = 0, tried = 0;
+
+	for (size_t k = 0; k < sizeof cost / sizeof cost[0]; k++)
+		for (int S = 2; S <= 8; S *= 2)
+			for (long m = S; m <= 3L * S; m += S) {
+				double F = cost[k][0], B = cost[k][1];
+				double W = cost[k][2];
+				struct pipe_result res;
+
+				tried++;
+				if (run_split(ZBH1, S, m, F, B, W, 0, 0,
+				    &res) < 0) {
+					bad++;
+					continue;
+				}
+				if (fabs(res.step_s - m * (F + B + W) -
+				    (S - 1) * (F + B - W)) > 1e-9 ||
+				    fabs(most_idle(&res, S) - (S - 1) *
+				    (F + B - W)) > 1e-9 ||
+				    !peaks_all(&res, S, S)) {
+					printf("# F %g B %g W %g S %d m %ld: "
+					    "step %g\n", F, B, W, S, m,
+					    res.step_s);
+					bad++;
+				}
+				pipe_result_release(&res);
+			}
+	printf("# %d pipelines\n", tried);
+	OK(bad == 0, "ZB-H1: the bubble (p - 1)(F + B - W) and p micro-"
+	    "batches held on every rank");
+}
+
+/*
+ * ZB-V (ibid.; the authors' README: zero bubble and 1F1B's activation
+ * memory when T_F = T_B = T_W): with m >= 2p - 1 every rank runs
+ * without a gap from its first pass to its last, the ranks staggered by
+ * one chunk's forward pass each (step 6m + p - 1), and each holds 2p
+ * chunk-micro-batches, p stages' worth, at its peak.
+ */
+static void
+zbv(void)
+{
+	int bad = 0, tried = 0;
+
+	for (int S = 2; S <= 8; S *= 2)
+		for (long m = 2L * S - 1; m <= 3L * S; m += S / 2 + 1) {
+			struct pipe_result res;
+
+			tried++;
+			if (run_split(ZBV, S, m, 1, 1, 1, 0, 0, &res) < 0) {
+				bad++;
+				continue;
+			}
+			for (int r = 0; r < S; r++) {
+				double first = -1;
+
+				for (size_t i = 0; i < res.nev; i++)
+					if (res.ev[i].rank == r && (first < 0 ||
+					    res.ev[i].start_s < first))
+						first = res.ev[i].start_s;
+				if (fabs(res.end_s[r] - first - res.busy_s[r]) >
+				    1e-9 || fabs(first - r) > 1e-9)
+					bad++;
+			}
+			if (fabs(res.step_s - 6 * m - (S - 1)) > 1e-9 ||
+			    !peaks_all(&res, S, 2L * S)) {
+				printf("# S %d m %ld: step %g\n", S, m,
+				    res.step_s);
+				bad++;
+			}
+			pipe_result_release(&res);
+		}
+	printf("# %d pipelines\n", tried);
+	OK(bad == 0, "ZB-V: no gap on any rank, step 6m + p - 1 and 2p "
+	    "chunks held at equal passes");
+}
+
+/*
+ * DualPipe (DeepSeek-V3 technical report, Table 2, F&B an overlapped
+ * pair and B a whole backward pass): the bubble (PP/2 - 1)(F&B + B - 3W)
+ * and PP + 1 activations a rank whatever m, PP the stages (DualPipeV: 2p
+ * chunks on p ranks; DualPipe: p stages on p ranks), at T_F = T_B as
+ * the table's closed form assumes.  Forward 1 s, input gradient 1 s, W
+ * 1 s, half a second of communication in each pass: a pair takes 2 s;
+ * then 2, 2, 1 with a second of each: 3 s.  Figure 5's 8 ranks and 20
+ * micro-batches among them.
+ */
+static void
+dualpipe(void)
+{
+	static const double cost[][5] = { { 1, 1, 1, 0.5, 0.5 },
+		{ 2, 2, 1, 1, 1 } };
+	int bad = 0, tried = 0;
+
+	for (size_t k = 0; k < 2; k++)
+		for (int dual = 0; dual < 2; dual++)
+			for (int S = 2; S <= 8; S *= 2)
+				for (long m = 2L * S; m <= 4L * S; m += S / 2 *
+				    2 + 2) {
+					const double *x = cost[k];
+					double pair = fmax(x[0] + x[1] + x[2] -
+					    x[3] - x[4], x[3] + x[4]);
+					double PP = dual ? S : 2 * S;
+					double want = (PP / 2 - 1) * (pair + x[1] +
+					    x[2] - 3 * x[2]);
+					struct pipe_result res;
+
+					tried++;
+					if (run_split(dual ? DUALPIPE :
+					    DUALPIPEV, S, m, x[0], x[1], x[2],
+					    x[3], x[4], &res) < 0) {
+						bad++;
+						continue;
+					}
+					if (fabs(most_idle(&res, S) - want) >
+					    1e-9 || !peaks_all(&res, S,
+					    (long)PP + 1)) {
+						printf("# %s S %d m %ld: idle "
+						    "%g, not %g; peak %ld\n",
+						    dual ? "DualPipe" :
+						    "DualPipeV", S, m,
+						    most_idle(&res, S), want,
+						    res.peak_chunks[0]);
+						bad++;
+					}
+					pipe_result_release(&res);
+				}
+	printf("# %d pipelines\n", tried);
+	OK(bad == 0, "DualPipe and DualPipeV: the bubble (PP/2 - 1)(F&B + "
+	    "B - 3W) and PP + 1 activations");
+	{
+		struct pipe_result res;
+
+		OK(run_split(DUALPIPE, 8, 20, 1, 1, 1, 0.5, 0.5, &res) == 0 &&
+		    fabs(most_idle(&res, 8) - 3) < 1e-9 &&
+		    peaks_all(&res, 8, 9), "DualPipe: Figure 5's 8 ranks, "
+		    "20 micro-batches: bubble 3 (PP/2 - 1 = 3 times 2 + 2 - "
+		    "3), 9 activations a rank");
+		if (res.ev)
+			pipe_result_release(&res);
+	}
+}
+
+/* An order's text: F3 B3 W3 for micro-batch 3 (F3.1 on chunk 1 of a
+ * V), [F7.0+BW3.1] for an overlapped pair. */
+static void
+order_text(const struct pipe_order *o, int v, char *buf, size_t len)
+{
+	static const char kind[] = "FBW";
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < o->n && at < len; i++) {
+		const struct pipe_op *op = &o->op[i];
+		char chunk[8] = "", bchunk[8] = "";
+
+		if (v > 1) {
+			snprintf(chunk, sizeof chunk, ".%d", op->chunk);
+			snprintf(bchunk, sizeof bchunk, ".%d", op->bchunk);
+		}
+		if (op->kind == PIPE_FB)
+			at += (size_t)snprintf(buf + at, len - at,
+			    "%s[F%ld%s+BW%ld%s]", i ? " " : "", op->mb, chunk,
+			    op->bmb, bchunk);
+		else
+			at += (size_t)snprintf(buf + at, len - at, "%s%c%ld%s",
+			    i ? " " : "", kind[op->kind], op->mb, chunk);
+	}
+}
+
+/*
+ * Orders as their sources draw them: DualPipeV's 4 ranks and 10
+ * micro-batches (the DualPipe repository's README figure, ranks 0, 1
+ * and 3, transcribed; B a backward pass, whole or, where its W follows
+ * later, split), and ZB-V's p = 4, m = 8 (the authors'
+ * handcrafted schedule's own example), rank 1.
+ */
+static void
+figures(void)
+{
+	static const char *const dualv[3] = {
+		"F0.0 F1.0 F2.0 F3.0 F4.0 F5.0 F6.0 F0.1 B0.1 W0.1 F1.1 B1.1 "
+		"W1.1 F2.1 B2.1 W2.1 F3.1 [F7.0+BW3.1] [F4.1+BW0.0] "
+		"[F8.0+BW4.1] [F5.1+BW1.0] [F9.0+BW5.1] [F6.1+BW2.0] B6.1 "
+		"[F7.1+BW3.0] B7.1 [F8.1+BW4.0] B8.1 [F9.1+BW5.0] B9.1 B6.0 "
+		"W6.0 B7.0 W7.0 B8.0 W8.0 B9.0 W9.0",
+		"F0.0 F1.0 F2.0 F3.0 F4.0 F0.1 F5.0 F1.1 B0.1 W0.1 F2.1 B1.1 "
+		"W1.1 F3.1 [F6.0+BW2.1] [F4.1+BW0.0] [F7.0+BW3.1] "
+		"[F5.1+BW1.0] [F8.0+BW4.1] [F6.1+BW2.0] [F9.0+BW5.1] "
+		"[F7.1+BW3.0] B6.1 [F8.1+BW4.0] B7.1 [F9.1+BW5.0] B8.1 B6.0 "
+		"B9.1 B7.0 W9.1 B8.0 W7.0 B9.0 W8.0 W9.0",
+		"F0.0 F0.1 F1.0 F1.1 F2.0 F2.1 F3.0 F3.1 F4.0 B0.1 "
+		"[F4.1+BW0.0] [F5.0+BW1.1] [F5.1+BW1.0] [F6.0+BW2.1] "
+		"[F6.1+BW2.0] [F7.0+BW3.1] [F7.1+BW3.0] [F8.0+BW4.1] "
+		"[F8.1+BW4.0] [F9.0+BW5.1] [F9.1+BW5.0] B6.1 B6.0 B7.1 B7.0 "
+		"B8.1 B8.0 B9.1 B9.0 W8.1 W8.0 W9.1 W9.0",
+	};
+	static const char *const zbv1 =
+	    "F0.0 F1.0 F2.0 F3.0 F4.0 F0.1 F5.0 F1.1 B0.1 W0.1 F2.1 B1.1 "
+	    "W1.1 F3.1 B2.1 W2.1 F6.0 B0.0 W0.0 F4.1 B3.1 W3.1 F7.0 B1.0 "
+	    "W1.0 F5.1 B4.1 W4.1 B2.0 W2.0 F6.1 B5.1 W5.1 B3.0 W3.0 F7.1 "
+	    "B6.1 W6.1 B4.0 B7.1 B5.0 W4.0 B6.0 W5.0 B7.0 W6.0 W7.1 W7.0";
+	char buf[2048];
+	struct pipe_order o;
+
+	for (int k = 0; k < 3; k++) {
+		static const char *const name[3] = { "DualPipeV, 4 ranks, 10 "
+			"micro-batches: rank 0 as the README draws it",
+			"DualPipeV: rank 1 as drawn", "DualPipeV: rank 3 as "
+			"drawn (its first pair not overlapped)" };
+		int r = k < 2 ? k : 3;
+
+		pipe_order_dualpipev(4, r, 10, &o);
+		order_text(&o, 2, buf, sizeof buf);
+		OK(strcmp(buf, dualv[k]) == 0, name[k]);
+		if (strcmp(buf, dualv[k]) != 0)
+			printf("# %s\n", buf);
+		pipe_order_release(&o);
+	}
+	pipe_order_zbv(4, 1, 8, &o);
+	order_text(&o, 2, buf, sizeof buf);
+	OK(strcmp(buf, zbv1) == 0, "ZB-V, p 4, m 8: rank 1 as the authors' "
+	    "example");
+	if (strcmp(buf, zbv1) != 0)
+		printf("# %s\n", buf);
+	pipe_order_release(&o);
+}
+
 int
 main(void)
 {
@@ -406,5 +742,9 @@ main(void)
 	closed_forms();
 	gpipe();
 	refused();
+	zbh1();
+	zbv();
+	dualpipe();
+	figures();
 	return tap_done();
 }

@@ -296,6 +296,7 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	v->w = layers_width(g);
 	v->pf_fwd = prefix(g, offsetof(struct layer, forward_s));
 	v->pf_bwd = prefix(g, offsetof(struct layer, backward_s));
+	v->pf_wgrad = prefix(g, offsetof(struct layer, weight_gradient_s));
 	v->pf_param = prefix(g, offsetof(struct layer, parameter_bytes));
 	v->pf_dense = prefix(g, offsetof(struct layer, dense_parameter_bytes));
 	v->pf_fp8 = prefix(g, offsetof(struct layer, fp8_weight_bytes));
@@ -396,6 +397,7 @@ plan_variant_release(struct plan_variant *v)
 {
 	free(v->pf_fwd);
 	free(v->pf_bwd);
+	free(v->pf_wgrad);
 	free(v->pf_param);
 	free(v->pf_dense);
 	free(v->pf_fp8);
@@ -942,6 +944,11 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		o->forward_s = fmin(passes, fwd + (plan_coll(v, &none)[last +
 		    1] - plan_coll(v, &none)[first]) / 2 + o->zero_s / 2);
 		o->backward_s = passes - o->forward_s;
+		o->forward_comm_s = o->forward_s - fmin(fwd, o->forward_s);
+		o->backward_comm_s = fmax(0, o->collective_s + o->zero_s -
+		    o->forward_comm_s);
+		o->weight_gradient_s = fmin(o->backward_s,
+		    v->pf_wgrad[last + 1] - v->pf_wgrad[first]);
 	}
 	/* Overlap: the gradient reduction runs during the last micro-batch's
 	 * backward pass, the parameter gather during the first one's forward

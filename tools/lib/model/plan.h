@@ -138,6 +138,12 @@ struct stage_cost {
 	 * recomputation, the first ZeRO-3 gather) and backward pass (the
 	 * rest): what pipesim runs */
 	double forward_s, backward_s;
+	/* the weights' gradients' share of backward_s (the rows' column
+	 * weight_gradient_s): a zero-bubble schedule's W pass */
+	double weight_gradient_s;
+	/* the collectives' (and ZeRO-3 gathers') share of each pass, which
+	 * DualPipe's overlapped pairs hide behind the other pass */
+	double forward_comm_s, backward_comm_s;
 	double load_s;			/* their sum: one micro-batch, one copy */
 	double sync_s;			/* the exposed part of sync_total_s */
 	double sync_total_s;		/* gradient reduction over d*z copies
@@ -164,7 +170,7 @@ struct plan_variant {
 	const struct layer_graph *g;
 	long t, e, c, sp, b, w;
 	long et;			/* the experts' tensor split (t or 1) */
-	double *pf_fwd, *pf_bwd, *pf_param, *pf_dense, *pf_fp8;
+	double *pf_fwd, *pf_bwd, *pf_wgrad, *pf_param, *pf_dense, *pf_fp8;
 	double *pf_fp8_expert;		/* the experts' share of pf_fp8 */
 	/* by recomputation kind: what rows keep, what they run again, and
 	 * their collectives (full recomputation runs the forward's again) */

@@ -12,7 +12,8 @@ push(struct pipe_order *o, size_t *cap, int kind, int chunk, long mb)
 		*cap = *cap ? 2 * *cap : 16;
 		o->op = xrealloc(o->op, *cap * sizeof *o->op);
 	}
-	o->op[o->n++] = (struct pipe_op){ kind, chunk, mb };
+	o->op[o->n++] = (struct pipe_op){ .kind = kind, .chunk = chunk,
+	    .mb = mb };
 }
 
 /* Warm-up forward passes, then one forward and one backward pass in
@@ -43,7 +44,7 @@ pipe_order_1f1b(int S, int r, long m, struct pipe_order *out)
 	struct pipe_op *t = xcalloc((size_t)m, sizeof *t);
 
 	for (long i = 0; i < m; i++)
-		t[i] = (struct pipe_op){ PIPE_F, 0, i };
+		t[i] = (struct pipe_op){ .kind = PIPE_F, .mb = i };
 	one_f_one_b(t, t, (size_t)m, (size_t)(S - r - 1), out);
 	free(t);
 }
@@ -65,9 +66,10 @@ pipe_order_interleaved(int S, int v, int r, long m, long group,
 
 		for (int c = 0; c < v; c++)
 			for (long mb = g0; mb < end; mb++, k++) {
-				fwd[k] = (struct pipe_op){ PIPE_F, c, mb };
-				bwd[k] = (struct pipe_op){ PIPE_B, v - 1 - c,
-				    mb };
+				fwd[k] = (struct pipe_op){ .kind = PIPE_F,
+				    .chunk = c, .mb = mb };
+				bwd[k] = (struct pipe_op){ .kind = PIPE_B,
+				    .chunk = v - 1 - c, .mb = mb };
 			}
 	}
 	one_f_one_b(fwd, bwd, n, (size_t)(2 * (S - r - 1)) +
@@ -98,6 +100,229 @@ pipe_order_gpipe(int S, int v, int r, long m, struct pipe_order *out)
 			push(out, &cap, PIPE_B, c, mb);
 }
 
+/* A pair: micro-batch mb's forward pass of chunk c overlapped with the
+ * whole backward pass of micro-batch bmb, chunk bc. */
+static void
+push_pair(struct pipe_order *o, size_t *cap, int c, long mb, int bc, long bmb)
+{
+	push(o, cap, PIPE_FB, c, mb);
+	o->op[o->n - 1].bchunk = bc;
+	o->op[o->n - 1].bmb = bmb;
+}
+
+/* A first-in-first-out queue of W passes (the authors' WeightGradStore,
+ * DeepSeek's alike). */
+struct wqueue {
+	struct pipe_op *op;
+	size_t head, n;
+};
+
+static void
+wq_push(struct wqueue *q, int chunk, long mb)
+{
+	q->op[q->n++] = (struct pipe_op){ .kind = PIPE_W, .chunk = chunk,
+	    .mb = mb };
+}
+
+static void
+wq_pop(struct wqueue *q, struct pipe_order *o, size_t *cap)
+{
+	const struct pipe_op *w = &q->op[q->head++];
+
+	push(o, cap, PIPE_W, w->chunk, w->mb);
+}
+
+void
+pipe_order_zbh1(int S, int r, long m, struct pipe_order *out)
+{
+	long warm = S - r - 1 < m ? S - r - 1 : m;
+	struct wqueue q = { xcalloc((size_t)m, sizeof *q.op), 0, 0 };
+	size_t cap = 0;
+	long f = 0;
+
+	memset(out, 0, sizeof *out);
+	while (f < warm)
+		push(out, &cap, PIPE_F, 0, f++);
+	for (long b = 0; b < m; b++) {
+		if (f < m)
+			push(out, &cap, PIPE_F, 0, f++);
+		push(out, &cap, PIPE_B, 0, b);
+		wq_push(&q, 0, b);
+		if (b >= r)
+			wq_pop(&q, out, &cap);
+	}
+	while (q.head < q.n)
+		wq_pop(&q, out, &cap);
+	free(q.op);
+}
+
+void
+pipe_route_v(int S, int *route)
+{
+	for (int j = 0; j < 2 * S; j++)
+		route[j] = j < S ? 2 * j : 2 * (2 * S - 1 - j) + 1;
+}
+
+/* push op unless its micro-batch is one of ZB-V's padding (>= m) */
+static void
+push_real(struct pipe_order *o, size_t *cap, int kind, int c, long mb,
+    long m)
+{
+	if (mb < m)
+		push(o, cap, kind, c, mb);
+}
+
+void
+pipe_order_zbv(int S, int r, long m, struct pipe_order *out)
+{
+	long n = 2L * S - 1 > m ? 2L * S - 1 : m;
+	long f[2] = { 0, 0 }, b[2] = { 0, 0 }, wq[2] = { 0, 0 };
+	size_t cap = 0;
+
+	memset(out, 0, sizeof *out);
+	for (int i = 0; i < 2 * (S - r) - 1; i++)
+		push_real(out, &cap, PIPE_F, 0, f[0]++, m);
+	for (int i = 0; i < r; i++) {
+		push_real(out, &cap, PIPE_F, 1, f[1]++, m);
+		push_real(out, &cap, PIPE_F, 0, f[0]++, m);
+	}
+	for (int i = 0; i < S - r; i++) {
+		push_real(out, &cap, PIPE_F, 1, f[1]++, m);
+		push_real(out, &cap, PIPE_B, 1, b[1], m);
+		push_real(out, &cap, PIPE_W, 1, b[1]++, m);
+	}
+	wq[1] = b[1];
+	while (f[1] < f[0] || f[0] < n) {
+		if (f[0] < n)
+			push_real(out, &cap, PIPE_F, 0, f[0]++, m);
+		push_real(out, &cap, PIPE_B, 0, b[0], m);
+		push_real(out, &cap, PIPE_W, 0, b[0]++, m);
+		push_real(out, &cap, PIPE_F, 1, f[1]++, m);
+		push_real(out, &cap, PIPE_B, 1, b[1], m);
+		push_real(out, &cap, PIPE_W, 1, b[1]++, m);
+	}
+	/* from here the W passes queue: wq[c], the oldest not yet run */
+	wq[0] = b[0];
+	wq[1] = b[1];
+	for (int i = 0; i < r; i++) {
+		push_real(out, &cap, PIPE_B, 0, b[0]++, m);
+		push_real(out, &cap, PIPE_B, 1, b[1]++, m);
+	}
+	for (int i = 0; i < S - r; i++) {
+		push_real(out, &cap, PIPE_B, 0, b[0]++, m);
+		push_real(out, &cap, PIPE_W, 0, wq[0]++, m);
+	}
+	while (wq[1] < b[1])
+		push_real(out, &cap, PIPE_W, 1, wq[1]++, m);
+	while (wq[0] < b[0])
+		push_real(out, &cap, PIPE_W, 0, wq[0]++, m);
+}
+
+int
+pipe_dualpipe_ok(int S, long m, int dual)
+{
+	if (dual)
+		return S % 2 == 0 && m % 2 == 0 && m >= 2L * S;
+	return m >= 2L * S;
+}
+
+/* DualPipeV's order for rank r of S over m micro-batches, its chunks c[0]
+ * (down) and c[1] (up) and micro-batch ids from mb0[0], mb0[1] (DualPipe
+ * runs it with its two directions). */
+static void
+dualpipev(int S, int r, long m, const int c[2], const long mb0[2],
+    struct pipe_order *out)
+{
+	long f[2] = { 0, 0 }, b[2] = { 0, 0 };
+	struct wqueue q = { xcalloc((size_t)(2 * S), sizeof *q.op), 0, 0 };
+	size_t cap = 0;
+	int half = (r + 1) / 2;
+#define F(k) push(out, &cap, PIPE_F, c[k], mb0[k] + f[k]++)
+#define BW(k) push(out, &cap, PIPE_B, c[k], mb0[k] + b[k]++)
+#define BSPLIT(k) (wq_push(&q, c[k], mb0[k] + b[k]), BW(k))
+#define PAIR(k) (push_pair(out, &cap, c[k], mb0[k] + f[k], c[1 - k], \
+	mb0[1 - k] + b[1 - k]), f[k]++, b[1 - k]++)
+
+	memset(out, 0, sizeof *out);
+	for (int i = 0; i < 2 * (S - 1 - r); i++)
+		F(0);
+	for (int i = 0; i < r + 1; i++) {
+		F(0);
+		F(1);
+	}
+	for (int i = 0; i < S - 1 - r; i++) {
+		BSPLIT(1);
+		wq_pop(&q, out, &cap);
+		F(1);
+	}
+	for (long i = 0; i < m - 2L * S + r + 1; i++) {
+		if (i == 0 && r == S - 1) {	/* not overlapped */
+			F(0);
+			BW(1);
+		} else {
+			PAIR(0);
+		}
+		PAIR(1);
+	}
+	for (int i = 0; i < S - 1 - r; i++) {
+		BW(1);
+		PAIR(1);
+	}
+	/* whole until the middle, split after: from iteration half's B.1
+	 * when r is odd, its B.0 when even */
+	for (int i = 0; i < r + 1; i++) {
+		if (i > half || (i == half && r % 2))
+			BSPLIT(1);
+		else
+			BW(1);
+		if (i >= half)
+			BSPLIT(0);
+		else
+			BW(0);
+	}
+	for (int i = 0; i < S - 1 - r; i++) {
+		wq_pop(&q, out, &cap);
+		BSPLIT(0);
+	}
+	while (q.head < q.n)
+		wq_pop(&q, out, &cap);
+	free(q.op);
+#undef F
+#undef BW
+#undef BSPLIT
+#undef PAIR
+}
+
+void
+pipe_order_dualpipev(int S, int r, long m, struct pipe_order *out)
+{
+	static const int c[2] = { 0, 1 };
+	static const long mb0[2] = { 0, 0 };
+
+	dualpipev(S, r, m, c, mb0, out);
+}
+
+void
+pipe_route_dual(int S, long m, int *route, int *mb_route)
+{
+	for (int j = 0; j < S; j++) {
+		route[j] = 2 * j;			/* rank j, chunk 0 */
+		route[S + j] = 2 * (S - 1 - j) + 1;	/* rank S-1-j, chunk 1 */
+	}
+	for (long mb = 0; mb < m; mb++)
+		mb_route[mb] = mb >= m / 2;
+}
+
+void
+pipe_order_dualpipe(int S, int r, long m, struct pipe_order *out)
+{
+	int own = r >= S / 2;
+	int c[2] = { own, 1 - own };
+	long mb0[2] = { own ? m / 2 : 0, own ? 0 : m / 2 };
+
+	dualpipev(S / 2, r < S - 1 - r ? r : S - 1 - r, m / 2, c, mb0, out);
+}
+
 void
 pipe_order_release(struct pipe_order *o)
 {
@@ -105,217 +330,420 @@ pipe_order_release(struct pipe_order *o)
 	memset(o, 0, sizeof *o);
 }
 
-/* Every (micro-batch, chunk) of each rank once forward and once
- * backward, the durations finite and not negative. */
+/* A step's routes, read once: the default (Megatron-LM's interleaving)
+ * spelt out, and where each slot sits on its route. */
+struct routes {
+	int n, L;
+	int *slot;			/* [k L + j] */
+	int *pos;			/* [k S v + slot]: j, or -1 */
+};
+
+static void
+routes_of(const struct pipe_costs *c, struct routes *rt)
+{
+	size_t V = (size_t)c->S * (size_t)c->v;
+
+	rt->n = c->route ? c->nroute : 1;
+	rt->L = c->route ? c->route_len : (int)V;
+	rt->slot = xmalloc((size_t)rt->n * (size_t)rt->L * sizeof *rt->slot);
+	rt->pos = xmalloc((size_t)rt->n * V * sizeof *rt->pos);
+	for (size_t i = 0; i < (size_t)rt->n * V; i++)
+		rt->pos[i] = -1;
+	for (int k = 0; k < rt->n; k++)
+		for (int j = 0; j < rt->L; j++) {
+			int s = c->route ? c->route[k * rt->L + j] :
+			    (j % c->S) * c->v + j / c->S;
+
+			rt->slot[k * rt->L + j] = s;
+			if (s >= 0 && (size_t)s < V)
+				rt->pos[(size_t)k * V + (size_t)s] = j;
+		}
+}
+
+static void
+routes_release(struct routes *rt)
+{
+	free(rt->slot);
+	free(rt->pos);
+}
+
 static int
-check(const struct pipe_costs *c, const struct pipe_order *orders,
+route_of(const struct pipe_costs *c, long mb)
+{
+	return c->mb_route ? c->mb_route[mb] : 0;
+}
+
+static const char *const pass_word[] = { "forward", "backward", "W",
+	"overlapped" };
+
+/* The routes well formed; every (micro-batch, position on its route) on
+ * its rank once forward and once backward, at most once a W pass; the
+ * durations finite and not negative.  seen[slot m + mb] gets bit 1 << kind
+ * of each pass. */
+static int
+check(const struct pipe_costs *c, const struct routes *rt,
+    const struct pipe_order *orders, unsigned char **seen_out,
     struct pl_err *err)
 {
 	size_t V = (size_t)c->S * (size_t)c->v, cells = V * (size_t)c->m;
-	unsigned char *seen;
+	size_t nt = (size_t)rt->n * (size_t)(rt->L - 1);
+	unsigned char *seen, *used;
 
+	*seen_out = NULL;
 	if (c->S < 1 || c->v < 1 || c->m < 1)
 		return pl_errf(err, NULL, 0, "pipeline: S %d, v %d, m %ld: "
 		    "each must be at least 1", c->S, c->v, c->m);
+	if (rt->n < 1 || rt->L < 1 || (size_t)rt->L > V)
+		return pl_errf(err, NULL, 0, "pipeline: %d routes of %d "
+		    "positions over %zu slots", rt->n, rt->L, V);
+	used = xcalloc(V, 1);
+	for (int i = 0; i < rt->n * rt->L; i++) {
+		int s = rt->slot[i];
+
+		if (s < 0 || (size_t)s >= V || used[s]) {
+			free(used);
+			return pl_errf(err, NULL, 0, "pipeline: route %d "
+			    "position %d: slot %d is not one of %zu or is on "
+			    "a route already", i / rt->L, i % rt->L, s, V);
+		}
+		used[s] = 1;
+	}
+	free(used);
+	for (long mb = 0; mb < c->m; mb++)
+		if (route_of(c, mb) < 0 || route_of(c, mb) >= rt->n)
+			return pl_errf(err, NULL, 0, "pipeline: micro-batch %ld "
+			    "on route %d of %d", mb, route_of(c, mb), rt->n);
 	for (size_t i = 0; i < V; i++)
 		if (!(c->fwd_s[i] >= 0 && c->bwd_s[i] >= 0 &&
-		    isfinite(c->fwd_s[i]) && isfinite(c->bwd_s[i])))
+		    isfinite(c->fwd_s[i]) && isfinite(c->bwd_s[i])) ||
+		    (c->wgrad_s && !(c->wgrad_s[i] >= 0 &&
+		    c->wgrad_s[i] <= c->bwd_s[i])))
 			return pl_errf(err, NULL, 0, "pipeline: rank %zu chunk "
-			    "%zu: a pass of %g s forward, %g s backward",
-			    i / (size_t)c->v, i % (size_t)c->v, c->fwd_s[i],
-			    c->bwd_s[i]);
-	for (size_t j = 0; c->transfer_s && j + 1 < V; j++)
+			    "%zu: a pass of %g s forward, %g s backward (%g s "
+			    "of it the weights')", i / (size_t)c->v,
+			    i % (size_t)c->v, c->fwd_s[i], c->bwd_s[i],
+			    c->wgrad_s ? c->wgrad_s[i] : 0.0);
+	for (size_t j = 0; c->transfer_s && j < nt; j++)
 		if (!(c->transfer_s[j] >= 0 && isfinite(c->transfer_s[j])))
 			return pl_errf(err, NULL, 0, "pipeline: a transfer of "
-			    "%g s after virtual stage %zu", c->transfer_s[j],
+			    "%g s after route position %zu", c->transfer_s[j],
 			    j);
 	seen = xcalloc(cells, 1);
 	for (int r = 0; r < c->S; r++)
 		for (size_t i = 0; i < orders[r].n; i++) {
-			const struct pipe_op *op = &orders[r].op[i];
-			size_t at;
+			const struct pipe_op *o = &orders[r].op[i];
+			/* a pair registers its forward and its backward */
+			struct pipe_op part[2] = {
+				{ .kind = o->kind == PIPE_FB ? PIPE_F : o->kind,
+				  .chunk = o->chunk, .mb = o->mb },
+				{ .kind = PIPE_B, .chunk = o->bchunk,
+				  .mb = o->bmb },
+			};
 
-			if (op->chunk < 0 || op->chunk >= c->v || op->mb < 0 ||
-			    op->mb >= c->m || (op->kind != PIPE_F &&
-			    op->kind != PIPE_B)) {
-				free(seen);
-				return pl_errf(err, NULL, 0, "pipeline: rank %d "
-				    "operation %zu: chunk %d micro-batch %ld is "
-				    "not one of %d x %ld", r, i, op->chunk,
-				    op->mb, c->v, c->m);
+			for (int h = 0; h < (o->kind == PIPE_FB ? 2 : 1); h++) {
+				const struct pipe_op *op = &part[h];
+				size_t slot = (size_t)r * (size_t)c->v +
+				    (size_t)op->chunk, at;
+
+				if (op->chunk < 0 || op->chunk >= c->v ||
+				    op->mb < 0 || op->mb >= c->m ||
+				    op->kind < PIPE_F || op->kind > PIPE_W ||
+				    (op->kind == PIPE_W && !c->wgrad_s) ||
+				    rt->pos[(size_t)route_of(c, op->mb) * V +
+				    slot] < 0) {
+					free(seen);
+					return pl_errf(err, NULL, 0, "pipeline: "
+					    "rank %d operation %zu: %s pass of "
+					    "chunk %d micro-batch %ld is not one "
+					    "of the step's", r, i, op->kind >=
+					    PIPE_F && op->kind <= PIPE_W ?
+					    pass_word[op->kind] : "a",
+					    op->chunk, op->mb);
+				}
+				at = slot * (size_t)c->m + (size_t)op->mb;
+				if (seen[at] & (1 << op->kind)) {
+					free(seen);
+					return pl_errf(err, NULL, 0, "pipeline: "
+					    "rank %d runs micro-batch %ld's %s "
+					    "pass of chunk %d twice", r, op->mb,
+					    pass_word[op->kind], op->chunk);
+				}
+				seen[at] |= (unsigned char)(1 << op->kind);
 			}
-			at = ((size_t)op->chunk * (size_t)c->S + (size_t)r) *
-			    (size_t)c->m + (size_t)op->mb;
-			if (seen[at] & (1 << op->kind)) {
-				free(seen);
-				return pl_errf(err, NULL, 0, "pipeline: rank %d "
-				    "runs micro-batch %ld's %s pass of chunk %d "
-				    "twice", r, op->mb, op->kind == PIPE_F ?
-				    "forward" : "backward", op->chunk);
-			}
-			seen[at] |= (unsigned char)(1 << op->kind);
 		}
-	for (size_t at = 0; at < cells; at++)
-		if (seen[at] != 3) {
-			size_t vs = at / (size_t)c->m;
+	for (size_t at = 0; at < cells; at++) {
+		size_t slot = at / (size_t)c->m;
+		long mb = (long)(at % (size_t)c->m);
+
+		if (rt->pos[(size_t)route_of(c, mb) * V + slot] < 0)
+			continue;
+		if ((seen[at] & 3) != 3) {
 			int missing_backward = seen[at] & 1;
 
 			free(seen);
 			return pl_errf(err, NULL, 0, "pipeline: rank %zu never "
-			    "runs micro-batch %zu's %s pass of chunk %zu",
-			    vs % (size_t)c->S, at % (size_t)c->m,
-			    missing_backward ? "backward" : "forward",
-			    vs / (size_t)c->S);
+			    "runs micro-batch %ld's %s pass of chunk %zu",
+			    slot / (size_t)c->v, mb, missing_backward ?
+			    "backward" : "forward", slot % (size_t)c->v);
 		}
-	free(seen);
+	}
+	*seen_out = seen;
 	return 0;
 }
 
-/* Boundary j's transfer as the receiver waits for it beyond the sender's
- * pass (arriving: 1), or as it holds the sender after the pass (0). */
+/* Boundary j of route k's transfer as the receiver waits for it beyond
+ * the sender's pass (arriving: 1), or as it holds the sender after the
+ * pass (0). */
 static double
-transfer(const struct pipe_costs *c, size_t j, int arriving)
+transfer(const struct pipe_costs *c, const struct routes *rt, int k, int j,
+    int arriving)
 {
-	if (!c->transfer_s || j + 1 >= (size_t)c->S * (size_t)c->v)
+	if (!c->transfer_s || j < 0 || j + 1 >= rt->L)
 		return 0;
-	return (c->hold_sender != 0) != arriving ? c->transfer_s[j] : 0;
+	return (c->hold_sender != 0) != arriving ?
+	    c->transfer_s[(size_t)k * (size_t)(rt->L - 1) + (size_t)j] : 0;
 }
 
-/* How long a pass holds its rank: its own time and, where the sender
- * waits for them, its output's transfer (a forward pass's to the next
- * virtual stage, a backward pass's to the previous one). */
+/* How long a pass holds its rank: its own time (a backward pass followed
+ * by a W pass, less the W's) and, where the sender waits for them, its
+ * output's transfer (a forward pass's to the next position, a backward
+ * pass's to the previous one).  *comm_s: the communication in its own
+ * time (what an overlapped pair hides). */
 static double
-pass_s(const struct pipe_costs *c, int r, const struct pipe_op *op)
+pass_s(const struct pipe_costs *c, const struct routes *rt, int k, int j,
+    size_t slot, int split, int kind, double *comm_s)
 {
-	size_t k = (size_t)r * (size_t)c->v + (size_t)op->chunk;
-	size_t vs = (size_t)op->chunk * (size_t)c->S + (size_t)r;
+	double own;
 
-	if (op->kind == PIPE_F)
-		return c->fwd_s[k] + transfer(c, vs, 0);
-	return c->bwd_s[k] + (vs > 0 ? transfer(c, vs - 1, 0) : 0);
+	switch (kind) {
+	case PIPE_F:
+		*comm_s = c->fwd_comm_s ? fmin(c->fwd_comm_s[slot],
+		    c->fwd_s[slot]) : 0;
+		return c->fwd_s[slot] + transfer(c, rt, k, j, 0);
+	case PIPE_B:
+		own = c->bwd_s[slot] - (split ? c->wgrad_s[slot] : 0);
+		*comm_s = c->bwd_comm_s ? fmin(c->bwd_comm_s[slot], own) : 0;
+		return own + transfer(c, rt, k, j - 1, 0);
+	default:
+		*comm_s = 0;
+		return c->wgrad_s[slot];
+	}
 }
 
 /*
  * When op's input is there (-1: not yet): a forward pass's from the
- * previous virtual stage, a backward pass's from the next one (the last
- * virtual stage's: its own forward pass), after the transfer; a backward
- * pass also after its own forward pass.
+ * previous position of its route, a backward pass's from the next one
+ * (the last position's: its own forward pass), after the transfer; a
+ * backward pass also after its own forward pass, a W pass after its
+ * backward pass.
  */
 static double
-ready_at(const struct pipe_costs *c, const double *fdone, const double *bdone,
-    int r, const struct pipe_op *op)
+ready_at(const struct pipe_costs *c, const struct routes *rt,
+    const double *fdone, const double *bdone, int k, int j, size_t slot,
+    const struct pipe_op *op)
 {
-	size_t V = (size_t)c->S * (size_t)c->v, m = (size_t)c->m;
-	size_t vs = (size_t)op->chunk * (size_t)c->S + (size_t)r;
-	size_t mb = (size_t)op->mb;
+	size_t m = (size_t)c->m, mb = (size_t)op->mb;
 	double own, in;
 
+	if (op->kind == PIPE_W)
+		return bdone[slot * m + mb];
 	if (op->kind == PIPE_F) {
-		if (vs == 0)
+		if (j == 0)
 			return 0;
-		in = fdone[(vs - 1) * m + mb];
-		return in < 0 ? -1 : in + transfer(c, vs - 1, 1);
+		in = fdone[(size_t)rt->slot[k * rt->L + j - 1] * m + mb];
+		return in < 0 ? -1 : in + transfer(c, rt, k, j - 1, 1);
 	}
-	own = fdone[vs * m + mb];
+	own = fdone[slot * m + mb];
 	if (own < 0)
 		return -1;
-	if (vs + 1 == V)
+	if (j + 1 == rt->L)
 		return own;
-	in = bdone[(vs + 1) * m + mb];
-	return in < 0 ? -1 : fmax(own, in + transfer(c, vs, 1));
+	in = bdone[(size_t)rt->slot[k * rt->L + j + 1] * m + mb];
+	return in < 0 ? -1 : fmax(own, in + transfer(c, rt, k, j, 1));
+}
+
+/* Queue rank r to be tried again (once). */
+static void
+wake(int r, int *stack, size_t *nstack, unsigned char *queued)
+{
+	if (!queued[r]) {
+		stack[(*nstack)++] = r;
+		queued[r] = 1;
+	}
+}
+
+/* A step's state as the ranks run their orders. */
+struct sim {
+	const struct pipe_costs *c;
+	struct routes rt;
+	unsigned char *seen;
+	double *fdone, *bdone;
+	long *held;
+	int *stack;
+	size_t nstack;
+	unsigned char *queued;
+};
+
+/* One pass of an operation (a pair: its forward or its backward) as rank
+ * r would run it: its cell, route and position, and whether a W follows. */
+struct part {
+	int kind, k, j, split;
+	size_t slot, at;
+	long mb;
+	int chunk;
+};
+
+static void
+part_of(const struct sim *s, int r, int kind, int chunk, long mb,
+    struct part *p)
+{
+	const struct pipe_costs *c = s->c;
+
+	p->kind = kind;
+	p->chunk = chunk;
+	p->mb = mb;
+	p->slot = (size_t)r * (size_t)c->v + (size_t)chunk;
+	p->at = p->slot * (size_t)c->m + (size_t)mb;
+	p->k = route_of(c, mb);
+	p->j = s->rt.pos[(size_t)p->k * (size_t)c->S * (size_t)c->v + p->slot];
+	p->split = (s->seen[p->at] >> PIPE_W) & 1;
+}
+
+/* A pass done at end_s: its output there, its activations held or let
+ * go, its route's neighbour tried again. */
+static void
+finish(struct sim *s, int r, const struct part *p, double end_s,
+    struct pipe_result *out)
+{
+	const struct pipe_costs *c = s->c;
+	int L = s->rt.L;
+
+	if (p->kind == PIPE_F) {
+		s->fdone[p->at] = end_s;
+	} else if (p->kind == PIPE_B) {
+		s->bdone[p->at] = end_s;
+	}
+	if (p->kind == PIPE_W || (p->kind == PIPE_B && !p->split))
+		s->held[r]--;
+	if (p->kind == PIPE_F && p->j + 1 < L)
+		wake(s->rt.slot[p->k * L + p->j + 1] / c->v, s->stack,
+		    &s->nstack, s->queued);
+	if (p->kind == PIPE_B && p->j > 0)
+		wake(s->rt.slot[p->k * L + p->j - 1] / c->v, s->stack,
+		    &s->nstack, s->queued);
+	out->step_s = fmax(out->step_s, end_s);
 }
 
 int
 pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
     struct pipe_result *out, struct pl_err *err)
 {
-	size_t V, cells, total = 0, nstack = 0;
-	double *fdone, *bdone;
+	size_t cells, nev = 0;
 	size_t *pos;
-	long *held;
-	int *stack;
-	unsigned char *queued;
+	struct sim s = { .c = c };
 
 	memset(out, 0, sizeof *out);
-	if (check(c, orders, err) < 0)
+	routes_of(c, &s.rt);
+	if (check(c, &s.rt, orders, &s.seen, err) < 0) {
+		routes_release(&s.rt);
 		return -1;
-	V = (size_t)c->S * (size_t)c->v;
-	cells = V * (size_t)c->m;
-	fdone = xmalloc(cells * sizeof *fdone);
-	bdone = xmalloc(cells * sizeof *bdone);
+	}
+	cells = (size_t)c->S * (size_t)c->v * (size_t)c->m;
+	s.fdone = xmalloc(cells * sizeof *s.fdone);
+	s.bdone = xmalloc(cells * sizeof *s.bdone);
 	for (size_t i = 0; i < cells; i++)
-		fdone[i] = bdone[i] = -1;
+		s.fdone[i] = s.bdone[i] = -1;
 	pos = xcalloc((size_t)c->S, sizeof *pos);
-	held = xcalloc((size_t)c->S, sizeof *held);
-	stack = xcalloc((size_t)c->S, sizeof *stack);
-	queued = xcalloc((size_t)c->S, 1);
+	s.held = xcalloc((size_t)c->S, sizeof *s.held);
+	s.stack = xcalloc((size_t)c->S, sizeof *s.stack);
+	s.queued = xcalloc((size_t)c->S, 1);
 	out->busy_s = xcalloc((size_t)c->S, sizeof *out->busy_s);
 	out->end_s = xcalloc((size_t)c->S, sizeof *out->end_s);
 	out->peak_chunks = xcalloc((size_t)c->S, sizeof *out->peak_chunks);
-	out->ev = xcalloc(2 * cells, sizeof *out->ev);
 	for (int r = c->S - 1; r >= 0; r--) {
-		stack[nstack++] = r;
-		queued[r] = 1;
-		total += orders[r].n;
+		wake(r, s.stack, &s.nstack, s.queued);
+		for (size_t i = 0; i < orders[r].n; i++)
+			nev += 1 + (orders[r].op[i].kind == PIPE_FB);
 	}
+	out->ev = xcalloc(nev ? nev : 1, sizeof *out->ev);
 	/* each rank runs its order as far as its inputs allow; a finished
-	 * pass may let a neighbour go on, which is then tried again */
-	while (nstack > 0) {
-		int r = stack[--nstack];
+	 * pass may let a neighbour on its route go on, which is then tried
+	 * again */
+	while (s.nstack > 0) {
+		int r = s.stack[--s.nstack];
 
-		queued[r] = 0;
+		s.queued[r] = 0;
 		while (pos[r] < orders[r].n) {
 			const struct pipe_op *op = &orders[r].op[pos[r]];
-			size_t at = ((size_t)op->chunk * (size_t)c->S +
-			    (size_t)r) * (size_t)c->m + (size_t)op->mb;
-			double ready = ready_at(c, fdone, bdone, r, op);
-			double dur = pass_s(c, r, op);
-			int next[2] = { (r + 1) % c->S, (r + c->S - 1) % c->S };
-			struct pipe_event *e;
+			int pair = op->kind == PIPE_FB, np = pair ? 2 : 1;
+			struct part p[2];
+			double ready = 0, dur = 0, comm = 0, own = 0, xfer = 0;
 
+			part_of(&s, r, pair ? PIPE_F : op->kind, op->chunk,
+			    op->mb, &p[0]);
+			if (pair)
+				part_of(&s, r, PIPE_B, op->bchunk, op->bmb,
+				    &p[1]);
+			for (int h = 0; h < np && ready >= 0; h++) {
+				double at = ready_at(c, &s.rt, s.fdone,
+				    s.bdone, p[h].k, p[h].j, p[h].slot,
+				    &(struct pipe_op){ .kind = p[h].kind,
+				    .chunk = p[h].chunk, .mb = p[h].mb });
+				double cm, d = pass_s(c, &s.rt, p[h].k,
+				    p[h].j, p[h].slot, p[h].split, p[h].kind,
+				    &cm);
+				double self = p[h].kind == PIPE_F ?
+				    c->fwd_s[p[h].slot] : p[h].kind == PIPE_B ?
+				    c->bwd_s[p[h].slot] - (p[h].split ?
+				    c->wgrad_s[p[h].slot] : 0) :
+				    c->wgrad_s[p[h].slot];
+
+				ready = at < 0 ? -1 : fmax(ready, at);
+				own += self;
+				comm += cm;
+				xfer += d - self;
+			}
 			if (ready < 0)
 				break;
-			e = &out->ev[out->nev++];
-			*e = (struct pipe_event){ r, op->kind, op->chunk,
-			    op->mb, fmax(out->end_s[r], ready), 0 };
-			e->end_s = e->start_s + dur;
-			out->end_s[r] = e->end_s;
-			out->busy_s[r] += dur;
-			if (op->kind == PIPE_F) {
-				fdone[at] = e->end_s;
-				if (++held[r] > out->peak_chunks[r])
-					out->peak_chunks[r] = held[r];
-			} else {
-				bdone[at] = e->end_s;
-				held[r]--;
+			/* a pair: each pass's communication beside the
+			 * other's compute, as far as it reaches */
+			dur = (pair ? fmax(own - comm, comm) : own) + xfer;
+			ready = fmax(out->end_s[r], ready);
+			if (p[0].kind == PIPE_F && ++s.held[r] >
+			    out->peak_chunks[r])
+				out->peak_chunks[r] = s.held[r];
+			for (int h = 0; h < np; h++) {
+				out->ev[out->nev++] = (struct pipe_event){
+				    .rank = r, .kind = p[h].kind,
+				    .chunk = p[h].chunk, .mb = p[h].mb,
+				    .start_s = ready, .end_s = ready + dur,
+				    .paired = pair };
+				finish(&s, r, &p[h], ready + dur, out);
 			}
-			out->step_s = fmax(out->step_s, e->end_s);
+			out->end_s[r] = ready + dur;
+			out->busy_s[r] += dur;
 			pos[r]++;
-			for (int j = 0; j < 2; j++)
-				if (next[j] != r && !queued[next[j]]) {
-					stack[nstack++] = next[j];
-					queued[next[j]] = 1;
-				}
 		}
 	}
-	if (out->nev != total) {
-		int r = 0;
+	for (int r = 0; r < c->S; r++)
+		if (pos[r] < orders[r].n) {
+			const struct pipe_op *op = &orders[r].op[pos[r]];
 
-		while (pos[r] == orders[r].n)
-			r++;
-		pl_errf(err, NULL, 0, "pipeline: rank %d waits for micro-batch "
-		    "%ld's input to its %s pass of chunk %d, which the orders "
-		    "never let come (a deadlock)", r, orders[r].op[pos[r]].mb,
-		    orders[r].op[pos[r]].kind == PIPE_F ? "forward" :
-		    "backward", orders[r].op[pos[r]].chunk);
-	}
-	free(fdone);
-	free(bdone);
+			pl_errf(err, NULL, 0, "pipeline: rank %d waits for "
+			    "micro-batch %ld's input to its %s pass of chunk "
+			    "%d, which the orders never let come (a deadlock)",
+			    r, op->mb, pass_word[op->kind], op->chunk);
+			break;
+		}
+	free(s.fdone);
+	free(s.bdone);
 	free(pos);
-	free(held);
-	free(stack);
-	free(queued);
-	if (out->nev != total) {
+	free(s.held);
+	free(s.stack);
+	free(s.queued);
+	free(s.seen);
+	routes_release(&s.rt);
+	if (out->nev != nev) {
 		pipe_result_release(out);
 		return -1;
 	}

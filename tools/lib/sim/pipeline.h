@@ -3,15 +3,19 @@
  * operation (issue 35: pipesim's engine; docs/model.md, "Pipeline
  * schedules, simulated").
  *
- * A pipeline of S ranks, each holding v model chunks: chunk c of rank r
- * is virtual stage c S + r (Megatron-LM's interleaving), so a micro-batch
- * passes the S v virtual stages in order on its forward pass and back in
- * reverse on its backward pass.  Every rank runs its operations one at a
- * time in the order its schedule gives (pipe_order_*); an operation
- * starts when the rank is free and its input has arrived: a forward pass
- * needs the previous virtual stage's forward output, a backward pass the
- * next one's gradient (the last virtual stage: its own forward pass),
- * each after the boundary's transfer time.  Transfers either run beside
+ * A pipeline of S ranks, each holding v model chunks.  A micro-batch
+ * passes the chunks of its route in order on its forward pass and back in
+ * reverse on its backward pass: by default chunk c of rank r is position
+ * c S + r (Megatron-LM's interleaving); the V schedules turn on the last
+ * rank, DualPipe sends half the micro-batches up the ranks
+ * (pipe_costs.route).  Every rank runs its operations one at a time in
+ * the order its schedule gives (pipe_order_*); an operation starts when
+ * the rank is free and its input has arrived: a forward pass needs the
+ * previous position's forward output, a backward pass the next one's
+ * gradient (the last position's: its own forward pass), each after the
+ * boundary's transfer time; a W pass (the weights' gradient, split off
+ * by the zero-bubble schedules) its own backward pass; an overlapped pair
+ * (DualPipe's F&B) both its inputs.  Transfers either run beside
  * compute, holding neither rank, or hold the sender until they are done
  * (pipe_costs.hold_sender); a schedule whose orders wait on each other
  * in a cycle is refused.
@@ -19,7 +23,8 @@
  * What comes out: when each operation ran, the step (the last one's
  * end), each rank's busy time, and the activations each rank holds at
  * its peak (a chunk's, from the start of its forward pass to the end of
- * its backward pass) in chunk-micro-batches.
+ * its backward pass, or of its W pass where it has one) in chunk-micro-
+ * batches.
  */
 #ifndef NP_PIPELINE_H
 #define NP_PIPELINE_H
@@ -28,14 +33,21 @@
 
 #include "base/util.h"
 
-enum { PIPE_F, PIPE_B };
+/* A forward pass, a backward pass (all of it, or where a W pass of the
+ * same micro-batch and chunk follows, only the input's gradient), and
+ * the weights' gradient split from it (zero-bubble schedules). */
+enum { PIPE_F, PIPE_B, PIPE_W, PIPE_FB };
 
 /* One operation of a rank's order: a pass of micro-batch mb through its
- * model chunk `chunk`. */
+ * model chunk `chunk`; PIPE_FB: its forward pass and, overlapped with it
+ * (DualPipe's F&B), the whole backward pass of micro-batch bmb through
+ * chunk bchunk. */
 struct pipe_op {
-	int kind;			/* PIPE_F or PIPE_B */
+	int kind;			/* PIPE_F, PIPE_B, PIPE_W or PIPE_FB */
 	int chunk;			/* 0..v-1 */
 	long mb;			/* 0..m-1 */
+	int bchunk;			/* PIPE_FB only */
+	long bmb;
 };
 
 /* A rank's order of operations (owned). */
@@ -75,6 +87,64 @@ int pipe_group_ok(int S, long m, long group);
  * order (the backward passes in reverse order of the chunks). */
 void pipe_order_gpipe(int S, int v, int r, long m, struct pipe_order *out);
 
+/*
+ * ZB-H1 (Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024,
+ * Section 2.1): 1F1B with every backward pass split into B and W; each B
+ * queues its W (first in, first out, as the authors' WeightGradStore),
+ * and after the B of micro-batch k >= r one W leaves the queue, so rank r
+ * runs its W passes r slots late and the last r of them at the end.
+ */
+void pipe_order_zbh1(int S, int r, long m, struct pipe_order *out);
+
+/*
+ * The V-shaped routes (pipe_costs.route): rank r holds chunk 0 at
+ * position r and chunk 1 at position 2S - 1 - r, so a micro-batch goes
+ * down the ranks and back up, turning on rank S - 1.
+ */
+void pipe_route_v(int S, int *route);
+
+/*
+ * ZB-V (the zero-bubble V schedule, ibid. and the authors' handcrafted
+ * schedule, which PyTorch's ScheduleZBVZeroBubble runs), on the V route,
+ * n = max(2S - 1, m): 2(S - r) - 1 forward passes of chunk 0; r times a
+ * forward of chunk 1 and one of chunk 0; S - r times F B W of chunk 1;
+ * then, while forwards are left, [F.0] B.0 W.0 F.1 B.1 W.1; r times B.0
+ * B.1 (their W queued, a queue a chunk); S - r times B.0 and the oldest
+ * queued W.0; the queued W.1, then the W.0; micro-batches past m
+ * dropped.
+ */
+void pipe_order_zbv(int S, int r, long m, struct pipe_order *out);
+
+/*
+ * DualPipeV (DeepSeek's DualPipe repository, dualpipev.py; Sea AI Lab's
+ * "cut-in-half" DualPipe), on the V route, m >= 2S (pipe_dualpipe_ok):
+ * 2(S - 1 - r) F.0; r + 1 times F.0 F.1; S - 1 - r times B.1 W.1 F.1;
+ * m - 2S + r + 1 times the overlapped pairs F.0 & BW.1, F.1 & BW.0 (BW a
+ * whole backward pass; rank S - 1 runs its first pair one after the
+ * other); S - 1 - r times BW.1 then F.1 & BW.0; r + 1 times B.1 B.0,
+ * whole until the middle (from iteration (r + 1) / 2's B.1 for odd r,
+ * its B.0 for even r) and split after, the W queued; S - 1 - r times a
+ * queued W then B.0 split; the r + 1 W left.  One queue, first in first
+ * out, for both chunks.
+ */
+void pipe_order_dualpipev(int S, int r, long m, struct pipe_order *out);
+
+/*
+ * DualPipe (DeepSeek-V3 technical report, Section 3.2.1): S even, m even,
+ * m >= 2S; half the micro-batches enter at rank 0 (route 0, chunk 0 on
+ * every rank), half at rank S - 1 (route 1, chunk 1: rank r holds its
+ * stage S - 1 - r), micro-batches m/2.. on route 1 (pipe_route_dual).
+ * Rank r runs DualPipeV's order for S/2 ranks, rank min(r, S - 1 - r)
+ * and m/2 micro-batches, its own direction (route 0 for r < S/2) as
+ * that order's chunk 0.
+ */
+void pipe_order_dualpipe(int S, int r, long m, struct pipe_order *out);
+/* DualPipe's two routes (2 S entries) and each micro-batch's (m). */
+void pipe_route_dual(int S, long m, int *route, int *mb_route);
+/* Whether DualPipe (dual 1) or DualPipeV (0) runs S ranks, m micro-
+ * batches (the repository's asserts: m >= 2S; DualPipe: S and m even). */
+int pipe_dualpipe_ok(int S, long m, int dual);
+
 void pipe_order_release(struct pipe_order *o);
 
 /* The durations of a step's operations. */
@@ -90,12 +160,35 @@ struct pipe_costs {
 	 * input arrives when the sender is done); 0: transfers run beside
 	 * compute, the input arriving the transfer time after the pass */
 	int hold_sender;
+	/* [r v + c]: the weights' gradient's share of bwd_s, which a W
+	 * pass runs apart where an order splits the backward pass; NULL:
+	 * no order may split it */
+	const double *wgrad_s;
+	/*
+	 * Where a micro-batch goes (NULL: Megatron-LM's interleaving, one
+	 * route, position j on chunk j / S of rank j mod S).  route[k L +
+	 * j], L = route_len: the slot r v + c of position j of route k of
+	 * nroute; each slot on one route at most.  mb_route[mb]: its route
+	 * (NULL: all on route 0).  transfer_s then has nroute (L - 1)
+	 * entries, boundary j of route k at k (L - 1) + j; a boundary within
+	 * a rank (V-shaped routes turn on their last rank) should cost 0.
+	 */
+	const int *route, *mb_route;
+	int nroute, route_len;
+	/* [r v + c]: the communication inside fwd_s and bwd_s, which an
+	 * overlapped pair (PIPE_FB) hides behind the other pass's compute:
+	 * the pair takes the longer of its compute and its communication
+	 * (DeepSeek's "fully hidden"); NULL: none */
+	const double *fwd_comm_s, *bwd_comm_s;
 };
 
+/* A pass as it ran (an overlapped pair: its forward and its backward
+ * pass, two events over the same time, paired 1). */
 struct pipe_event {
 	int rank, kind, chunk;
 	long mb;
 	double start_s, end_s;
+	int paired;
 };
 
 struct pipe_result {
@@ -110,9 +203,12 @@ struct pipe_result {
 
 /*
  * Simulate one step of costs c under the ranks' orders (S of them).
- * Each (micro-batch, virtual stage) must appear once as a forward and
- * once as a backward pass on its rank; returns -1 (err) when not, or
- * when the orders wait on each other in a cycle (a deadlock).
+ * Each micro-batch's every position on its route must appear once as a
+ * forward and once as a backward pass on its rank, and at most once as a
+ * W pass (then after the backward one); returns -1 (err) when not, or
+ * when the orders wait on each other in a cycle (a deadlock).  A chunk's
+ * activations are held from the start of its forward pass to the end of
+ * its W pass where it has one, of its backward pass otherwise.
  */
 int pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
     struct pipe_result *out, struct pl_err *err);
