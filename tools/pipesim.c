@@ -354,14 +354,15 @@ check_schedule(const struct opts *o, const struct plan *p, long m, int v)
 		    o->plan, o->group, S, m);
 	if (sched < 0)
 		return;
-	if ((sched == PS_ZBV || sched == PS_DUALPIPEV) != (v == 2))
+	if ((sched == PS_ZBV || sched == PS_DUALPIPEV) ? v != 2 : v != 1)
 		die("%s: -s %s runs %s a stage; the plan has %d", o->plan,
 		    sched_words[sched], sched == PS_ZBV || sched ==
 		    PS_DUALPIPEV ? "two model chunks (v 2)" : "one model "
 		    "chunk", v);
 	if (sched >= PS_ZBH1 && !p->g->has_wgrad)
 		die("%s: no weight_gradient_s column: -s %s splits the "
-		    "backward pass by it (graph-normalize -m writes it)",
+		    "backward pass by it (graph-normalize -c model.xml writes "
+		    "it)",
 		    p->g->file, sched_words[sched]);
 	if ((sched == PS_DUALPIPE || sched == PS_DUALPIPEV) &&
 	    !pipe_dualpipe_ok(S, m, sched == PS_DUALPIPE))

@@ -111,6 +111,19 @@ refused 1 "-s zbh1 without weight_gradient_s" $opts -s zbh1 -p tests/pipesim/tin
 grep -q "weight_gradient_s" "$tmp/err" || { echo "zbh1: $(cat "$tmp/err")"; fail=1; }
 refused 1 "-s zbv on a plan of one chunk a stage" $opts -s zbv -p tests/pipesim/tiny-plan.xml "$tmp/split.csv"
 refused 1 "-s dualpipe, 8 micro-batches of which 4 a direction, 2 ranks" $opts -B 14 -s dualpipe -p tests/pipesim/tiny-plan.xml "$tmp/split.csv"
+# the same rows twice over, two stages of two chunks (v 2): ZB-V runs it,
+# 1F1B and DualPipe (one chunk a stage) refuse it
+awk -F, 'BEGIN { OFS = "," } NR == 1 { print; next } { r[NR] = $0 }
+    END { for (k = 0; k < 2; k++) for (i = 2; i <= 3; i++) {
+        $0 = r[i]; $1 = 2 * k + i - 2; print } }' "$tmp/split.csv" > "$tmp/four.csv"
+sed 's/virtual_stages="1"/virtual_stages="2"/; s/ends_in_pipeline_split="0"/ends_in_pipeline_split="1"/
+    s/first_layer="0" last_layer="0"/first_layer="0" last_layer="1"/
+    s/first_layer="1" last_layer="1"/first_layer="2" last_layer="3"/' \
+    tests/pipesim/tiny-plan.xml > "$tmp/v2.xml"
+"$BIN/pipesim" $opts -s zbv -p "$tmp/v2.xml" -o "$tmp/zbv.csv" "$tmp/four.csv" ||
+    { echo "zbv on two chunks a stage: pipesim failed"; fail=1; }
+refused 1 "-s 1f1b on two chunks a stage" $opts -s 1f1b -p "$tmp/v2.xml" "$tmp/four.csv"
+refused 1 "-s dualpipe on two chunks a stage" $opts -s dualpipe -p "$tmp/v2.xml" "$tmp/four.csv"
 refused 2 "-s fast" $opts -s fast -p tests/pipesim/tiny-plan.xml tests/dpsolve/tiny.csv
 refused 2 "-x both" $opts -x both -p tests/pipesim/tiny-plan.xml tests/dpsolve/tiny.csv
 refused 2 "-t and -o one file" $opts -t "$tmp/x.csv" -o "$tmp/x.csv" -p tests/pipesim/tiny-plan.xml tests/dpsolve/tiny.csv

@@ -762,6 +762,10 @@ test_weight_gradient_share(void)
 	OK(lg.has_wgrad && lg.l[1].weight_gradient_s > w &&
 	    lg.l[1].weight_gradient_s < lg.l[1].backward_s,
 	    "a layer's share: its products', within its backward pass");
+	OK(m.tied_embeddings && lg.l[lg.n - 1].weight_gradient_s > 0 &&
+	    lg.l[lg.n - 1].weight_gradient_s < lg.l[lg.n - 1].backward_s,
+	    "BERT's head, tied to the embedding (its weights counted there): "
+	    "its weight gradient computed all the same");
 	layers_release(&lg);
 	analytic_release(&g);
 }

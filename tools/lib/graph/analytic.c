@@ -780,13 +780,15 @@ op_time(const struct accel_cfg *a, const struct aop *o, int backward)
 /* The weights' gradient's share of a weight product's backward time:
  * its half of the roofline, by the time its shape takes against the
  * input gradient's, and its own fixed time (what a zero-bubble schedule
- * runs as a W pass; the attention products have no weights). */
+ * runs as a W pass; the attention products have no weights).  A head
+ * tied to the embedding, whose weights the first stage counts, computes
+ * its weight gradient all the same. */
 static double
 op_wgrad_time(const struct accel_cfg *a, const struct aop *o)
 {
 	double in, w;
 
-	if (o->kind != AOP_MATMUL || o->bwd_flops <= 0 || o->parameter_bytes <= 0)
+	if (o->kind != AOP_MATMUL || o->bwd_flops <= 0)
 		return 0;
 	in = 1 / analytic_gemm_utilisation(a, o->gemm_m, o->gemm_k,
 	    o->gemm_batch);

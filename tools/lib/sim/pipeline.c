@@ -417,12 +417,18 @@ check(const struct pipe_costs *c, const struct routes *rt,
 		if (!(c->fwd_s[i] >= 0 && c->bwd_s[i] >= 0 &&
 		    isfinite(c->fwd_s[i]) && isfinite(c->bwd_s[i])) ||
 		    (c->wgrad_s && !(c->wgrad_s[i] >= 0 &&
-		    c->wgrad_s[i] <= c->bwd_s[i])))
+		    c->wgrad_s[i] <= c->bwd_s[i])) ||
+		    (c->fwd_comm_s && !(c->fwd_comm_s[i] >= 0 &&
+		    isfinite(c->fwd_comm_s[i]))) ||
+		    (c->bwd_comm_s && !(c->bwd_comm_s[i] >= 0 &&
+		    isfinite(c->bwd_comm_s[i]))))
 			return pl_errf(err, NULL, 0, "pipeline: rank %zu chunk "
 			    "%zu: a pass of %g s forward, %g s backward (%g s "
-			    "of it the weights')", i / (size_t)c->v,
-			    i % (size_t)c->v, c->fwd_s[i], c->bwd_s[i],
-			    c->wgrad_s ? c->wgrad_s[i] : 0.0);
+			    "of it the weights'), communication %g s and %g s",
+			    i / (size_t)c->v, i % (size_t)c->v, c->fwd_s[i],
+			    c->bwd_s[i], c->wgrad_s ? c->wgrad_s[i] : 0.0,
+			    c->fwd_comm_s ? c->fwd_comm_s[i] : 0.0,
+			    c->bwd_comm_s ? c->bwd_comm_s[i] : 0.0);
 	for (size_t j = 0; c->transfer_s && j < nt; j++)
 		if (!(c->transfer_s[j] >= 0 && isfinite(c->transfer_s[j])))
 			return pl_errf(err, NULL, 0, "pipeline: a transfer of "
@@ -436,9 +442,13 @@ check(const struct pipe_costs *c, const struct routes *rt,
 			struct pipe_op part[2] = {
 				{ .kind = o->kind == PIPE_FB ? PIPE_F : o->kind,
 				  .chunk = o->chunk, .mb = o->mb },
-				{ .kind = PIPE_B, .chunk = o->bchunk,
-				  .mb = o->bmb },
+				{ .kind = PIPE_B },
 			};
+
+			if (o->kind == PIPE_FB) {
+				part[1].chunk = o->bchunk;
+				part[1].mb = o->bmb;
+			}
 
 			for (int h = 0; h < (o->kind == PIPE_FB ? 2 : 1); h++) {
 				const struct pipe_op *op = &part[h];
@@ -729,10 +739,19 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 		if (pos[r] < orders[r].n) {
 			const struct pipe_op *op = &orders[r].op[pos[r]];
 
-			pl_errf(err, NULL, 0, "pipeline: rank %d waits for "
-			    "micro-batch %ld's input to its %s pass of chunk "
-			    "%d, which the orders never let come (a deadlock)",
-			    r, op->mb, pass_word[op->kind], op->chunk);
+			if (op->kind == PIPE_FB)
+				pl_errf(err, NULL, 0, "pipeline: rank %d waits "
+				    "for the inputs to its overlapped pair, "
+				    "micro-batch %ld's forward pass of chunk %d "
+				    "and %ld's backward pass of chunk %d, which "
+				    "the orders never let come (a deadlock)", r,
+				    op->mb, op->chunk, op->bmb, op->bchunk);
+			else
+				pl_errf(err, NULL, 0, "pipeline: rank %d waits "
+				    "for micro-batch %ld's input to its %s pass "
+				    "of chunk %d, which the orders never let come "
+				    "(a deadlock)", r, op->mb,
+				    pass_word[op->kind], op->chunk);
 			break;
 		}
 	free(s.fdone);
