@@ -300,9 +300,11 @@ uniform(void)
  * where there are two ranks or more, m a multiple of S when
  * interleaved, up to 32 micro-batches a chunk) with every chunk alike and
  * no transfer time: the simulated step is the evaluator's plan_step, (m +
- * (S - 1)/v) x the load, to 1e-12.  And 300 more under 1F1B with every
- * rank its own passes (and transfers): the closed form over the slowest
- * load bounds what the schedule runs.
+ * (S - 1)/v) x the load, to 1e-12, and with a random exposed reduction
+ * a rank after its own last pass, the step plus the drain's credited
+ * sync (plan_drain_sync) too.  And 300 more under 1F1B with every rank
+ * its own passes (and transfers): the closed form over the slowest load
+ * bounds what the schedule runs, with the reductions too.
  */
 static void
 closed_forms(void)
@@ -315,6 +317,8 @@ closed_forms(void)
 		long m = (1 + (long)(uniform() * 32)) * (v > 1 ? S : 1);
 		double f[8], b[8], x = uneven ? 0.01 * uniform() : 0, load = 0;
 		double fc = 0.1 + uniform(), bc = 0.1 + 2 * uniform();
+		double sim = 0, sync = 0;
+		struct stage_cost sc[8];
 		struct pipe_result res;
 
 		for (int r = 0; r < S; r++) {
@@ -324,23 +328,35 @@ closed_forms(void)
 			 * each way on either side */
 			load = fmax(load, f[r] + b[r] + 2 * x * ((r > 0) +
 			    (r + 1 < S)));
+			/* each rank's exposed reduction, after its last
+			 * pass */
+			memset(&sc[r], 0, sizeof sc[r]);
+			sc[r].sync_s = 3 * uniform();
+			sc[r].backward_s = b[r];
 		}
 		if (run(v > 1 ? INTERLEAVED : ONE_F_ONE_B, S, v, m, S, f, b, x,
 		    &res) < 0)
 			continue;
+		for (int r = S - 1; r >= 0; r--) {
+			sim = fmax(sim, res.end_s[r] + sc[r].sync_s);
+			sync = plan_drain_sync(sync, &sc[r], v);
+		}
 		if (!uneven)
 			exact += fabs(res.step_s - plan_step(m, S, v, load, 0)) <=
-			    1e-12 * res.step_s;
+			    1e-12 * res.step_s && fabs(sim - plan_step(m, S, v,
+			    load, sync)) <= 1e-12 * sim;
 		else
 			bounded += res.step_s <= plan_step(m, S, 1, load, 0) *
-			    (1 + 1e-12);
+			    (1 + 1e-12) && sim <= plan_step(m, S, 1, load,
+			    sync) * (1 + 1e-12);
 		pipe_result_release(&res);
 	}
 	EQ_INT((long)exact, (long)n, "alike chunks, no transfer: the "
-	    "simulated step is the closed form's, 300 of 300");
+	    "simulated step is the closed form's, with each rank's reduction "
+	    "after its last pass the drain's credit, 300 of 300");
 	EQ_INT((long)bounded, (long)n, "1F1B, every rank its own passes and "
-	    "transfers: the closed form bounds the simulated step, 300 of "
-	    "300");
+	    "transfers: the closed form bounds the simulated step, and with "
+	    "the reductions the drain's credit does, 300 of 300");
 }
 
 /* GPipe: every forward pass, then every backward pass: the same (m + S

@@ -1016,6 +1016,7 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 	struct plan_env own = *env;
 	long K = 0, u = 0;
 	size_t next = 0;
+	int zero_copies = 0;
 
 	/* the dispatch is the plan's own (a plan records it) */
 	own.deepep = p->deepep;
@@ -1106,12 +1107,22 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			r->max_load_s = eff;
 			r->bottleneck = i;
 		}
-		if (i == 0 || sc->sync_s > r->max_sync_s) {
-			r->max_sync_s = sc->sync_s;
-			r->sync_stage = i;
-		}
 		r->fits &= sc->fits;
+		zero_copies |= s->z > 1;
 		u += s->z;
+	}
+	/* the exposed sync past the pipeline: each stage's after its own
+	 * last backward pass, the drain crediting the later stages
+	 * (plan_drain_sync), from the last stage to the first as the
+	 * search folds it */
+	for (int i = p->nstages - 1; i >= 0; i--) {
+		const struct stage_cost *sc = &r->stage[i];
+		double y = zero_copies ? fmax(r->max_sync_s, sc->sync_s) :
+		    plan_drain_sync(r->max_sync_s, sc, mode.v);
+
+		if (i == p->nstages - 1 || sc->sync_s >= y)
+			r->sync_stage = i;
+		r->max_sync_s = y;
 	}
 	r->step_s = plan_step(r->m, p->nstages, mode.v, r->max_load_s,
 	    r->max_sync_s);
@@ -1119,6 +1130,13 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 	plan_cell_release(&cell);
 	plan_variant_release(&v);
 	return 0;
+}
+
+double
+plan_drain_sync(double later_s, const struct stage_cost *sc, long v)
+{
+	return fmax(sc->sync_s, later_s - sc->backward_s / (double)(v > 1 ?
+	    v : 1));
 }
 
 /*

@@ -159,7 +159,10 @@ struct stage_cost {
 
 struct plan_result {
 	double step_s, throughput_samples_per_s;
-	double max_load_s, max_sync_s;	/* max load_i / z_i, max sync_i */
+	/* max load_i / z_i; the exposed sync past the pipeline's step:
+	 * max_i (sync_i - what the drain credits stage i, plan_drain_sync),
+	 * or without that credit (ZeRO copies) max sync_i */
+	double max_load_s, max_sync_s;
 	long m, devices_used;
 	int nstages, bottleneck, sync_stage, fits;
 	struct stage_cost *stage;	/* nstages, owned */
@@ -272,6 +275,17 @@ void plan_stage_cost(struct plan_cell *c, size_t first, size_t last,
     long u, long z, int zs, struct stage_cost *out);
 
 /* (m + (S - 1) / v) * max_load + max_sync: the one formula of a step. */
+/*
+ * The drain's credit (issue 35, item 3): every stage reduces its exposed
+ * gradients (sync_s) after its own last backward pass, and stage i's
+ * comes before stage 0's by the last micro-batch's backward passes of
+ * stages 0..i-1 (a chunk's, 1/v of a stage's, interleaved), so the step
+ * is the pipeline's plus max_i (sync_i - those passes).  Folded from the
+ * last stage to the first: later_s the value for the stages after sc's,
+ * the result for sc's and after.  Plans with ZeRO copies take no credit
+ * (a stage's copies need not end with the last micro-batch).
+ */
+double plan_drain_sync(double later_s, const struct stage_cost *sc, long v);
 double plan_step(long m, int nstages, long v, double max_load_s,
     double max_sync_s);
 

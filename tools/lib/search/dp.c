@@ -438,6 +438,23 @@ classic_split_ok(const struct search *s, const struct plan_cell *c, int jj,
 	return n > 0;
 }
 
+/*
+ * The least exposed sync a plan can end with, its later stages' folded
+ * to Y (plan_drain_sync) and `left` stages still to place before them,
+ * each carrying at most the plan's slowest load, at least `load`: their
+ * last backward passes credit the later stages at most left load / v
+ * between them, and stage 0's own sync is not negative.  With ZeRO
+ * copies (no credit), Y.  The step's bound mult L + this is increasing
+ * in L (mult > left / v), so the least load bounds it.
+ */
+static double
+sync_left(const struct search *s, double Y, long left, long v, double load)
+{
+	if (s->zero_on)
+		return Y;
+	return fmax(0, Y - (double)left * load / (double)v);
+}
+
 static void
 search_cell_split(struct search *s, struct plan_cell *c)
 {
@@ -487,8 +504,9 @@ search_cell_split(struct search *s, struct plan_cell *c)
 					    prefix_load(v, &fl, coll, jj);
 					cmin = s->zero_on ? (double)(m + k) :
 					    mult_fixed;
-					if (cmin * comp / (double)zcap + p.Y >=
-					    s->best)
+					if (cmin * comp / (double)zcap +
+					    sync_left(s, p.Y, K - p.y, nv,
+					    comp / (double)zcap) >= s->best)
 						break;	/* longer only costs more */
 					/* interleaved: v model chunks of equal
 					 * layers a stage */
@@ -529,7 +547,8 @@ search_cell_split(struct search *s, struct plan_cell *c)
 					    ch->zs, &sc);
 					q = p;
 					q.L = fmax(p.L, sc.load_s / (double)z);
-					q.Y = fmax(p.Y, sc.sync_s);
+					q.Y = s->zero_on ? fmax(p.Y, sc.sync_s) :
+					    plan_drain_sync(p.Y, &sc, nv);
 					q.y = p.y + z;
 					q.parent = pi;
 					q.j = jj;
@@ -555,7 +574,9 @@ search_cell_split(struct search *s, struct plan_cell *c)
 					 * at least the mean compute a slot */
 					if ((s->zero_on ? (double)(m + k + more) :
 					    mult_fixed) * fmax(q.L, rest /
-					    (double)(K - q.y)) + q.Y >= s->best)
+					    (double)(K - q.y)) + sync_left(s, q.Y,
+					    K - q.y, nv, fmax(q.L, rest /
+					    (double)(K - q.y))) >= s->best)
 						continue;
 					insert(s, &s->head[(k + 1) * (n + 1) +
 					    jj], chain_of(s, K, jj, q.y), q);
@@ -672,6 +693,9 @@ struct stream {
 	const double *beta_floor;	/* stride t: the dense group's */
 	const double *beta_expert;	/* stride t e: the experts' group's */
 	double fwd, bwd_rerun;		/* the whole chain's, a micro-batch */
+	/* row 0 has dense parameters: stage 0, which the drain credits
+	 * nothing, pays the sync floor itself */
+	int head_sync_floor;
 	double p2p_cut, p2p_chunk;	/* least send of a cut, of a chunk */
 	long dmax, layers;
 	unsigned short variant;
@@ -762,6 +786,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			 * ZeRO-3), and with the distributed optimizer the
 			 * weights' gather, less what that stage's backward
 			 * and forward pass can hide when they overlap */
+			x->head_sync_floor = v->pf_dense[1] > 0;
 			if (v->pf_dense[rows] > 0) {
 				x->sync_floor_frac = s->zero_on ||
 				    md->distopt ? 0.5 : 1;
@@ -935,6 +960,18 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		    md, x->beta_floor[it->d * v->c * v->e], x->beta_expert ?
 		    x->beta_expert[it->d * v->c] : 0, (double)it->K)) :
 		    it->lbs;
+		/* with the drain's credit the step pays max_i (sync_i -
+		 * credit_i): stage 0's sync, which takes none, and the mean
+		 * less the mean credit, at most (K - 1)/2 of the slowest
+		 * load's backward over v, at least the bound's load */
+		if (!s->zero_on) {
+			double load = out->lb / ((double)it->m + (double)(it->K -
+			    1) / (double)md->v);
+
+			out->lb_sync = fmax(x->head_sync_floor ? it->lbs : 0,
+			    out->lb_sync - (double)(it->K - 1) / 2 * load /
+			    (double)md->v);
+		}
 		out->lb += out->lb_sync;
 		out->variant = x->variant;
 		out->mode = x->mode;
@@ -993,10 +1030,18 @@ ends_cannot_win(struct plan_cell *c, double load_lb, double best)
 	size_t n = v->g->n;
 	size_t head_end = c->mode.v > 1 ? n : n - (size_t)c->K + 1;
 	size_t tail_start = c->mode.v > 1 ? 0 : (size_t)c->K - 1;
+	/* the last stage's sync less the drain's credit, the backward
+	 * passes of the K - 1 stages before it, each at most the slowest
+	 * load, at least the bound's (the step, mult L + the sync left, is
+	 * increasing in L) */
+	double mult = (double)c->m + (double)(c->K - 1) / (double)c->mode.v;
+	double credit = (double)(c->K - 1) * load_lb / mult /
+	    (double)c->mode.v;
 
-	return load_lb + plan_row_sync_floor(c, n - 1, c->K - 1, v->pf_bwd[n] -
-	    v->pf_bwd[tail_start] + rerun[n] - rerun[tail_start],
-	    v->pf_fwd[n] - v->pf_fwd[tail_start]) >= best ||
+	return load_lb + fmax(0, plan_row_sync_floor(c, n - 1, c->K - 1,
+	    v->pf_bwd[n] - v->pf_bwd[tail_start] + rerun[n] -
+	    rerun[tail_start], v->pf_fwd[n] - v->pf_fwd[tail_start]) -
+	    credit) >= best ||
 	    load_lb + plan_row_sync_floor(c, 0, 0, v->pf_bwd[head_end] +
 	    rerun[head_end], v->pf_fwd[head_end]) >= best;
 }
