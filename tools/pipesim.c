@@ -245,16 +245,120 @@ static const char *const summary_head[] = { "stage", "first_device",
 	"closed_form_memory_bytes", "fits", "step_s", "closed_form_step_s" };
 #define NSUMMARY (sizeof summary_head / sizeof summary_head[0])
 
-/* A rank's exposed reduction after its own last backward pass (a stage
- * that drains early reduces while the others drain); under DualPipe its
- * two stages', each over its own replicas. */
-static double
-rank_sync_s(const struct plan_result *r, int sched, int i)
+/* A chunk's rows: the stage's, split alike over its chunks (DualPipe's
+ * two chunks each a whole stage). */
+static void
+chunk_rows(const struct plan *p, int sched, int v, int r, int k,
+    size_t *first, size_t *n)
 {
-	int S = r->nstages;
+	const struct plan_stage *st = &p->stage[stage_of(sched, p->nstages,
+	    r, k)];
+	size_t rows = st->last - st->first + 1;
+	size_t per = sched == PS_DUALPIPE ? 1 : (size_t)v;
 
-	return r->stage[i].sync_s + (sched == PS_DUALPIPE ?
-	    r->stage[S - 1 - i].sync_s : 0);
+	if (sched == PS_DUALPIPE)
+		k = 0;
+	*first = st->first + (size_t)k * rows / per;
+	*n = st->first + ((size_t)k + 1) * rows / per - *first;
+}
+
+/*
+ * Each rank's exposed sync after its last pass.  Without
+ * --overlap-grad-reduce, the closed form's (its gradient reduction,
+ * what the gather leaves exposed and the optimizer step, all after it).
+ * With it, the reduction runs bucket by bucket as Megatron-LM's DDP
+ * launches it (pipe_reduce_buckets): each chunk's buckets as the pass
+ * that completes its gradients (its last backward pass, or W pass where
+ * split) reaches their rows, the rank's dense and experts' buckets one
+ * at a time; then the optimizer step and the gather.  Under DualPipe a
+ * rank reduces and updates both its stages.  out[S].
+ */
+static void
+rank_syncs(const struct plan *p, const struct plan_result *r,
+    const struct pipe_result *sim, const struct plan_env *env, int sched,
+    int v, double *out)
+{
+	const struct layer_graph *g = p->g;
+	int S = r->nstages, chunks = sched == PS_DUALPIPE ? 2 : v;
+	double gb = env->grad_bytes_per_param > 0 ?
+	    env->grad_bytes_per_param : 2;
+	/* Megatron's default bucket: max(40M, 1M x its data-parallel
+	 * size, the replicas and, splitting the samples, the expert ranks) */
+	double dp = (double)p->d * (double)(g->var_ep_batch ? g->var_e : 1);
+	double bucket = fmax(40e6, 1e6 * dp);
+
+	/* each chunk's last pass that makes gradients: its backward or W */
+	const struct pipe_event **last_of = xcalloc((size_t)(S * chunks),
+	    sizeof *last_of);
+
+	for (size_t e = 0; e < sim->nev; e++) {
+		const struct pipe_event *ev = &sim->ev[e];
+		const struct pipe_event **at = &last_of[ev->rank * chunks +
+		    ev->chunk];
+
+		if (ev->kind != PIPE_F && (!*at || ev->end_s > (*at)->end_s))
+			*at = ev;
+	}
+	for (int i = 0; i < S; i++) {
+		struct pipe_grads *gr = xcalloc((size_t)(2 * chunks),
+		    sizeof *gr);
+		double **buf = xcalloc((size_t)(4 * chunks), sizeof *buf);
+		double after = 0, grad_s = 0;
+		size_t ng = 0;
+
+		for (int k = 0; k < chunks; k++) {
+			const struct stage_cost *sc =
+			    &r->stage[stage_of(sched, S, i, k)];
+			const struct pipe_event *last = last_of[i * chunks + k];
+			size_t first, n;
+
+			/* a stage's own step once (DualPipe: both stages) */
+			if (sched == PS_DUALPIPE || k == 0) {
+				after += sc->optimizer_s + sc->param_exposed_s;
+				grad_s += sc->grad_s;
+			}
+			if (!p->overlap_grad)
+				continue;
+			chunk_rows(p, sched, v, i, k, &first, &n);
+			for (int kind = 0; kind < 2 && last; kind++) {
+				double *params = xcalloc(n, sizeof *params);
+				double *share = xcalloc(n, sizeof *share);
+				double sum = 0;
+				struct net_cost cost = kind ?
+				    sc->grad_expert_cost : sc->grad_dense_cost;
+
+				for (size_t j = 0; j < n; j++) {
+					const struct layer *L = &g->l[first + j];
+
+					/* 2 bytes a parameter in the graph */
+					params[j] = (kind ? L->parameter_bytes -
+					    L->dense_parameter_bytes :
+					    L->dense_parameter_bytes) / 2;
+					share[j] = last->kind == PIPE_W ?
+					    L->weight_gradient_s : L->backward_s;
+					sum += share[j];
+				}
+				for (size_t j = 0; j < n; j++)
+					share[j] = sum > 0 ? share[j] / sum :
+					    1.0 / (double)n;
+				gr[ng] = (struct pipe_grads){ n, params, share,
+				    last->start_s, last->end_s,
+				    cost.alpha_s * sc->grad_scale,
+				    cost.beta_s_per_byte * gb * sc->grad_scale };
+				buf[2 * ng] = params;
+				buf[2 * ng + 1] = share;
+				ng++;
+			}
+		}
+		out[i] = p->overlap_grad ? fmax(sim->end_s[i],
+		    pipe_reduce_buckets(gr, ng, bucket, 0)) - sim->end_s[i] +
+		    after : grad_s + after;
+		for (size_t j = 0; j < 2 * ng; j++)
+			free(buf[j]);
+		free(buf);
+		free(gr);
+	}
+	free(last_of);
 }
 
 /* A rank's memory at its simulated peak: its stage's weights, gradients
@@ -280,20 +384,21 @@ rank_peak_bytes(const struct plan_result *r, int sched, int i, double held)
  * less its reserve) */
 static void
 write_summary(FILE *fp, const struct plan_result *r,
-    const struct pipe_result *sim, int sched, int v, double cap)
+    const struct pipe_result *sim, const double *syncs, int sched, int v,
+    double cap)
 {
 	int S = r->nstages;
 	const double *end = sim->end_s;
 	double step = 0;
 
 	for (int i = 0; i < S; i++)
-		step = fmax(step, end[i] + rank_sync_s(r, sched, i));
+		step = fmax(step, end[i] + syncs[i]);
 	csvio_write_row(fp, summary_head, NSUMMARY);
 	for (int i = 0; i < S; i++) {
 		const struct stage_cost *s = &r->stage[i];
 		char b[NSUMMARY][NUMFMT_LEN];
 		const char *f[NSUMMARY];
-		double sync = rank_sync_s(r, sched, i);
+		double sync = syncs[i];
 		double held = (double)sim->peak_chunks[i] /
 		    (sched == PS_DUALPIPE ? 1 : v);
 		double peak = rank_peak_bytes(r, sched, i, held);
@@ -389,6 +494,7 @@ main(int argc, char *argv[])
 	struct outfile *all[2] = { &out, &tl };
 	struct pl_err err;
 	int v, sched, *route, *mb_route;
+	double *syncs;
 
 	parse_args(argc, argv, &o);
 	argc -= optind;
@@ -470,7 +576,10 @@ main(int argc, char *argv[])
 		}
 	if (pipe_simulate(&c, orders, &sim, &err) < 0)
 		die_err(&err);
-	write_summary(out.fp, &r, &sim, sched, v, env.memory_bytes);
+	syncs = xcalloc((size_t)p.nstages, sizeof *syncs);
+	rank_syncs(&p, &r, &sim, &env, sched, v, syncs);
+	write_summary(out.fp, &r, &sim, syncs, sched, v, env.memory_bytes);
+	free(syncs);
 	if (o.timeline)
 		write_timeline(tl.fp, &sim);
 	if (outfile_commit_all(all, o.timeline ? 2 : 1, &err) < 0)

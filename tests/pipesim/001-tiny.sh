@@ -92,6 +92,25 @@ awk -F, 'function near(a, b) { return a - b < 1e-9 && b - a < 1e-9 }
 sh tools/plot.sh gantt "$tmp/zb.tl.csv" "$tmp/plots" zb > "$tmp/out" 2>&1 &&
     [ -s "$tmp/plots/zb.png" ] || { echo "gantt zbh1: $(cat "$tmp/out")"; fail=1; }
 
+# With --overlap-grad-reduce each stage's one row fills less than a
+# bucket (40M parameters): its one bucket is ready only when its last
+# backward pass ends, so all of its reduction is exposed after it (the
+# stage's sync_total_s in dpsolve -E), not the closed form's part the
+# pass would hide (its sync_s)
+sed 's/overlap_grad_reduce="0"/overlap_grad_reduce="1"/' tests/pipesim/tiny-plan.xml > "$tmp/ovl.xml"
+"$BIN/dpsolve" $opts -E "$tmp/ovl.xml" -o "$tmp/ovl.out.xml" tests/dpsolve/tiny.csv ||
+    { echo "overlap: dpsolve -E failed"; fail=1; }
+"$BIN/pipesim" $opts -p "$tmp/ovl.xml" -o "$tmp/ovl.csv" tests/dpsolve/tiny.csv ||
+    { echo "overlap: pipesim failed"; fail=1; }
+for i in 0 1; do
+	total=$(sed -n "s/.*<stage index=\"$i\".* sync_s=\"\([^\"]*\)\" sync_total_s=\"\([^\"]*\)\".*/\1 \2/p" "$tmp/ovl.out.xml")
+	awk -F, -v i="$i" -v t="$total" 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
+	    $1 == i { split(t, x, " "); s = $c["sync_s"]
+	        if (!(x[1] < x[2]) || s - x[2] > 1e-12 || x[2] - s > 1e-12) {
+	            print "overlap: stage " i " exposes " s ", not its whole reduction " x[2] " (closed form " x[1] ")"; exit 1 } }' \
+	    "$tmp/ovl.csv" || fail=1
+done
+
 refused() {	# want-status what args...
 	want=$1 what=$2
 	shift 2

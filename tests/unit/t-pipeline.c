@@ -746,6 +746,38 @@ figures(void)
 	pipe_order_release(&o);
 }
 
+/*
+ * Megatron's gradient buckets (pipe_reduce_buckets), by hand.  A chunk of
+ * rows of 30, 50 and 40 parameters, 40 a bucket, the pass 10-20 s
+ * spending 0.2, 0.3 and 0.5 of it on them, a bucket 1 s + 0.1 s a
+ * parameter: the pass finishes row 2 at 15 s (bucket A, its 40), row 1
+ * at 18 (bucket B: 40 of its 50), row 0 at 20 (bucket C: B's other 10 and
+ * row 0's 30); each 5 s, one after the other: 20, 25, 30.  Two chunks of
+ * one row: 100 parameters at 3 s (buckets of 40, 40 and the last 20) and
+ * 10 at 4 s, 0.5 s + 0.1 s a parameter, the stream free from 1 s: 3 +
+ * 4.5 + 4.5 + 2.5 = 14.5, then 1.5: 16.  Without a bucket size, each
+ * chunk one bucket at its pass's end.
+ */
+static void
+buckets(void)
+{
+	double p3[3] = { 30, 50, 40 }, s3[3] = { 0.2, 0.3, 0.5 };
+	double p1[1] = { 100 }, p2[1] = { 10 }, one[1] = { 1 };
+	struct pipe_grads a = { 3, p3, s3, 10, 20, 1, 0.1 };
+	struct pipe_grads two[2] = { { 1, p2, one, 0, 4, 0.5, 0.1 },
+		{ 1, p1, one, 2, 3, 0.5, 0.1 } };
+
+	EQ_DBL(pipe_reduce_buckets(&a, 1, 40, 0), 30, 1e-12, "buckets: "
+	    "three of 40 parameters, ready as the pass reaches their rows");
+	EQ_DBL(pipe_reduce_buckets(two, 2, 40, 1), 16, 1e-12, "buckets: two "
+	    "chunks' reduced in the order they are ready, a last partial "
+	    "bucket at the pass's end");
+	EQ_DBL(pipe_reduce_buckets(&a, 1, 0, 0), 20 + 1 + 0.1 * 120, 1e-12,
+	    "no bucket size: the chunk's one bucket at its pass's end");
+	EQ_DBL(pipe_reduce_buckets(&a, 0, 40, 7), 7, 0, "no chunk: the "
+	    "stream as it was");
+}
+
 int
 main(void)
 {
@@ -762,5 +794,6 @@ main(void)
 	zbv();
 	dualpipe();
 	figures();
+	buckets();
 	return tap_done();
 }

@@ -956,6 +956,14 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	stage_sync(c, first, last, u, z, zs, &grad_s, &param_s);
 	o->optimizer_s = optimizer_step_s(c, first, last, z, zs);
 	o->sync_total_s = grad_s + param_s + o->optimizer_s;
+	o->grad_s = grad_s;
+	o->param_s = param_s;
+	/* what pipesim reduces bucket by bucket (stage_sync's terms) */
+	o->grad_dense_cost = c->sync_dense[at];
+	o->grad_expert_cost = c->sync_expert[at];
+	o->grad_scale = zs == 3 || c->mode.distopt ? 0.5 : 1;
+	o->param_exposed_s = c->mode.overlap_param ? fmax(0, param_s - fwd) :
+	    param_s;
 	o->sync_s = exposed_sync(c, grad_s, param_s, bwd + rerun, fwd) +
 	    o->optimizer_s;
 	o->first_device = u * v->w;

@@ -151,6 +151,14 @@ struct stage_cost {
 					 * parameter gather), and the
 					 * optimizer step */
 	double optimizer_s;		/* the optimizer step (in both) */
+	/* sync_total_s's gradient reduction and parameter gather; the
+	 * reduction's network costs over the dense and the experts' data-
+	 * parallel groups, a gradient byte at a time, times grad_scale
+	 * (a reduce-scatter's half): what pipesim reduces by buckets */
+	double grad_s, param_s;
+	struct net_cost grad_dense_cost, grad_expert_cost;
+	double grad_scale;
+	double param_exposed_s;		/* of param_s, what sync_s exposes */
 	int level_in, level_out;	/* network level of each boundary, -1 */
 	struct mem_breakdown mem;
 	int fits;

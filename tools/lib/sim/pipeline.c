@@ -778,3 +778,72 @@ pipe_result_release(struct pipe_result *r)
 	free(r->ev);
 	memset(r, 0, sizeof *r);
 }
+
+/* A bucket: when it is ready, how long it reduces, and its place in the
+ * listing (ties go by it). */
+struct bucket {
+	double ready_s, dur_s;
+	size_t order;
+};
+
+static int
+by_ready(const void *a, const void *b)
+{
+	const struct bucket *x = a, *y = b;
+
+	if (x->ready_s != y->ready_s)
+		return x->ready_s > y->ready_s ? 1 : -1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+static void
+add_bucket(struct bucket **b, size_t *nb, size_t *cap, double ready_s,
+    double dur_s)
+{
+	if (*nb == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		*b = xrealloc(*b, *cap * sizeof **b);
+	}
+	(*b)[*nb] = (struct bucket){ ready_s, dur_s, *nb };
+	(*nb)++;
+}
+
+double
+pipe_reduce_buckets(const struct pipe_grads *g, size_t n, double bucket_params,
+    double free_s)
+{
+	struct bucket *b = NULL;
+	size_t nb = 0, cap = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		const struct pipe_grads *c = &g[k];
+		double held = 0, done = 0;	/* in the open bucket; pass */
+
+		for (size_t i = c->nrows; i-- > 0;) {
+			double left = c->params[i], at;
+
+			/* the pass finishes row i after the rows after it */
+			done += c->share[i];
+			at = c->start_s + fmin(done, 1) * (c->end_s -
+			    c->start_s);
+			/* each bucket it fills closes when the row is done */
+			while (bucket_params > 0 && left >= bucket_params -
+			    held) {
+				left -= bucket_params - held;
+				add_bucket(&b, &nb, &cap, at, c->alpha_s +
+				    c->per_param_s * bucket_params);
+				held = 0;
+			}
+			held += left;
+		}
+		/* the rest, when the pass is done */
+		if (held > 0)
+			add_bucket(&b, &nb, &cap, c->end_s, c->alpha_s +
+			    c->per_param_s * held);
+	}
+	qsort(b, nb, sizeof *b, by_ready);
+	for (size_t i = 0; i < nb; i++)
+		free_s = fmax(free_s, b[i].ready_s) + b[i].dur_s;
+	free(b);
+	return free_s;
+}

@@ -214,4 +214,33 @@ int pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
     struct pipe_result *out, struct pl_err *err);
 void pipe_result_release(struct pipe_result *r);
 
+/*
+ * One model chunk's gradients of one kind (the dense ones, or the
+ * experts', each in a buffer of its own), as Megatron-LM's DDP reduces
+ * them with --overlap-grad-reduce: rows' parameters, in forward order,
+ * their share of the pass that completes the chunk's gradients (the last
+ * micro-batch's backward pass, or its W pass where split), and what a
+ * bucket's reduction costs.
+ */
+struct pipe_grads {
+	size_t nrows;
+	const double *params;		/* [row]: parameters on a device */
+	const double *share;		/* [row]: of the pass's time, sum 1 */
+	double start_s, end_s;		/* the pass */
+	double alpha_s, per_param_s;	/* a bucket: alpha + per_param n */
+};
+
+/*
+ * The buckets of Megatron-LM core_v0.15.0 (param_and_grad_buffer.py):
+ * a chunk's parameters from its last row back, a bucket closed once it
+ * holds bucket_params (a row split across two where one fills), the rest
+ * a last bucket; a bucket is ready when the pass, running the rows from
+ * the last to the first each for its share, has finished the earliest
+ * of its rows.  The buckets of all n chunks and kinds are reduced one at
+ * a time in the order they become ready, from free_s on.  Returns when
+ * the last reduction ends (free_s when there is none).
+ */
+double pipe_reduce_buckets(const struct pipe_grads *g, size_t n,
+    double bucket_params, double free_s);
+
 #endif
