@@ -1341,6 +1341,95 @@ optimizer_shards(void)
 	layers_release(&g);
 }
 
+/*
+ * The drain's credit in the cell floors (next_cell, ends_cannot_win):
+ * each instance's optimum is a two-stage plan whose cell a floor without
+ * the credit prices above a plan found first, so the search would stop
+ * short of it.  Rows: forward, backward, parameter bytes; no sends.
+ */
+static void
+drain_floors(void)
+{
+	struct dp_options o = { RC_NONE, RC_NONE, DP_ZERO_OFF, 1, 1, 0, 0,
+	    0, 0, 0, 0, 0, 0, 0 };
+	const struct layer_graph *gp[1];
+	struct network net;
+	struct layer_graph g;
+	struct plan_env env;
+	struct dp_stats st;
+	struct plan best;
+	double step;
+
+	/* the mean floor: 4 devices, B = 2; syncs over 2 copies 0.5 and
+	 * 3.5 s.  d 2 x 1 stage: 1 x 5 + 4 = 9 (its bound, 9, first);
+	 * d 2 x 2 stages: 2 x 4 + max(0.5, 3.5 - 3) = 8.5, whose mean sync
+	 * (2) without the credit (4/2) would bound it at 10 */
+	memset(&net, 0, sizeof net);
+	net.nlevels = 1;
+	level(&net, 0, 4, 1e6, 0);
+	network_finish(&net, "net", NULL);
+	graph_alloc(&g, 2);
+	set_row(&g, 0, 1, 3, 5e5, 0, 0);
+	set_row(&g, 1, 0.5, 0.5, 3.5e6, 0, 0);
+	env = (struct plan_env){ .net = &net, .devices = 4,
+	    .memory_bytes = 1e18, .optimizer = OPT_ADAM, .global_batch = 2,
+	    .grad_bytes_per_param = 2, .grad_copies = 1 };
+	gp[0] = &g;
+	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0 &&
+	    best.d == 2 && best.nstages == 2, "mean floor: the drain's "
+	    "credit keeps the two-stage plan");
+	EQ_DBL(step, 2 * 4 + 0.5, 1e-12, "mean floor: 2 x 4 + stage 0's sync");
+	free(best.stage);
+	layers_release(&g);
+
+	/* the last stage's floor: 2 devices, B = 10, the optimizer step
+	 * (17 bytes a parameter byte at 1.7e7 B/s) 0.001 and 5 s, the
+	 * network too slow for d 2.  One stage: 10 x 4.2 + 5.001 (its
+	 * bound 42, first); two: 11 x 4 + max(0.001, 5 - 3) = 46, its
+	 * bound 44 + the last row's 5 without the credit (44 / 11) */
+	memset(&net, 0, sizeof net);
+	net.nlevels = 1;
+	level(&net, 0, 2, 1e5, 0);
+	network_finish(&net, "net", NULL);
+	graph_alloc(&g, 2);
+	set_row(&g, 0, 1, 3, 1e3, 0, 0);
+	set_row(&g, 1, 0.1, 0.1, 5e6, 0, 0);
+	env = (struct plan_env){ .net = &net, .devices = 2,
+	    .memory_bytes = 1e18, .optimizer = OPT_ADAM, .global_batch = 10,
+	    .grad_bytes_per_param = 2, .grad_copies = 1,
+	    .optimizer_Bps = 1.7e7 };
+	gp[0] = &g;
+	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0 &&
+	    best.d == 1 && best.nstages == 2, "tail floor: the drain's "
+	    "credit keeps the two-stage plan");
+	EQ_DBL(step, 11 * 4 + 5 - 3, 1e-12, "tail floor: 11 x 4 + 5 - 3");
+	free(best.stage);
+	layers_release(&g);
+
+	/* stage 0 without parameters: the latency floor (2 x 8 s over 2
+	 * copies) is a later stage's, which the drain credits by all of
+	 * stage 0's backward pass (5 s), not half the slowest load.  Memory
+	 * takes two stages; B = 4.  d 1: 5 x 6 = 30 (bound 30, first); d 2:
+	 * 3 x 6 + (16 - 5) = 29 */
+	memset(&net, 0, sizeof net);
+	net.nlevels = 1;
+	level(&net, 0, 4, 1e15, 8);
+	network_finish(&net, "net", NULL);
+	graph_alloc(&g, 2);
+	set_row(&g, 0, 1, 5, 0, 1e6, 0);
+	set_row(&g, 1, 0.1, 0.1, 1e3, 4e6, 0);
+	env = (struct plan_env){ .net = &net, .devices = 4,
+	    .memory_bytes = 4.5e6, .optimizer = OPT_ADAM, .global_batch = 4,
+	    .grad_bytes_per_param = 2, .grad_copies = 1 };
+	gp[0] = &g;
+	OK(dp_solve(&env, gp, 1, &o, &best, &step, &st, NULL) == 0 &&
+	    best.d == 2 && best.nstages == 2, "stage 0 without parameters: "
+	    "the latency floor takes the whole credit");
+	EQ_DBL(step, 3 * 6 + 16 - 5, 1e-9, "3 x 6 + 16 - 5");
+	free(best.stage);
+	layers_release(&g);
+}
+
 int
 main(void)
 {
@@ -1355,5 +1444,6 @@ main(void)
 	block_by_hand();
 	megatron_modes();
 	random_instances();
+	drain_floors();
 	return tap_done();
 }

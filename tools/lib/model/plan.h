@@ -282,7 +282,6 @@ double plan_boundary_s(const struct plan_variant *v,
 void plan_stage_cost(struct plan_cell *c, size_t first, size_t last,
     long u, long z, int zs, struct stage_cost *out);
 
-/* (m + (S - 1) / v) * max_load + max_sync: the one formula of a step. */
 /*
  * The drain's credit (issue 35, item 3): every stage reduces its exposed
  * gradients (sync_s) after its own last backward pass, and stage i's
@@ -294,6 +293,8 @@ void plan_stage_cost(struct plan_cell *c, size_t first, size_t last,
  * (a stage's copies need not end with the last micro-batch).
  */
 double plan_drain_sync(double later_s, const struct stage_cost *sc, long v);
+/* (m + (S - 1) / v) * max_load + max_sync (plan_result.max_sync_s: after
+ * the drain's credit): the one formula of a step. */
 double plan_step(long m, int nstages, long v, double max_load_s,
     double max_sync_s);
 

@@ -444,8 +444,9 @@ classic_split_ok(const struct search *s, const struct plan_cell *c, int jj,
  * each carrying at most the plan's slowest load, at least `load`: their
  * last backward passes credit the later stages at most left load / v
  * between them, and stage 0's own sync is not negative.  With ZeRO
- * copies (no credit), Y.  The step's bound mult L + this is increasing
- * in L (mult > left / v), so the least load bounds it.
+ * copies (no credit), Y.  The step's bound mult L + this is non-
+ * decreasing in L (mult >= left / v, as m >= 1), so the least load bounds
+ * it.
  */
 static double
 sync_left(const struct search *s, double Y, long left, long v, double load)
@@ -961,16 +962,22 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		    x->beta_expert[it->d * v->c] : 0, (double)it->K)) :
 		    it->lbs;
 		/* with the drain's credit the step pays max_i (sync_i -
-		 * credit_i): stage 0's sync, which takes none, and the mean
-		 * less the mean credit, at most (K - 1)/2 of the slowest
-		 * load's backward over v, at least the bound's load */
+		 * credit_i), each credit at most (K - 1) slowest loads'
+		 * backward over v, their mean half that (the load at least
+		 * the bound's): the latency floor in full where stage 0,
+		 * which takes no credit, pays it (row 0 has dense
+		 * parameters), else less the most credit; the mean floor less
+		 * the mean credit */
 		if (!s->zero_on) {
-			double load = out->lb / ((double)it->m + (double)(it->K -
-			    1) / (double)md->v);
+			double K = (double)it->K, nv = (double)md->v;
+			double load = out->lb / ((double)it->m + (K - 1) / nv);
+			double mean = x->beta_floor ? sync_mean_floor(x, md,
+			    x->beta_floor[it->d * v->c * v->e], x->beta_expert ?
+			    x->beta_expert[it->d * v->c] : 0, K) : 0;
 
-			out->lb_sync = fmax(x->head_sync_floor ? it->lbs : 0,
-			    out->lb_sync - (double)(it->K - 1) / 2 * load /
-			    (double)md->v);
+			out->lb_sync = fmax(0, fmax(x->head_sync_floor ?
+			    it->lbs : it->lbs - (K - 1) * load / nv,
+			    mean - (K - 1) / 2 * load / nv));
 		}
 		out->lb += out->lb_sync;
 		out->variant = x->variant;
@@ -1033,7 +1040,7 @@ ends_cannot_win(struct plan_cell *c, double load_lb, double best)
 	/* the last stage's sync less the drain's credit, the backward
 	 * passes of the K - 1 stages before it, each at most the slowest
 	 * load, at least the bound's (the step, mult L + the sync left, is
-	 * increasing in L) */
+	 * non-decreasing in L) */
 	double mult = (double)c->m + (double)(c->K - 1) / (double)c->mode.v;
 	double credit = (double)(c->K - 1) * load_lb / mult /
 	    (double)c->mode.v;
