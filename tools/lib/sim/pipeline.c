@@ -841,7 +841,8 @@ pipe_reduce_buckets(const struct pipe_grads *g, size_t n, double bucket_params,
 			add_bucket(&b, &nb, &cap, c->end_s, c->alpha_s +
 			    c->per_param_s * held);
 	}
-	qsort(b, nb, sizeof *b, by_ready);
+	if (nb > 1)
+		qsort(b, nb, sizeof *b, by_ready);
 	for (size_t i = 0; i < nb; i++)
 		free_s = fmax(free_s, b[i].ready_s) + b[i].dur_s;
 	free(b);
