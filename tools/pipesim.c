@@ -302,7 +302,9 @@ rank_syncs(const struct plan *p, const struct plan_result *r,
 	for (int i = 0; i < S; i++) {
 		struct pipe_grads *gr = xcalloc((size_t)(2 * chunks),
 		    sizeof *gr);
-		double **buf = xcalloc((size_t)(4 * chunks), sizeof *buf);
+		/* a chunk's rows: their shares of its pass, then their
+		 * dense and their experts' parameters */
+		double **rows = xcalloc((size_t)chunks, sizeof *rows);
 		double after = 0, grad_s = 0;
 		size_t ng = 0;
 
@@ -310,6 +312,7 @@ rank_syncs(const struct plan *p, const struct plan_result *r,
 			const struct stage_cost *sc =
 			    &r->stage[stage_of(sched, S, i, k)];
 			const struct pipe_event *last = last_of[i * chunks + k];
+			double *share, sum = 0;
 			size_t first, n;
 
 			/* a stage's own step once (DualPipe: both stages) */
@@ -317,45 +320,41 @@ rank_syncs(const struct plan *p, const struct plan_result *r,
 				after += sc->optimizer_s + sc->param_exposed_s;
 				grad_s += sc->grad_s;
 			}
-			if (!p->overlap_grad)
+			if (!p->overlap_grad || !last)
 				continue;
 			chunk_rows(p, sched, v, i, k, &first, &n);
-			for (int kind = 0; kind < 2 && last; kind++) {
-				double *params = xcalloc(n, sizeof *params);
-				double *share = xcalloc(n, sizeof *share);
-				double sum = 0;
+			share = rows[k] = xcalloc(3 * n, sizeof *share);
+			for (size_t j = 0; j < n; j++) {
+				const struct layer *L = &g->l[first + j];
+
+				share[j] = last->kind == PIPE_W ?
+				    L->weight_gradient_s : L->backward_s;
+				sum += share[j];
+				/* 2 bytes a parameter in the graph */
+				share[n + j] = L->dense_parameter_bytes / 2;
+				share[2 * n + j] = (L->parameter_bytes -
+				    L->dense_parameter_bytes) / 2;
+			}
+			for (size_t j = 0; j < n; j++)
+				share[j] = sum > 0 ? share[j] / sum :
+				    1.0 / (double)n;
+			for (int kind = 0; kind < 2; kind++) {
 				struct net_cost cost = kind ?
 				    sc->grad_expert_cost : sc->grad_dense_cost;
 
-				for (size_t j = 0; j < n; j++) {
-					const struct layer *L = &g->l[first + j];
-
-					/* 2 bytes a parameter in the graph */
-					params[j] = (kind ? L->parameter_bytes -
-					    L->dense_parameter_bytes :
-					    L->dense_parameter_bytes) / 2;
-					share[j] = last->kind == PIPE_W ?
-					    L->weight_gradient_s : L->backward_s;
-					sum += share[j];
-				}
-				for (size_t j = 0; j < n; j++)
-					share[j] = sum > 0 ? share[j] / sum :
-					    1.0 / (double)n;
-				gr[ng] = (struct pipe_grads){ n, params, share,
+				gr[ng++] = (struct pipe_grads){ n,
+				    share + (size_t)(kind + 1) * n, share,
 				    last->start_s, last->end_s,
 				    cost.alpha_s * sc->grad_scale,
 				    cost.beta_s_per_byte * gb * sc->grad_scale };
-				buf[2 * ng] = params;
-				buf[2 * ng + 1] = share;
-				ng++;
 			}
 		}
 		out[i] = p->overlap_grad ? fmax(sim->end_s[i],
 		    pipe_reduce_buckets(gr, ng, bucket, 0)) - sim->end_s[i] +
 		    after : grad_s + after;
-		for (size_t j = 0; j < 2 * ng; j++)
-			free(buf[j]);
-		free(buf);
+		for (int k = 0; k < chunks; k++)
+			free(rows[k]);
+		free(rows);
 		free(gr);
 	}
 	free(last_of);

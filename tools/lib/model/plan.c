@@ -833,6 +833,14 @@ optimizer_step_s(const struct plan_cell *c, size_t first, size_t last,
 	    fp8_weight_cast_bytes(c, &s)) / c->env->optimizer_Bps;
 }
 
+/* What the mode leaves exposed of a parameter gather beside a forward
+ * pass of fwd_s. */
+static double
+exposed_param(const struct plan_cell *c, double param_s, double fwd_s)
+{
+	return c->mode.overlap_param ? fmax(0, param_s - fwd_s) : param_s;
+}
+
 /* What the mode leaves exposed of a gradient reduction and a parameter
  * gather beside a backward and a forward pass of bwd_s and fwd_s. */
 static double
@@ -840,7 +848,7 @@ exposed_sync(const struct plan_cell *c, double grad_s, double param_s,
     double bwd_s, double fwd_s)
 {
 	return (c->mode.overlap_grad ? fmax(0, grad_s - bwd_s) : grad_s) +
-	    (c->mode.overlap_param ? fmax(0, param_s - fwd_s) : param_s);
+	    exposed_param(c, param_s, fwd_s);
 }
 
 double
@@ -962,8 +970,7 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	o->grad_dense_cost = c->sync_dense[at];
 	o->grad_expert_cost = c->sync_expert[at];
 	o->grad_scale = zs == 3 || c->mode.distopt ? 0.5 : 1;
-	o->param_exposed_s = c->mode.overlap_param ? fmax(0, param_s - fwd) :
-	    param_s;
+	o->param_exposed_s = exposed_param(c, param_s, fwd);
 	o->sync_s = exposed_sync(c, grad_s, param_s, bwd + rerun, fwd) +
 	    o->optimizer_s;
 	o->first_device = u * v->w;

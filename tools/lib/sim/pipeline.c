@@ -176,7 +176,7 @@ void
 pipe_order_zbv(int S, int r, long m, struct pipe_order *out)
 {
 	long n = 2L * S - 1 > m ? 2L * S - 1 : m;
-	long f[2] = { 0, 0 }, b[2] = { 0, 0 }, wq[2] = { 0, 0 };
+	long f[2] = { 0, 0 }, b[2] = { 0, 0 }, wq[2];
 	size_t cap = 0;
 
 	memset(out, 0, sizeof *out);
@@ -191,7 +191,6 @@ pipe_order_zbv(int S, int r, long m, struct pipe_order *out)
 		push_real(out, &cap, PIPE_B, 1, b[1], m);
 		push_real(out, &cap, PIPE_W, 1, b[1]++, m);
 	}
-	wq[1] = b[1];
 	while (f[1] < f[0] || f[0] < n) {
 		if (f[0] < n)
 			push_real(out, &cap, PIPE_F, 0, f[0]++, m);
@@ -514,64 +513,6 @@ transfer(const struct pipe_costs *c, const struct routes *rt, int k, int j,
 	    c->transfer_s[(size_t)k * (size_t)(rt->L - 1) + (size_t)j] : 0;
 }
 
-/* How long a pass holds its rank: its own time (a backward pass followed
- * by a W pass, less the W's) and, where the sender waits for them, its
- * output's transfer (a forward pass's to the next position, a backward
- * pass's to the previous one).  *comm_s: the communication in its own
- * time (what an overlapped pair hides). */
-static double
-pass_s(const struct pipe_costs *c, const struct routes *rt, int k, int j,
-    size_t slot, int split, int kind, double *comm_s)
-{
-	double own;
-
-	switch (kind) {
-	case PIPE_F:
-		*comm_s = c->fwd_comm_s ? fmin(c->fwd_comm_s[slot],
-		    c->fwd_s[slot]) : 0;
-		return c->fwd_s[slot] + transfer(c, rt, k, j, 0);
-	case PIPE_B:
-		own = c->bwd_s[slot] - (split ? c->wgrad_s[slot] : 0);
-		*comm_s = c->bwd_comm_s ? fmin(c->bwd_comm_s[slot], own) : 0;
-		return own + transfer(c, rt, k, j - 1, 0);
-	default:
-		*comm_s = 0;
-		return c->wgrad_s[slot];
-	}
-}
-
-/*
- * When op's input is there (-1: not yet): a forward pass's from the
- * previous position of its route, a backward pass's from the next one
- * (the last position's: its own forward pass), after the transfer; a
- * backward pass also after its own forward pass, a W pass after its
- * backward pass.
- */
-static double
-ready_at(const struct pipe_costs *c, const struct routes *rt,
-    const double *fdone, const double *bdone, int k, int j, size_t slot,
-    const struct pipe_op *op)
-{
-	size_t m = (size_t)c->m, mb = (size_t)op->mb;
-	double own, in;
-
-	if (op->kind == PIPE_W)
-		return bdone[slot * m + mb];
-	if (op->kind == PIPE_F) {
-		if (j == 0)
-			return 0;
-		in = fdone[(size_t)rt->slot[k * rt->L + j - 1] * m + mb];
-		return in < 0 ? -1 : in + transfer(c, rt, k, j - 1, 1);
-	}
-	own = fdone[slot * m + mb];
-	if (own < 0)
-		return -1;
-	if (j + 1 == rt->L)
-		return own;
-	in = bdone[(size_t)rt->slot[k * rt->L + j + 1] * m + mb];
-	return in < 0 ? -1 : fmax(own, in + transfer(c, rt, k, j, 1));
-}
-
 /* Queue rank r to be tried again (once). */
 static void
 wake(int r, int *stack, size_t *nstack, unsigned char *queued)
@@ -618,6 +559,69 @@ part_of(const struct sim *s, int r, int kind, int chunk, long mb,
 	p->j = s->rt.pos[(size_t)p->k * (size_t)c->S * (size_t)c->v + p->slot];
 	p->split = (s->seen[p->at] >> PIPE_W) & 1;
 }
+
+/* A pass's own time (a backward pass followed by a W pass, less the
+ * W's); *comm_s the communication in it (what an overlapped pair hides),
+ * *hold_s its output's transfer where the sender waits for it (a forward
+ * pass's to the next position, a backward pass's to the previous one). */
+static double
+pass_s(const struct pipe_costs *c, const struct routes *rt,
+    const struct part *p, double *comm_s, double *hold_s)
+{
+	double own;
+
+	switch (p->kind) {
+	case PIPE_F:
+		own = c->fwd_s[p->slot];
+		*comm_s = c->fwd_comm_s ? fmin(c->fwd_comm_s[p->slot], own) :
+		    0;
+		*hold_s = transfer(c, rt, p->k, p->j, 0);
+		return own;
+	case PIPE_B:
+		own = c->bwd_s[p->slot] - (p->split ? c->wgrad_s[p->slot] : 0);
+		*comm_s = c->bwd_comm_s ? fmin(c->bwd_comm_s[p->slot], own) :
+		    0;
+		*hold_s = transfer(c, rt, p->k, p->j - 1, 0);
+		return own;
+	default:
+		*comm_s = *hold_s = 0;
+		return c->wgrad_s[p->slot];
+	}
+}
+
+/*
+ * When a pass's input is there (-1: not yet): a forward pass's from the
+ * previous position of its route, a backward pass's from the next one
+ * (the last position's: its own forward pass), after the transfer; a
+ * backward pass also after its own forward pass, a W pass after its
+ * backward pass.
+ */
+static double
+ready_at(const struct sim *s, const struct part *p)
+{
+	const struct pipe_costs *c = s->c;
+	const struct routes *rt = &s->rt;
+	size_t m = (size_t)c->m, mb = (size_t)p->mb;
+	double own, in;
+
+	if (p->kind == PIPE_W)
+		return s->bdone[p->at];
+	if (p->kind == PIPE_F) {
+		if (p->j == 0)
+			return 0;
+		in = s->fdone[(size_t)rt->slot[p->k * rt->L + p->j - 1] * m +
+		    mb];
+		return in < 0 ? -1 : in + transfer(c, rt, p->k, p->j - 1, 1);
+	}
+	own = s->fdone[p->at];
+	if (own < 0)
+		return -1;
+	if (p->j + 1 == rt->L)
+		return own;
+	in = s->bdone[(size_t)rt->slot[p->k * rt->L + p->j + 1] * m + mb];
+	return in < 0 ? -1 : fmax(own, in + transfer(c, rt, p->k, p->j, 1));
+}
+
 
 /* A pass done at end_s: its output there, its activations held or let
  * go, its route's neighbour tried again. */
@@ -695,23 +699,12 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 				part_of(&s, r, PIPE_B, op->bchunk, op->bmb,
 				    &p[1]);
 			for (int h = 0; h < np && ready >= 0; h++) {
-				double at = ready_at(c, &s.rt, s.fdone,
-				    s.bdone, p[h].k, p[h].j, p[h].slot,
-				    &(struct pipe_op){ .kind = p[h].kind,
-				    .chunk = p[h].chunk, .mb = p[h].mb });
-				double cm, d = pass_s(c, &s.rt, p[h].k,
-				    p[h].j, p[h].slot, p[h].split, p[h].kind,
-				    &cm);
-				double self = p[h].kind == PIPE_F ?
-				    c->fwd_s[p[h].slot] : p[h].kind == PIPE_B ?
-				    c->bwd_s[p[h].slot] - (p[h].split ?
-				    c->wgrad_s[p[h].slot] : 0) :
-				    c->wgrad_s[p[h].slot];
+				double at = ready_at(&s, &p[h]), cm, hold;
 
 				ready = at < 0 ? -1 : fmax(ready, at);
-				own += self;
+				own += pass_s(c, &s.rt, &p[h], &cm, &hold);
 				comm += cm;
-				xfer += d - self;
+				xfer += hold;
 			}
 			if (ready < 0)
 				break;
