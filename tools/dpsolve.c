@@ -36,6 +36,7 @@ struct opts {
 	int optimizer, rc_min, rc_max, zero, format, flat, seq_times;
 	int distopt_min, distopt_max, overlap, scatter_gather;
 	int fp8_gather_min, fp8_gather_max;	/* -Q */
+	int sched_min, sched_max;		/* -Y: PLAN_1F1B.. */
 	int tp_overlap, tp_grad_blocking;
 	int deepep;		/* -H deepep: DeepEP's hierarchical dispatch */
 	int megatron;		/* -X: search only what Megatron-LM runs */
@@ -57,7 +58,7 @@ usage(FILE *fp, int status)
 	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
 	    "[-G megatron|torch] [-H alltoall|deepep] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] [-Q on|off|both] "
 	    "[-R layers] [-T stats.csv] [-U on|off] "
-	    "[-V on|off] [-W async|blocking] [-X megatron|none] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron|summary] "
+	    "[-V on|off] [-W async|blocking] [-X megatron|none] [-Y 1f1b|zbh1|both] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron|summary] "
 	    "[-g bf16|fp32] [-k N] [-m label] [-o file] "
 	    "[-r none|full|selective|all] [-v vmax] [-z zmax] "
 	    "-a accelerator.xml -n network.xml graph.csv|index.csv ...\n"
@@ -74,6 +75,7 @@ usage(FILE *fp, int status)
 		    "  -N devices          use the first devices of the network (default all)\n"
 		    "  -M bytes            the memory a device's tensors may fill (default: the device less a reserve, 6.1 GB of 80 GiB)\n"
 		    "  -X megatron|none    search only what Megatron-LM runs (default) or nestplan's whole space\n"
+		    "  -Y 1f1b|zbh1|both   pipeline schedules searched (default 1f1b; zbh1, ZB-H1, with -X none)\n"
 		    "  -r none|full|selective|all  recomputation searched (default all; both: none and full)\n"
 		    "  -R layers           also search block recomputation of 1..layers layers a chunk\n"
 		    "  -v vmax             most virtual (interleaved) stages (default 4)\n"
@@ -305,6 +307,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 		{ "flat", no_argument, NULL, 'F' },
 		{ "model", required_argument, NULL, 'A' },
 		{ "ddp", required_argument, NULL, 'G' },
+		{ "schedule", required_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
@@ -325,7 +328,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->top_n = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":A:B:C:D:E:FG:H:M:N:O:P:Q:R:S:T:U:V:W:X:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FG:H:M:N:O:P:Q:R:S:T:U:V:W:X:Y:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		if (ch > 0 && ch < OPT_SEEN_MAX)
 			o->seen[ch] = 1;
@@ -360,6 +363,20 @@ parse_args(int argc, char *argv[], struct opts *o)
 				o->fp8_gather_min = 0, o->fp8_gather_max = 1;
 			else {
 				warnx("-Q: '%s' is not on, off or both", optarg);
+				usage(stderr, 2);
+			}
+			break;
+		case 'Y':	/* the pipeline schedules searched */
+			if (word(optarg, "1f1b"))
+				o->sched_min = o->sched_max = PLAN_1F1B;
+			else if (word(optarg, "zbh1"))
+				o->sched_min = o->sched_max = PLAN_ZBH1;
+			else if (word(optarg, "both"))
+				o->sched_min = PLAN_1F1B, o->sched_max =
+				    PLAN_ZBH1;
+			else {
+				warnx("-Y: '%s' is not 1f1b, zbh1 or both",
+				    optarg);
 				usage(stderr, 2);
 			}
 			break;
@@ -504,7 +521,7 @@ main(int argc, char *argv[])
 	}
 	{
 		int c = opt_first_outside(o.seen,
-		    "ABDEFGHMNOPQRTUVWXZacfghkmnorvz");
+		    "ABDEFGHMNOPQRTUVWXYZacfghkmnorvz");
 
 		if (c != 0) {
 			warnx("-%c: only with -C nest", c);
@@ -530,6 +547,17 @@ main(int argc, char *argv[])
 	if (o.fp8_gather_min > 0 && o.distopt_max == 0) {
 		warnx("-Q on: the FP8 parameter gather is the distributed "
 		    "optimizer's (not with -D off)");
+		usage(stderr, 2);
+	}
+	if (o.evaluate && o.seen['Y']) {
+		warnx("-Y: a plan records its schedule (schedule=\"zbh1\"), "
+		    "not with -E");
+		usage(stderr, 2);
+	}
+	if (o.megatron && o.sched_max > PLAN_1F1B) {
+		warnx("-Y %s: Megatron-LM runs no ZB-H1 (core_v0.15.0); search "
+		    "nestplan's whole space with -X none", o.sched_min ?
+		    "zbh1" : "both");
 		usage(stderr, 2);
 	}
 	if (o.evaluate && o.top_n > 1) {
@@ -621,7 +649,7 @@ main(int argc, char *argv[])
 		struct dp_options dpo = { o.rc_min, o.rc_max, o.zero, o.zmax,
 		    o.vmax, o.distopt_min, o.distopt_max, o.overlap,
 		    o.tp_overlap, o.block_max, 0, 0, o.fp8_gather_min,
-		    o.fp8_gather_max };
+		    o.fp8_gather_max, o.sched_min, o.sched_max };
 		size_t ng = 0;
 
 		for (size_t i = 0; i < vs.n; i++)
@@ -636,6 +664,20 @@ main(int argc, char *argv[])
 			    "graph-normalize -D lists them)%s", argv[0],
 			    o.megatron ? ", and Megatron's flex dispatcher needs "
 			    "more than one expert rank" : "");
+		if (o.sched_min == PLAN_ZBH1) {
+			size_t split = 0;
+
+			for (size_t i = 0; i < ng; i++)
+				split += gp[i]->has_wgrad != 0;
+			if (ng > 0 && split == 0) {
+				const char *file = gp[0]->file;
+
+				free(gp);
+				die("%s: no weight_gradient_s column: -Y zbh1 "
+				    "splits the backward pass (the analytic "
+				    "graphs have it)", file);
+			}
+		}
 		if (o.megatron) {
 			megatron_model_ok(li.model, o.model);
 			if (ng == 0)

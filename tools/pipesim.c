@@ -32,8 +32,9 @@ struct opts {
 	long devices, batch, group;
 	double memory_bytes, grad_bytes, grad_copies;
 	int optimizer, scatter_gather, tp_grad_blocking;
-	int sched;		/* -s: SCHED_*; -1 as the plan runs in
-				 * Megatron-LM (1F1B, interleaved) */
+	int sched;		/* -s: PS_*; -1 as the plan runs: its
+				 * schedule="zbh1", else Megatron-LM's
+				 * 1F1B, interleaved or not */
 	int transfers;		/* -x: 0 as Megatron runs it, 1 hold, 2
 				 * overlap */
 };
@@ -536,6 +537,9 @@ main(int argc, char *argv[])
 			    "simulates plans without them", o.plan, i,
 			    p.stage[i].z);
 	v = p.v > 1 ? (int)p.v : 1;
+	/* a plan searched under ZB-H1 (dpsolve -Y) runs it unless told */
+	if (o.sched < 0 && p.schedule == PLAN_ZBH1)
+		o.sched = PS_ZBH1;
 	check_schedule(&o, &p, r.m, v);
 	sched = o.sched >= 0 ? o.sched : v > 1 ? -1 : PS_1F1B;
 	route = xcalloc((size_t)(2 * p.nstages), sizeof *route);

@@ -92,6 +92,32 @@ awk -F, 'function near(a, b) { return a - b < 1e-9 && b - a < 1e-9 }
 sh tools/plot.sh gantt "$tmp/zb.tl.csv" "$tmp/plots" zb > "$tmp/out" 2>&1 &&
     [ -s "$tmp/plots/zb.png" ] || { echo "gantt zbh1: $(cat "$tmp/out")"; fail=1; }
 
+# The same plan searched under ZB-H1 (schedule="zbh1", dpsolve -Y): its
+# closed form (plan_step_zbh1) takes the slowest passes of any stage, each
+# with one transfer each way over each of its boundaries: F = B = 20 +
+# 1.001, W = 20 ms (stage 1's), 8 (F + B + W) + (F + B) - W = 518.018 ms,
+# then stage 1's whole reduction (sync_s) with no credit from the drain
+# (its gradients wait for the last W pass); stage 1 keeps a second
+# micro-batch's activations (stash_bytes 10 MB, 1F1B's 0).  pipesim runs
+# the plan's own schedule unless told, ZB-H1 here, under the closed form.
+sed 's/virtual_stages="1"/virtual_stages="1" schedule="zbh1"/' tests/pipesim/tiny-plan.xml > "$tmp/zbp.xml"
+"$BIN/dpsolve" $opts -E "$tmp/zbp.xml" -o "$tmp/zbp.out.xml" "$tmp/split.csv" ||
+    { echo "zbh1 plan: dpsolve -E failed"; fail=1; }
+"$BIN/pipesim" $opts -p "$tmp/zbp.xml" -t "$tmp/zbp.tl.csv" -o "$tmp/zbp.csv" "$tmp/split.csv" ||
+    { echo "zbh1 plan: pipesim failed"; fail=1; }
+zstep=$(sed -n 's/.*<result step_s="\([^"]*\)".*/\1/p' "$tmp/zbp.out.xml")
+zsync=$(sed -n 's/.*<result .* sync_s="\([^"]*\)".*/\1/p' "$tmp/zbp.out.xml")
+s1sync=$(sed -n 's/.*<stage index="1".* sync_s="\([^"]*\)" sync_total_s.*/\1/p' "$tmp/zbp.out.xml")
+stash=$(sed -n 's/.*<stage index="1".* stash_bytes="\([^"]*\)".*/\1/p' "$tmp/zbp.out.xml")
+awk -v s="$zstep" -v y="$zsync" -v y1="$s1sync" -v st="$stash" 'BEGIN {
+    if (y != y1 || s - 0.518018 - y > 1e-9 || 0.518018 + y - s > 1e-9 || st != 10000000) {
+        print "zbh1 plan: step " s ", sync " y " (stage 1: " y1 "), stash " st; exit 1 } }' || fail=1
+awk -F, -v closed="$zstep" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { if ($c["peak_activation_chunks"] != 2 || !($c["step_s"] < closed) || $c["closed_form_step_s"] != closed) {
+        print "zbh1 plan: pipesim stage " $1 ": peak " $c["peak_activation_chunks"] ", step " $c["step_s"] " against " closed; exit 1 } }' \
+    "$tmp/zbp.csv" || fail=1
+[ "$(grep -c ',weight,' "$tmp/zbp.tl.csv")" -eq 16 ] || { echo "zbh1 plan: pipesim ran no W passes"; fail=1; }
+
 # With --overlap-grad-reduce each stage's one row fills less than a
 # bucket (40M parameters): its one bucket is ready only when its last
 # backward pass ends, so all of its reduction is exposed after it (the

@@ -194,6 +194,8 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 		    o->fp8_gather_max : 0); f8++)
 		for (long nv = 1; nv <= vmax; nv++)
 		for (int ends = 0; ends <= (nv > 1); ends++)
+		for (int sc = o->sched_min; sc <= (zero_on ? PLAN_1F1B :
+		    o->sched_max); sc++)
 		for (unsigned long mask = 0; mask < (1UL << (n - 1)); mask++) {
 			struct plan_stage st[8];
 			int S = 0;
@@ -205,12 +207,18 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 			if (g[vi]->var_fp8 == FP8_NONE ? f8 :
 			    dopt && !zero_on && f8 < o->fp8_gather_min)
 				continue;
+			/* ZB-H1: one chunk a stage, the W passes' share */
+			if (sc == PLAN_ZBH1 && (nv > 1 || !g[vi]->has_wgrad))
+				continue;
 			for (size_t i = 1; i <= n; i++)
 				if (i == n || (mask >> (i - 1) & 1)) {
 					st[S].first = start;
 					st[S++].last = i - 1;
 					start = i;
 				}
+			/* and two stages or more */
+			if (sc == PLAN_ZBH1 && S < 2)
+				continue;
 			for (long d = 1; d * v.b <= env->global_batch &&
 			    d * v.w <= env->devices; d++) {
 				struct plan_cell c;
@@ -224,7 +232,7 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 				    .ends_in_split = ends,
 				    .recompute_layers = block ? k -
 				    o->recompute_max : 0,
-				    .fp8_param_gather = f8 };
+				    .fp8_param_gather = f8, .schedule = sc };
 				struct plan_mode mode = plan_mode_of(&p);
 				struct plan_result r;
 				long K = 0;
@@ -345,6 +353,14 @@ random_graphs(struct layer_graph *g, size_t n, int layers, int experts)
 			set_recompute(&g[1].l[i], uniform(), uniform());
 		}
 	}
+	/* the weights' gradient a fixed share of each backward pass (not
+	 * drawn: the instances stay those of before), for ZB-H1's W */
+	for (size_t k = 0; k < ng; k++) {
+		g[k].has_wgrad = 1;
+		for (size_t i = 0; i < n; i++)
+			g[k].l[i].weight_gradient_s = 0.45 *
+			    g[k].l[i].backward_s;
+	}
 	/* a transformer's kinds: block recomputation counts the layers
 	 * only, and leaves the embedding and head, which full reruns here,
 	 * to none's tables */
@@ -361,7 +377,7 @@ random_instances(void)
 {
 	int agree = 0, exact = 0, flat_ok = 0, infeasible = 0, zero = 0;
 	int total = 550, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
-	int fp8_gather = 0;
+	int fp8_gather = 0, zbh1 = 0;
 	int zero_heavy_solved = 0, zero_pipelines = 0, block = 0;
 	int block_named = 0;
 	/* Megatron's space: agreement, instances where it costs something,
@@ -384,7 +400,7 @@ random_instances(void)
 		struct layer_graph *gm[2] = { &g[0], &g[1] };
 		struct plan_env env, fenv;
 		struct dp_options o = { RC_NONE, RC_SELECTIVE, DP_ZERO_AUTO, 4,
-		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0, 0, 0, 0, 0 };
+		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0, 0, 0, 0, 0, 0, 0 };
 		struct dp_stats st;
 		struct plan best, fbest;
 		struct plan_result r;
@@ -454,6 +470,9 @@ random_instances(void)
 			 * (not drawn: the instances stay those of before) */
 			o.block_max = it % 4;
 		}
+		/* ZB-H1 searched beside 1F1B on every other instance (not
+		 * drawn) */
+		o.sched_max = it % 2 ? PLAN_ZBH1 : PLAN_1F1B;
 		if (zero_heavy) {
 			env.devices = net.ndevices;
 			env.memory_bytes = need * (0.02 + 0.1 * uniform());
@@ -531,6 +550,7 @@ random_instances(void)
 			}
 			distopt += best.distopt;
 			fp8_gather += best.fp8_param_gather;
+			zbh1 += best.schedule == PLAN_ZBH1;
 			interleaved += best.v > 1;
 			if (plan_evaluate(&env, &best, &r, NULL) == 0) {
 				exact += r.step_s == step && r.fits;
@@ -572,6 +592,7 @@ random_instances(void)
 			enc.activation = ACT_GELU;
 			mo.zero = DP_ZERO_OFF;
 			mo.megatron_batch = 1;
+			mo.sched_max = PLAN_1F1B;	/* dpsolve: -X none */
 			mo.classic_split = encoder;
 			mwant = brute_mode(&env, gm, ng, 0, &mo, 1, encoder ?
 			    &enc : NULL);
@@ -641,13 +662,15 @@ random_instances(void)
 	OK(distopt > 10 && distopt < total - infeasible - 10,
 	    "the distributed optimizer wins somewhere, not everywhere");
 	OK(fp8_gather > 5, "the FP8 parameter gather wins somewhere");
+	OK(zbh1 > 5, "ZB-H1 wins somewhere (searched on every other "
+	    "instance)");
 	printf("# %d infeasible, %d solved with ZeRO (%d of the short-memory "
 	    "ones, %d with more than one stage), %d interleaved; "
 	    "recompute none/full/selective %d/%d/%d (block %d), distributed "
-	    "optimizer %d (gathering FP8 %d); %ld plans enumerated; "
+	    "optimizer %d (gathering FP8 %d), ZB-H1 %d; %ld plans enumerated; "
 	    "Megatron's space dearer in %d (the encoder rule in %d)\n",
 	    infeasible, zero, zero_heavy_solved, zero_pipelines, interleaved,
-	    modes[0], modes[1], modes[2], block, distopt, fp8_gather,
+	    modes[0], modes[1], modes[2], block, distopt, fp8_gather, zbh1,
 	    brute_plans, mega_dearer, mega_encoder_dearer);
 }
 
@@ -664,7 +687,7 @@ network_awareness(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env, fenv;
 	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0 };
+	    0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best, fbest;
 	struct plan_result r, fr;
@@ -735,7 +758,7 @@ block_by_hand(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
 	struct dp_options o = { RC_NONE, RC_FULL, DP_ZERO_OFF, 1, 1, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	struct plan_result r;
@@ -793,7 +816,7 @@ zero_when_needed(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
 	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0 };
+	    0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	double step;
@@ -1351,7 +1374,7 @@ static void
 drain_floors(void)
 {
 	struct dp_options o = { RC_NONE, RC_NONE, DP_ZERO_OFF, 1, 1, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	const struct layer_graph *gp[1];
 	struct network net;
 	struct layer_graph g;

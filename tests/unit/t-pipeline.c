@@ -551,6 +551,84 @@ zbh1(void)
 }
 
 /*
+ * The search's ZB-H1 closed form (plan_step_zbh1, through
+ * plan_zbh1_passes as the evaluator takes a stage's costs) against the
+ * simulation, the transfers holding their senders: on 200 seeded random
+ * pipelines of alike stages without transfers (2-8 ranks, 1 to 4S
+ * micro-batches, W at most F and B) it is the step; on 400 of uneven
+ * stages (each pass 0.6-1.4 times its own, W up to twice F or B) with
+ * transfers it bounds it.
+ */
+static void
+zbh1_closed_form(void)
+{
+	int exact = 0, bound = 0, n = 200;
+	double loosest = 0;
+
+	for (int it = 0; it < 3 * n; it++) {
+		int S = 2 + (int)(uniform() * 7), uneven = it >= n;
+		long m = 1 + (long)(uniform() * 4 * S);
+		double F = 0.2 + uniform(), B = 0.2 + uniform();
+		double W = uneven ? 0.1 + 2 * uniform() * fmin(F, B) :
+		    uniform() * fmin(F, B);
+		double f[8], b[8], w[8], x[8] = { 0 };
+		double fmax_ = 0, bmax = 0, wmax = 0, closed;
+		struct pipe_order o[8];
+		struct pipe_costs c = { .S = S, .v = 1, .m = m, .fwd_s = f,
+		    .bwd_s = b, .wgrad_s = w, .transfer_s = x,
+		    .hold_sender = 1 };
+		struct pipe_result res;
+		struct pl_err err;
+
+		for (int r = 0; r < S; r++) {
+			f[r] = F * (uneven ? 0.6 + 0.8 * uniform() : 1);
+			w[r] = W * (uneven ? 0.6 + 0.8 * uniform() : 1);
+			b[r] = B * (uneven ? 0.6 + 0.8 * uniform() : 1) + w[r];
+			x[r] = uneven && r + 1 < S ? 0.05 * uniform() : 0;
+		}
+		for (int r = 0; r < S; r++) {
+			double in = r > 0 ? x[r - 1] : 0;
+			struct stage_cost sc = { .forward_s = f[r],
+			    .backward_s = b[r], .weight_gradient_s = w[r],
+			    .p2p_in_s = 2 * in, .p2p_out_s = 2 * x[r],
+			    .load_s = f[r] + b[r] + 2 * in + 2 * x[r] };
+			double pf, pb, pw;
+
+			plan_zbh1_passes(&sc, &pf, &pb, &pw);
+			fmax_ = fmax(fmax_, pf);
+			bmax = fmax(bmax, pb);
+			wmax = fmax(wmax, pw);
+			pipe_order_zbh1(S, r, m, &o[r]);
+		}
+		closed = plan_step_zbh1(m, S, fmax_, bmax, wmax);
+		if (pipe_simulate(&c, o, &res, &err) < 0) {
+			printf("# %s\n", err.msg);
+			for (int r = 0; r < S; r++)
+				pipe_order_release(&o[r]);
+			continue;
+		}
+		if (!uneven && fabs(res.step_s - closed) <= 1e-9 * closed)
+			exact++;
+		else if (!uneven)
+			printf("# S %d m %ld F %g B %g W %g: step %.9g, closed "
+			    "form %.9g\n", S, m, F, B, W, res.step_s, closed);
+		if (uneven) {
+			bound += res.step_s <= closed * (1 + 1e-12);
+			loosest = fmax(loosest, closed / res.step_s - 1);
+		}
+		pipe_result_release(&res);
+		for (int r = 0; r < S; r++)
+			pipe_order_release(&o[r]);
+	}
+	EQ_INT(exact, n, "ZB-H1's closed form (plan_step_zbh1) is the step "
+	    "of 200 alike pipelines, 1 to 4S micro-batches");
+	EQ_INT(bound, 2 * n, "and bounds it on 400 uneven ones with "
+	    "transfers");
+	printf("# uneven: at most %.1f%% above the simulated step\n",
+	    100 * loosest);
+}
+
+/*
  * ZB-V (ibid.; the authors' README: zero bubble and 1F1B's activation
  * memory when T_F = T_B = T_W): with m >= 2p - 1 every rank runs
  * without a gap from its first pass to its last, the ranks staggered by
@@ -791,6 +869,7 @@ main(void)
 	gpipe();
 	refused();
 	zbh1();
+	zbh1_closed_form();
 	zbv();
 	dualpipe();
 	figures();

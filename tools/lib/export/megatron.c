@@ -215,6 +215,13 @@ megatron_check(const struct plan *p, long global_batch,
 		    epb ? b / e : b, epb ? p->d * e : p->d);
 	if (p->overlap_param && !p->overlap_grad)
 		cannot(w, "--overlap-param-gather needs --overlap-grad-reduce");
+	/* core_v0.15.0's schedules.py: 1F1B, interleaved or not, and its
+	 * combined 1F1B (the experts' all-to-all beside the other micro-
+	 * batch's compute), none with W passes filling the drain */
+	if (p->schedule == PLAN_ZBH1)
+		cannot(w, "ZB-H1 (Qi et al. 2024): Megatron-LM has no zero-"
+		    "bubble schedule; PyTorch's torch.distributed.pipelining "
+		    "runs its zero-bubble schedules");
 	if (moe_tp_without_sp(g, model))
 		cannot(w, "experts with tensor parallelism %ld need sequence "
 		    "parallelism (Megatron-Core's MoE layer refuses to train "

@@ -76,6 +76,13 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 		    p->fp8_param_gather ? ", their weights kept and gathered "
 		    "in FP8" : "");
 	}
+	if (p->schedule == PLAN_ZBH1) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, len > at ? len - at : 0, "; schedule ZB-H1 "
+		    "(1F1B with the weights' gradients split off to fill the "
+		    "drain; not Megatron-LM's)");
+	}
 }
 
 void
@@ -151,6 +158,18 @@ summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
 		    "NCCL and fragmentation)", si->accel->memory_bytes / GiB,
 		    si->reserve_bytes / GiB);
 	fprintf(fp, "%s\n", r->fits ? "" : "; DOES NOT FIT");
+	if (p->schedule == PLAN_ZBH1) {
+		/* plan_step_zbh1: the slowest passes of any stage */
+		fprintf(fp, "%sbottleneck: stage %d of %d; the step = %ld "
+		    "micro-batches of it (compute %.4g s, collectives %.4g s, "
+		    "p2p %.4g s) + ZB-H1's fill and drain and the other "
+		    "stages' slower passes %.4g s + exposed sync %.4g s\n",
+		    prefix, r->bottleneck, r->nstages, r->m, mb *
+		    bn->compute_s, mb * (bn->collective_s + bn->zero_s), mb *
+		    (bn->p2p_in_s + bn->p2p_out_s), r->step_s - mb *
+		    r->max_load_s - r->max_sync_s, r->max_sync_s);
+		return;
+	}
 	fprintf(fp, "%sbottleneck: stage %d of %d; the step = %ld micro-batches "
 	    "of it (compute %.4g s, collectives %.4g s, p2p %.4g s) + the "
 	    "pipeline's fill and drain %.4g s + exposed sync %.4g s\n", prefix,
@@ -194,6 +213,11 @@ layout_short(char *buf, size_t len, const struct plan *p)
 		snprintf(buf + at, len > at ? len - at : 0, ", FP8 %s%s",
 		    fp8_recipe_words[g->var_fp8], p->fp8_param_gather ?
 		    " fp8-gather" : "");
+	}
+	if (p->schedule == PLAN_ZBH1) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, len > at ? len - at : 0, ", ZB-H1");
 	}
 }
 

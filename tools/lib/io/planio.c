@@ -350,7 +350,7 @@ static const char *const parallelism_attrs[] = { "p", "d", "t", "sp", "e",
 	"distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
 	"ep_batch", "expert_t", "deepep", "fp8_recipe", "fp8_param_gather",
-	NULL };
+	"schedule", NULL };
 static const char *const stage_attrs[] = { "index", "first_layer",
 	"last_layer", "layers", "devices", "first_device", "zero_stage",
 	"zero_degree", "compute_s", "collective_s", "p2p_in_s", "p2p_in_level",
@@ -369,7 +369,7 @@ static const char *const runner_attrs[] = { "rank", "micro_batch_samples",
 	"overlap_grad_reduce", "overlap_param_gather",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
 	"ep_batch", "expert_t", "deepep", "fp8_recipe", "fp8_param_gather",
-	"step_s", "throughput_samples_per_s", "microbatches",
+	"schedule", "step_s", "throughput_samples_per_s", "microbatches",
 	"devices_used", "bottleneck_stage", "bottleneck_s", "sync_stage",
 	"sync_s", "fits", NULL };
 
@@ -450,6 +450,22 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 		    "<parallelism> fp8_param_gather: needs "
 		    "distributed_optimizer=\"1\" and an FP8 graph (a "
 		    "variant with an fp8_recipe)");
+	/* the pipeline schedule (absent: 1f1b) */
+	{
+		char *w = xmlio_attr(par, "schedule");
+
+		p->schedule = PLAN_1F1B;
+		if (w && strcmp(w, "zbh1") == 0)
+			p->schedule = PLAN_ZBH1;
+		else if (w && strcmp(w, "1f1b") != 0) {
+			pl_errf(err, file, (size_t)xmlGetLineNo(par),
+			    "<parallelism> schedule: '%s' is not 1f1b or "
+			    "zbh1", w);
+			free(w);
+			return -1;
+		}
+		free(w);
+	}
 	/* Megatron's --recompute-method block, --recompute-num-layers N */
 	if (xmlio_attr_long(file, par, "recompute_layers", 0,
 	    &p->recompute_layers, err) < 0)
@@ -797,6 +813,8 @@ parallelism_props(xmlNodePtr n, const struct plan *p)
 		prop_str(n, "fp8_recipe", fp8_recipe_words[g->var_fp8]);
 	if (p->fp8_param_gather)
 		prop_num(n, "fp8_param_gather", 1);
+	if (p->schedule == PLAN_ZBH1)
+		prop_str(n, "schedule", "zbh1");
 }
 
 /* A plan's <result> attributes (on `n`). */

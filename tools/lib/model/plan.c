@@ -138,7 +138,8 @@ plan_mode_of(const struct plan *p)
 {
 	struct plan_mode m = { p->recompute, p->v > 1 ? p->v : 1, p->distopt,
 		p->overlap_grad, p->overlap_param, p->ends_in_split,
-		p->tp_overlap, p->recompute_layers, p->fp8_param_gather };
+		p->tp_overlap, p->recompute_layers, p->fp8_param_gather,
+		p->schedule };
 
 	return m;
 }
@@ -651,7 +652,11 @@ plan_mem_stage(const struct plan_cell *c, size_t first, size_t last, long z,
 		.first = first, .last = last, .devices = v->w * z,
 		.zero_stage = zs, .zero_degree = z,
 		.recompute = c->mode.recompute,
-		.schedule = SCHED_1F1B, .position_from_end = k,
+		/* ZB-H1 holds min(S, m) micro-batches on every stage, each
+		 * until its W pass, as 1F1B's first stage does (Qi et al.
+		 * 2024, Section 2.1; pipesim's peaks agree, t-pipeline) */
+		.schedule = SCHED_1F1B, .position_from_end =
+		    c->mode.schedule == PLAN_ZBH1 ? c->K : k,
 		.microbatches = c->m, .virtual_stages = c->mode.v,
 		.pipeline_stages = c->K,
 		.grad_bytes_per_param = c->env->grad_bytes_per_param,
@@ -971,7 +976,10 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	o->grad_expert_cost = c->sync_expert[at];
 	o->grad_scale = zs == 3 || c->mode.distopt ? 0.5 : 1;
 	o->param_exposed_s = exposed_param(c, param_s, fwd);
-	o->sync_s = exposed_sync(c, grad_s, param_s, bwd + rerun, fwd) +
+	/* under ZB-H1 the last micro-batch's W pass completes the
+	 * gradients: the reduction hides behind it alone */
+	o->sync_s = exposed_sync(c, grad_s, param_s, c->mode.schedule ==
+	    PLAN_ZBH1 ? o->weight_gradient_s : bwd + rerun, fwd) +
 	    o->optimizer_s;
 	o->first_device = u * v->w;
 	o->devices = z * v->w;
@@ -1086,6 +1094,29 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			    "%d with the FP8 parameter gather (priced for the "
 			    "distributed optimizer's own gather, without ZeRO "
 			    "copies)", i, p->stage[i].zero_stage);
+	if (p->schedule != PLAN_1F1B && p->schedule != PLAN_ZBH1)
+		return pl_errf(err, NULL, p->line, "schedule %d is not 1f1b or "
+		    "zbh1", p->schedule);
+	if (p->schedule == PLAN_ZBH1) {
+		if (p->nstages < 2)
+			return pl_errf(err, NULL, p->line, "schedule zbh1 needs "
+			    "a pipeline of two stages or more (one stage runs "
+			    "1F1B's passes)");
+		if (p->v > 1)
+			return pl_errf(err, NULL, p->line, "schedule zbh1 runs "
+			    "one model chunk a stage, not %ld virtual stages",
+			    p->v);
+		if (!g->has_wgrad)
+			return pl_errf(err, NULL, p->line, "schedule zbh1 "
+			    "splits the backward pass: %s has no "
+			    "weight_gradient_s column", g->file);
+		for (int i = 0; i < p->nstages; i++)
+			if (p->stage[i].z > 1)
+				return pl_errf(err, NULL, p->stage[i].line ?
+				    p->stage[i].line : p->line, "stage %d: "
+				    "ZeRO copies under schedule zbh1 are not "
+				    "modelled", i);
+	}
 	if (plan_variant_init(&v, env, g, err) < 0)
 		return -1;
 	mode = plan_mode_of(p);
@@ -1132,15 +1163,30 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 	 * search folds it */
 	for (int i = p->nstages - 1; i >= 0; i--) {
 		const struct stage_cost *sc = &r->stage[i];
-		double y = zero_copies ? fmax(r->max_sync_s, sc->sync_s) :
+		double y = zero_copies || mode.schedule == PLAN_ZBH1 ?
+		    fmax(r->max_sync_s, sc->sync_s) :
 		    plan_drain_sync(r->max_sync_s, sc, mode.v);
 
 		if (i == p->nstages - 1 || sc->sync_s >= y)
 			r->sync_stage = i;
 		r->max_sync_s = y;
 	}
-	r->step_s = plan_step(r->m, p->nstages, mode.v, r->max_load_s,
-	    r->max_sync_s);
+	if (mode.schedule == PLAN_ZBH1) {
+		double f = 0, b = 0, w = 0;
+
+		for (int i = 0; i < p->nstages; i++) {
+			double fi, bi, wi;
+
+			plan_zbh1_passes(&r->stage[i], &fi, &bi, &wi);
+			f = fmax(f, fi);
+			b = fmax(b, bi);
+			w = fmax(w, wi);
+		}
+		r->step_s = plan_step_zbh1(r->m, p->nstages, f, b, w) +
+		    r->max_sync_s;
+	} else
+		r->step_s = plan_step(r->m, p->nstages, mode.v, r->max_load_s,
+		    r->max_sync_s);
 	r->throughput_samples_per_s = (double)env->global_batch / r->step_s;
 	plan_cell_release(&cell);
 	plan_variant_release(&v);
@@ -1164,6 +1210,27 @@ plan_step(long m, int nstages, long v, double max_load_s, double max_sync_s)
 {
 	return ((double)m + (double)(nstages - 1) / (double)(v > 1 ? v : 1)) *
 	    max_load_s + max_sync_s;
+}
+
+double
+plan_step_zbh1(long m, int nstages, double f, double b, double w)
+{
+	double F = fmax(f, w), B = fmax(b, w);
+	long p = m < nstages ? m : nstages;
+
+	return (double)m * (F + B + w) + (double)(nstages - 1) * (F + B) -
+	    (double)(p - 1) * w;
+}
+
+void
+plan_zbh1_passes(const struct stage_cost *sc, double *f, double *b, double *w)
+{
+	/* a forward pass receives its input and sends its output, a
+	 * backward pass the same of their gradients: each half of the
+	 * sends the load counts */
+	*f = sc->forward_s + (sc->p2p_in_s + sc->p2p_out_s) / 2;
+	*w = sc->weight_gradient_s;
+	*b = fmax(0, sc->load_s - *f - *w);
 }
 
 void

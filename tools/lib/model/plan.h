@@ -97,7 +97,14 @@ struct plan_mode {
 	 * buffer, --reuse-grad-buf-for-mxfp8-param-ag, and quantized on
 	 * arrival); docs/model.md, "FP8" */
 	int fp8_param_gather;
+	/* the pipeline schedule without interleaving (v = 1, no ZeRO
+	 * copies): PLAN_1F1B, Megatron-LM's, or PLAN_ZBH1, the zero-bubble
+	 * 1F1B whose W passes fill the drain (plan_step_zbh1) */
+	int schedule;
 };
+
+/* The schedules the search prices (plan_mode.schedule). */
+enum { PLAN_1F1B, PLAN_ZBH1 };
 
 struct plan_stage {
 	size_t first, last;		/* rows of the variant's graph */
@@ -119,6 +126,7 @@ struct plan {
 	int fp8_param_gather;		/* as plan_mode's */
 	int deepep;			/* the dispatch it was priced with
 					 * (plan_env.deepep) */
+	int schedule;			/* as plan_mode's */
 	size_t line;			/* of <parallelism> in a plan file, 0 */
 };
 
@@ -312,6 +320,27 @@ double plan_stage_sync(struct plan_cell *c, size_t first, size_t last, long u);
  */
 double plan_row_sync_floor(struct plan_cell *c, size_t i, long u,
     double bwd_max, double fwd_max);
+
+/*
+ * ZB-H1's step through S stages of m micro-batches (Qi et al., ICLR 2024,
+ * Section 2.1; docs/model.md, "ZB-H1 in the search"), its exposed sync
+ * aside, a stage's forward pass f, input-gradient pass b and weight-
+ * gradient pass w (each pass with one transfer each way over each of
+ * its boundaries) being at most f, b and w:
+ *
+ *     m (F + B + W) + (S - 1)(F + B) - (min(m, S) - 1) W,
+ *     F = max(f, w), B = max(b, w), W = w,
+ *
+ * exact where every stage's passes are F, B and W (W at most F and B;
+ * for m >= S the paper's bubble (S - 1)(F + B - W)), and an upper bound
+ * on any other stages (an order of passes fixed, a step only grows with
+ * a pass's time): t-pipeline checks both against the simulation.
+ */
+double plan_step_zbh1(long m, int nstages, double f, double b, double w);
+
+/* A stage's three passes as plan_step_zbh1 takes them. */
+void plan_zbh1_passes(const struct stage_cost *sc, double *f, double *b,
+    double *w);
 
 /* ceil(B / (b d)). */
 long plan_microbatches(long global_batch, long b, long d);

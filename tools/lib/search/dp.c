@@ -110,6 +110,7 @@ struct stage_choice {
 /* A suffix: its last-placed (first) stage and the rest through parent. */
 struct point {
 	double L, Y;		/* max load / z, max sync */
+	double f, b, w;		/* ZB-H1: max passes (plan_zbh1_passes) */
 	long y;			/* slots used */
 	int parent, next;	/* pool indices; next: in the state's list */
 	int same_y;		/* the next of its state's points of its y */
@@ -152,6 +153,9 @@ struct search {
 	long mm;
 	struct plan_variant *v;
 	int zero_on;
+	/* the drain credits the cell's stages (plan_drain_sync): 1F1B's
+	 * plans without ZeRO copies */
+	int credit;
 	/* the cell being searched: the step it must beat (the bound, or
 	 * its layout's step in top when lower) and its best plan so far */
 	double best;
@@ -213,9 +217,11 @@ insert(struct search *s, int *head, int *by_y, struct point p)
 
 		if (q->dead)
 			continue;
-		if (q->L <= p.L && q->Y <= p.Y)
+		if (q->L <= p.L && q->Y <= p.Y && q->f <= p.f && q->b <= p.b &&
+		    q->w <= p.w)
 			return;
-		if (p.L <= q->L && p.Y <= q->Y)
+		if (p.L <= q->L && p.Y <= q->Y && p.f <= q->f && p.b <= q->b &&
+		    p.w <= q->w)
 			q->dead = 1;
 	}
 	p.next = *head;
@@ -258,6 +264,7 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 	s->plan->overlap_grad = c->mode.overlap_grad;
 	s->plan->overlap_param = c->mode.overlap_param;
 	s->plan->fp8_param_gather = c->mode.fp8_param_gather;
+	s->plan->schedule = c->mode.schedule;
 	s->plan->ends_in_split = c->mode.ends_in_split;
 	s->plan->tp_overlap = plan_records_tp_overlap(&c->mode, c->v->g);
 	s->plan->deepep = s->env->deepep && layers_has_experts(c->v->g);
@@ -444,16 +451,30 @@ classic_split_ok(const struct search *s, const struct plan_cell *c, int jj,
  * each carrying at most the plan's slowest load, at least `load`: their
  * last backward passes credit the later stages at most left load / v
  * between them, and stage 0's own sync is not negative.  With ZeRO
- * copies (no credit), Y.  The step's bound mult L + this is non-
+ * copies or under ZB-H1 (no credit), Y.  The step's bound mult L + this is non-
  * decreasing in L (mult >= left / v, as m >= 1), so the least load bounds
  * it.
  */
 static double
 sync_left(const struct search *s, double Y, long left, long v, double load)
 {
-	if (s->zero_on)
+	if (!s->credit)
 		return Y;
 	return fmax(0, Y - (double)left * load / (double)v);
+}
+
+/*
+ * The multiplier of the slowest stage's load in a lower bound on the step
+ * of K one-slot stages: 1F1B's m + (K - 1)/v (plan_step); ZB-H1's
+ * m + (K - 1)/3, as plan_step_zbh1 is at least m (F + B + W) + (K - 1)
+ * (F + B - W), F + B + W at least the slowest load and F + B - W at least
+ * a third of it (W at most F and B there).
+ */
+static double
+step_mult(long m, long K, const struct plan_mode *md)
+{
+	return (double)m + (double)(K - 1) / (md->schedule == PLAN_ZBH1 ? 3.0 :
+	    (double)(md->v > 1 ? md->v : 1));
 }
 
 static void
@@ -466,10 +487,12 @@ search_cell_split(struct search *s, struct plan_cell *c)
 	long zcap = zero_cap(s, K);
 	const struct plan_mode fl = load_floor_mode(&c->mode);
 	const double *coll = plan_coll(v, &fl);
+	int zb = c->mode.schedule == PLAN_ZBH1;
 	/* without ZeRO every stage has one slot, so S = K: the multiplier
-	 * of the slowest stage is known from the start */
-	double mult_fixed = (double)m + (double)(K - 1) / (double)nv;
+	 * of the slowest stage is known from the start (step_mult) */
+	double mult_fixed = step_mult(m, K, &c->mode);
 
+	s->credit = !s->zero_on && !zb;
 	s->npool = 0;
 	memset(s->head, -1, (size_t)(smax + 1) * (size_t)(n + 1) *
 	    sizeof *s->head);
@@ -548,8 +571,16 @@ search_cell_split(struct search *s, struct plan_cell *c)
 					    ch->zs, &sc);
 					q = p;
 					q.L = fmax(p.L, sc.load_s / (double)z);
-					q.Y = s->zero_on ? fmax(p.Y, sc.sync_s) :
-					    plan_drain_sync(p.Y, &sc, nv);
+					q.Y = s->credit ? plan_drain_sync(p.Y,
+					    &sc, nv) : fmax(p.Y, sc.sync_s);
+					if (zb) {
+						double f, b, w;
+
+						plan_zbh1_passes(&sc, &f, &b, &w);
+						q.f = fmax(p.f, f);
+						q.b = fmax(p.b, b);
+						q.w = fmax(p.w, w);
+					}
 					q.y = p.y + z;
 					q.parent = pi;
 					q.j = jj;
@@ -561,7 +592,9 @@ search_cell_split(struct search *s, struct plan_cell *c)
 
 						if (q.y != K)
 							continue;
-						T = plan_step(m, (int)k + 1, nv,
+						T = zb ? plan_step_zbh1(m, (int)k +
+						    1, q.f, q.b, q.w) + q.Y :
+						    plan_step(m, (int)k + 1, nv,
 						    q.L, q.Y);
 						if (T < s->best) {
 							s->best = T;
@@ -635,7 +668,8 @@ block_depths(const struct dp_options *o)
  * the FP8 parameter gather where it may be on, without ZeRO: list_streams
  * keeps that one for FP8 graphs alone) x interleavings (v > 1 only
  * without ZeRO, where S = K is known; the embedding and head counted as
- * layers of the split or not). */
+ * layers of the split or not) x schedules (ZB-H1 at v = 1 without ZeRO,
+ * where asked; mode_runs_on: graphs with weight_gradient_s). */
 static size_t
 list_modes(const struct search *s, struct plan_mode *out)
 {
@@ -643,6 +677,8 @@ list_modes(const struct search *s, struct plan_mode *out)
 	long vmax = s->zero_on || o->vmax < 1 ? 1 : o->vmax;
 	long nk = (long)(o->recompute_max - o->recompute_min + 1);
 	int f8max = s->zero_on ? 0 : o->fp8_gather_max;
+	/* ZB-H1 without ZeRO copies only */
+	int smax = s->zero_on ? PLAN_1F1B : o->sched_max;
 	size_t n = 0;
 
 	for (long k = 0; k < nk + block_depths(o); k++) {
@@ -650,15 +686,15 @@ list_modes(const struct search *s, struct plan_mode *out)
 		long layers = k < nk ? 0 : k - nk + 1;
 
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
-			for (int f8 = 0; f8 <= (dopt ? f8max : 0); f8++)
-				for (long nv = 1; nv <= vmax; nv++)
-					for (int ends = 0; ends <= (nv > 1);
-					    ends++)
-						out[n++] = (struct plan_mode){
-						    rc, nv, dopt, o->overlap,
-						    o->overlap && dopt, ends,
-						    o->tp_overlap, layers,
-						    f8 };
+		for (int f8 = 0; f8 <= (dopt ? f8max : 0); f8++)
+		for (long nv = 1; nv <= vmax; nv++)
+		for (int ends = 0; ends <= (nv > 1); ends++)
+		for (int sc = o->sched_min; sc <= smax; sc++)
+			/* ZB-H1: one chunk a stage */
+			if (sc == PLAN_1F1B || nv == 1)
+				out[n++] = (struct plan_mode){ rc, nv, dopt,
+				    o->overlap, o->overlap && dopt, ends,
+				    o->tp_overlap, layers, f8, sc };
 	}
 	return n;
 }
@@ -671,6 +707,9 @@ static int
 mode_runs_on(const struct search *s, const struct plan_mode *md,
     const struct layer_graph *g)
 {
+	/* ZB-H1 needs the weights' gradient's share (its W passes) */
+	if (md->schedule == PLAN_ZBH1 && !g->has_wgrad)
+		return 0;
 	if (g->var_fp8 == FP8_NONE)
 		return !md->fp8_param_gather;
 	return !md->distopt || s->zero_on ||
@@ -703,7 +742,7 @@ struct stream {
 	unsigned short mode;	/* index into search.modes (list_modes:
 				 * hundreds with large v, over a byte;
 				 * dpsolve's -R 128 -v 64 make at most
-				 * (3 + 128) 3 (2 64) = 50,304) */
+				 * (3 + 128) 3 (2 64 + 1) = 50,697) */
 };
 
 /*
@@ -754,7 +793,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 
 	free(s->modes);
 	s->modes = modes = xcalloc((size_t)(RC_N + block_depths(s->o)) * 3 *
-	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax : 1), sizeof *modes);
+	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 1 : 2), sizeof *modes);
 	s->nmodes = nmodes = list_modes(s, modes);
 	st = xcalloc(ng * nmodes, sizeof *st);
 	for (size_t vi = 0; vi < ng; vi++) {
@@ -842,7 +881,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 
 /*
  * The cells of the streams in their fixed order, each with its lower
- * bound: (m + (K - 1)/v) * max(load / K + the sends a stage cannot avoid,
+ * bound: step_mult * max(load / K + the sends a stage cannot avoid,
  * the largest row) + the sync floor (with ZeRO, m * max(load / K,
  * largest row / min(zmax, K))), load being compute and the layers' own
  * collectives.  A cell of K one-slot stages runs v chunks a stage only when m is a
@@ -933,6 +972,9 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		if (md->v > 1 && (it->K < 2 || it->m % it->K ||
 		    x->layers < md->v * it->K))
 			continue;
+		/* one stage has no drain to fill: 1F1B's plan */
+		if (md->schedule == PLAN_ZBH1 && it->K < 2)
+			continue;
 		/* Megatron: B = b d times whole accumulation steps */
 		if (s->o->megatron_batch && s->env->global_batch % (v->b *
 		    it->d))
@@ -954,8 +996,8 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 				    x->p2p_chunk;
 			else
 				mean += 4 * (K - 1) * x->p2p_cut / K;
-			out->lb = plan_step(it->m, (int)it->K, md->v,
-			    fmax(mean, x->maxrow), 0);
+			out->lb = step_mult(it->m, it->K, md) * fmax(mean,
+			    x->maxrow);
 		}
 		out->lb_sync = x->beta_floor ? fmax(it->lbs, sync_mean_floor(x,
 		    md, x->beta_floor[it->d * v->c * v->e], x->beta_expert ?
@@ -968,9 +1010,9 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		 * which takes no credit, pays it (row 0 has dense
 		 * parameters), else less the most credit; the mean floor less
 		 * the mean credit */
-		if (!s->zero_on) {
+		if (!s->zero_on && md->schedule == PLAN_1F1B) {
 			double K = (double)it->K, nv = (double)md->v;
-			double load = out->lb / ((double)it->m + (K - 1) / nv);
+			double load = out->lb / step_mult(it->m, it->K, md);
 			double mean = x->beta_floor ? sync_mean_floor(x, md,
 			    x->beta_floor[it->d * v->c * v->e], x->beta_expert ?
 			    x->beta_expert[it->d * v->c] : 0, K) : 0;
@@ -1041,9 +1083,8 @@ ends_cannot_win(struct plan_cell *c, double load_lb, double best)
 	 * passes of the K - 1 stages before it, each at most the slowest
 	 * load, at least the bound's (the step, mult L + the sync left, is
 	 * non-decreasing in L) */
-	double mult = (double)c->m + (double)(c->K - 1) / (double)c->mode.v;
-	double credit = (double)(c->K - 1) * load_lb / mult /
-	    (double)c->mode.v;
+	double credit = c->mode.schedule == PLAN_ZBH1 ? 0 : (double)(c->K -
+	    1) * load_lb / step_mult(c->m, c->K, &c->mode) / (double)c->mode.v;
 
 	return load_lb + fmax(0, plan_row_sync_floor(c, n - 1, c->K - 1,
 	    v->pf_bwd[n] - v->pf_bwd[tail_start] + rerun[n] -

@@ -54,6 +54,10 @@ struct dp_options {
 	/* --fp8-param-gather on the distributed optimizer's plans of FP8
 	 * graphs: 0..0 never, 1..1 always, 0..1 searched */
 	int fp8_gather_min, fp8_gather_max;
+	/* the pipeline schedules searched, PLAN_1F1B..PLAN_ZBH1 (0..0:
+	 * 1F1B alone): ZB-H1 where a plan has one chunk a stage, no ZeRO
+	 * copies and graphs with weight_gradient_s; interleaving is 1F1B's */
+	int sched_min, sched_max;
 };
 
 struct dp_stats {
