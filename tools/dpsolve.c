@@ -703,8 +703,10 @@ main(int argc, char *argv[])
 			    env.devices, env.memory_bytes, o.megatron ?
 			    " that Megatron-LM runs (no ZeRO copies, the global "
 			    "batch a multiple of b d; -X none searches them "
-			    "all)" : o.zero == DP_ZERO_OFF ? " (ZeRO off)" :
-			    ", ZeRO up to the largest degree");
+			    "all)" : o.sched_min == PLAN_ZBH1 ? " under ZB-H1 "
+			    "(two stages or more, without ZeRO copies; -Y "
+			    "both searches 1F1B too)" : o.zero == DP_ZERO_OFF ?
+			    " (ZeRO off)" : ", ZeRO up to the largest degree");
 		for (size_t k = 0; o.megatron && k < nplans; k++) {
 			struct megatron_why why;
 

@@ -226,11 +226,15 @@ summary_ranked(FILE *fp, const char *prefix, const struct plan *plans,
     const struct plan_result *results, size_t n)
 {
 	char layout[320], num[32];
+	int zb = 0;
 
 	if (n < 2)
 		return;
+	for (size_t k = 0; k < n; k++)
+		zb |= plans[k].schedule == PLAN_ZBH1;
 	fprintf(fp, "%sthe %zu fastest layouts (exactly; each with its best "
-	    "recomputation, optimizer and split):\n", prefix, n);
+	    "recomputation, optimizer%s):\n", prefix, n, zb ? ", split and "
+	    "schedule" : " and split");
 	fprintf(fp, "%s%4s %10s %7s %10s %8s %10s  %s\n", prefix, "rank",
 	    "step_s", "vs_1st", "samples/s", "peak_GiB", "bottleneck",
 	    "layout");

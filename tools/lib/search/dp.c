@@ -677,8 +677,9 @@ list_modes(const struct search *s, struct plan_mode *out)
 	long vmax = s->zero_on || o->vmax < 1 ? 1 : o->vmax;
 	long nk = (long)(o->recompute_max - o->recompute_min + 1);
 	int f8max = s->zero_on ? 0 : o->fp8_gather_max;
-	/* ZB-H1 without ZeRO copies only */
-	int smax = s->zero_on ? PLAN_1F1B : o->sched_max;
+	/* ZB-H1 without ZeRO copies only, and never in Megatron-LM's
+	 * space (it has no zero-bubble schedule) */
+	int smax = s->zero_on || o->megatron_batch ? PLAN_1F1B : o->sched_max;
 	size_t n = 0;
 
 	for (long k = 0; k < nk + block_depths(o); k++) {

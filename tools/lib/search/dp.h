@@ -77,7 +77,7 @@ int dp_solve(const struct plan_env *env, const struct layer_graph *const *g,
 /*
  * The top_n fastest plans of distinct layouts (variant, d, stages' slots
  * K and interleaving: a layout is one whatever its recomputation,
- * optimizer and split, which are its best plan's), fastest first, ties
+ * optimizer, split and schedule, which are its best plan's), fastest first, ties
  * in the order found: the search is the same branch and bound, bounded
  * by the top_n-th step instead of the first, so each is exact.  Fills
  * plans[0..*nfound-1] (stages malloc'ed) and steps_s; returns 0 when one
