@@ -56,8 +56,9 @@ usage(FILE *fp, int status)
 		    "  -p plan.xml         the plan, as dpsolve writes it (required)\n"
 		    "  graph.csv|index.csv the per-layer graphs the plan names\n"
 		    "  -B, -G, -M, -N, -O, -P, -W, -g  priced as dpsolve -E prices them (man dpsolve)\n"
-		    "  -s schedule         without interleaving: 1f1b (default), gpipe, zbh1 or dualpipe;\n"
-		    "                      two chunks a stage: zbv or dualpipev (default Megatron's interleaving)\n"
+		    "  -s schedule         without interleaving: 1f1b, gpipe, zbh1 or dualpipe; two chunks a\n"
+		    "                      stage: zbv or dualpipev (default: the plan's own, 1F1B, Megatron's\n"
+		    "                      interleaving or its schedule=\"zbh1\")\n"
 		    "  -u group            interleaved: micro-batches a group (Megatron's\n"
 		    "                      --microbatch-group-size-per-virtual-pipeline-stage, default p)\n"
 		    "  -x hold|overlap     a boundary's transfer holds its sender, or runs beside compute\n"
@@ -263,6 +264,147 @@ chunk_rows(const struct plan *p, int sched, int v, int r, int k,
 	*n = st->first + ((size_t)k + 1) * rows / per - *first;
 }
 
+/* Megatron's default bucket: max(40M, 1M x its data-parallel size, the
+ * replicas and, splitting the samples, the expert ranks), parameters. */
+static double
+bucket_params(const struct plan *p)
+{
+	const struct layer_graph *g = p->g;
+	double dp = (double)p->d * (double)(g->var_ep_batch ? g->var_e : 1);
+
+	return fmax(40e6, 1e6 * dp);
+}
+
+/* The forward pass's share before point x of a chunk's rows (a row index
+ * plus a share of the row), the rows' forward times fwd[0..n-1]. */
+static double
+share_before(const double *fwd, size_t n, double x)
+{
+	double sum = 0, before = 0;
+	size_t i = 0;
+
+	for (size_t j = 0; j < n; j++)
+		sum += fwd[j];
+	for (; i < n && (double)(i + 1) <= x; i++)
+		before += fwd[i];
+	if (i < n)
+		before += (x - (double)i) * fwd[i];
+	return sum > 0 ? fmin(1, before / sum) : fmin(1, x / (double)n);
+}
+
+/*
+ * With --overlap-param-gather, each chunk's weight gather as Megatron-LM
+ * core_v0.15.0 runs it (pipe_gather): the chunk's buckets as its buffers
+ * form them (pipe_bucket_starts, the dense weights and the experts'
+ * apart), where its first forward pass reaches each (its rows' forward
+ * times), and each bucket's all-gather, half its group's all-reduce
+ * latency and per byte (as stage_sync halves the gather) on the bytes
+ * the stage gathers, in the bucket's share.  Interleaved, Megatron's
+ * default --align-param-gather launches chunks 0 and 1 with the step and
+ * chunk k >= 2 when rank r starts its forward pass (k - 1) group - r
+ * (schedules.py, forward_step_helper); otherwise each bucket as the pass
+ * has waited for the one before it (its forward pre-hook).  Without
+ * --overlap-grad-reduce Megatron's DDP makes one bucket a buffer.  NULL
+ * without the gather.  Free with free_gathers.
+ */
+static struct pipe_gather *
+chunk_gathers(const struct plan *p, const struct plan_result *r, int sched,
+    int v, long group)
+{
+	const struct layer_graph *g = p->g;
+	int S = r->nstages, chunks = sched == PS_DUALPIPE ? 2 : v;
+	struct pipe_gather *gat;
+	double bucket = p->overlap_grad ? bucket_params(p) : 0;
+
+	if (!p->distopt || !p->overlap_param)
+		return NULL;
+	gat = xcalloc((size_t)(S * chunks), sizeof *gat);
+	for (int i = 0; i < S; i++)
+		for (int k = 0; k < chunks; k++) {
+			const struct stage_cost *sc =
+			    &r->stage[stage_of(sched, S, i, k)];
+			const struct plan_stage *st =
+			    &p->stage[stage_of(sched, S, i, k)];
+			struct pipe_gather *ga = &gat[i * chunks + k];
+			double *prm, *fwd, *start[2], *size[2], *sh, *gs;
+			double total[2] = { 0, 0 }, gathered[2];
+			struct net_cost cost[2] = { sc->grad_dense_cost,
+				sc->grad_expert_cost };
+			size_t first, n, nb[2];
+			int *kind;
+
+			chunk_rows(p, sched, v, i, k, &first, &n);
+			prm = xcalloc(3 * n, sizeof *prm);
+			fwd = prm + 2 * n;
+			for (size_t s = st->first; s <= st->last; s++) {
+				total[0] += g->l[s].dense_parameter_bytes;
+				total[1] += g->l[s].parameter_bytes -
+				    g->l[s].dense_parameter_bytes;
+			}
+			gathered[0] = total[0] > 0 ? sc->gather_dense_bytes /
+			    total[0] : 0;
+			gathered[1] = total[1] > 0 ? sc->gather_expert_bytes /
+			    total[1] : 0;
+			for (size_t j = 0; j < n; j++) {
+				const struct layer *L = &g->l[first + j];
+
+				/* 2 bytes a parameter in the graph */
+				prm[j] = L->dense_parameter_bytes / 2;
+				prm[n + j] = (L->parameter_bytes -
+				    L->dense_parameter_bytes) / 2;
+				fwd[j] = L->forward_s;
+			}
+			for (int kd = 0; kd < 2; kd++)
+				nb[kd] = pipe_bucket_starts(prm + (size_t)kd * n,
+				    n, bucket, &start[kd], &size[kd]);
+			ga->n = nb[0] + nb[1];
+			sh = xcalloc(2 * ga->n + 1, sizeof *sh);
+			gs = sh + ga->n;
+			kind = xcalloc(ga->n + 1, sizeof *kind);
+			/* the two kinds merged in the order the pass reaches
+			 * them, the dense first at a tie */
+			for (size_t a = 0, b = 0, e = 0; e < ga->n; e++) {
+				int kd = b >= nb[1] || (a < nb[0] &&
+				    start[0][a] <= start[1][b]) ? 0 : 1;
+				size_t at = kd ? b++ : a++;
+
+				sh[e] = share_before(fwd, n, start[kd][at]);
+				gs[e] = 0.5 * (cost[kd].alpha_s +
+				    cost[kd].beta_s_per_byte * 2 *
+				    size[kd][at] * gathered[kd]);
+				kind[e] = kd;
+			}
+			/* shares non-decreasing whatever the rounding */
+			for (size_t e = 1; e < ga->n; e++)
+				sh[e] = fmax(sh[e], sh[e - 1]);
+			ga->share_before = sh;
+			ga->gather_s = gs;
+			ga->kind = kind;
+			ga->dispatch = PIPE_GATHER_CHAIN;
+			if (sched < 0 && v > 1) {
+				ga->dispatch = k < 2 ? PIPE_GATHER_START :
+				    PIPE_GATHER_AT;
+				ga->at_forward = (long)(k - 1) * group - i;
+			}
+			for (int kd = 0; kd < 2; kd++) {
+				free(start[kd]);
+				free(size[kd]);
+			}
+			free(prm);
+		}
+	return gat;
+}
+
+static void
+free_gathers(struct pipe_gather *gat, size_t n)
+{
+	for (size_t i = 0; gat && i < n; i++) {
+		free((void *)gat[i].share_before);
+		free((void *)gat[i].kind);
+	}
+	free(gat);
+}
+
 /*
  * Each rank's exposed sync after its last pass.  Without
  * --overlap-grad-reduce, the closed form's (its gradient reduction,
@@ -283,10 +425,7 @@ rank_syncs(const struct plan *p, const struct plan_result *r,
 	int S = r->nstages, chunks = sched == PS_DUALPIPE ? 2 : v;
 	double gb = env->grad_bytes_per_param > 0 ?
 	    env->grad_bytes_per_param : 2;
-	/* Megatron's default bucket: max(40M, 1M x its data-parallel
-	 * size, the replicas and, splitting the samples, the expert ranks) */
-	double dp = (double)p->d * (double)(g->var_ep_batch ? g->var_e : 1);
-	double bucket = fmax(40e6, 1e6 * dp);
+	double bucket = bucket_params(p);
 
 	/* each chunk's last pass that makes gradients: its backward or W */
 	const struct pipe_event **last_of = xcalloc((size_t)(S * chunks),
@@ -316,9 +455,12 @@ rank_syncs(const struct plan *p, const struct plan_result *r,
 			double *share, sum = 0;
 			size_t first, n;
 
-			/* a stage's own step once (DualPipe: both stages) */
+			/* a stage's own step once (DualPipe: both stages);
+			 * the gather, overlapped, before the next step's
+			 * first forward passes (chunk_gathers) */
 			if (sched == PS_DUALPIPE || k == 0) {
-				after += sc->optimizer_s + sc->param_exposed_s;
+				after += sc->optimizer_s + (p->overlap_param ?
+				    0 : sc->param_exposed_s);
 				grad_s += sc->grad_s;
 			}
 			if (!p->overlap_grad || !last)
@@ -489,6 +631,7 @@ main(int argc, char *argv[])
 	struct plan_result r;
 	struct pipe_costs c;
 	struct pipe_order *orders;
+	struct pipe_gather *gathers;
 	struct pipe_result sim;
 	struct outfile out, tl;
 	struct outfile *all[2] = { &out, &tl };
@@ -577,6 +720,9 @@ main(int argc, char *argv[])
 		default:
 			pipe_order_1f1b(p.nstages, i, r.m, &orders[i]);
 		}
+	gathers = chunk_gathers(&p, &r, sched, v, o.group ? o.group :
+	    p.nstages);
+	c.gather = gathers;
 	if (pipe_simulate(&c, orders, &sim, &err) < 0)
 		die_err(&err);
 	syncs = xcalloc((size_t)p.nstages, sizeof *syncs);
@@ -598,6 +744,8 @@ main(int argc, char *argv[])
 	free((void *)c.bwd_comm_s);
 	free(route);
 	free(mb_route);
+	free_gathers(gathers, (size_t)p.nstages * (size_t)(sched ==
+	    PS_DUALPIPE ? 2 : v));
 	pipe_result_release(&sim);
 	plan_result_release(&r);
 	free(p.stage);

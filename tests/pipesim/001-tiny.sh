@@ -137,6 +137,26 @@ for i in 0 1; do
 	    "$tmp/ovl.csv" || fail=1
 done
 
+# With the distributed optimizer and --overlap-param-gather each stage's
+# weights are gathered before its first forward pass uses them, as
+# Megatron-LM launches the gather without interleaving: a stage's one
+# bucket (one row under 40M parameters) when the pass reaches it, so the
+# pass waits for all of it.  The gather is half an all-reduce of the
+# stage's weights over its two replicas, across the top level (0.1 GB/s):
+# stage 0's 1e6 bytes 5 ms and the latency, stage 1's 2e6 bytes 5 ms
+# more.  Rank 0's first forward pass ends at 10 + 1.001 ms + its gather,
+# rank 1's takes 20 ms + its gather; the later ones are as before.
+sed 's/distributed_optimizer="0" overlap_grad_reduce="0" overlap_param_gather="0"/distributed_optimizer="1" overlap_grad_reduce="1" overlap_param_gather="1"/' \
+    tests/pipesim/tiny-plan.xml > "$tmp/pg.xml"
+"$BIN/pipesim" $opts -p "$tmp/pg.xml" -t "$tmp/pg.tl.csv" -o "$tmp/pg.csv" tests/dpsolve/tiny.csv ||
+    { echo "gather: pipesim failed"; fail=1; }
+awk -F, 'NR > 1 && $4 == "forward" && $3 <= 1 { d[$1 "," $3] = $6 - $5; e[$1 "," $3] = $6 }
+    END { g0 = e["0,0"] - 0.011001; g1 = d["1,0"] - 0.02
+        if (!(g0 >= 0.005 && g0 < 0.0051) || (g1 - g0 - 0.005) ^ 2 > 1e-18 ||
+            (d["0,1"] - 0.011001) ^ 2 > 1e-18 || (d["1,1"] - 0.02) ^ 2 > 1e-18) {
+            print "gather: first forward passes end " e["0,0"] ", take " d["1,0"] "; then " d["0,1"] ", " d["1,1"]; exit 1 } }' \
+    "$tmp/pg.tl.csv" || fail=1
+
 refused() {	# want-status what args...
 	want=$1 what=$2
 	shift 2

@@ -856,6 +856,82 @@ buckets(void)
 	    "stream as it was");
 }
 
+/*
+ * The weight gather's prefetch (pipe_gather), by hand, one rank of
+ * forward passes of 10 s and backward passes of 20 s a chunk.
+ * Chained (Megatron without interleaving): dense buckets reached at 0,
+ * 0.3 and 0.6 of the pass, gathering 2, 5 and 1 s, and an experts'
+ * bucket at 0.5 gathering 4 s.  The pass waits 2 s for the first (0-2),
+ * computes to 5 s, where the second, launched at 2, ends at 7; computes
+ * to 9 s, where the experts' first, launched on arrival, ends at 13;
+ * computes to 14 s, the third (launched at 7) long done; ends at 18,
+ * busy 10 s of it.
+ * Aligned (two chunks on one rank; Megatron launches the first two with
+ * the step and later ones a few forward passes ahead: here chunk 1 as
+ * the second, to check both launches): chunk 0's buckets (at 0 and
+ * 0.5, 3 and 4 s) launched with the step, the last first: 0-4 and 4-7;
+ * chunk 1's (at 0, 5 s) as the rank starts its forward pass 1.  F.0
+ * waits to 7, computes to 12 (its second bucket done at 4) and ends at
+ * 17; F.1 starts at 17, launches its gather then (17-22), waits, ends at
+ * 32; the backward passes to 72.  The bucket split, by hand: rows of 30,
+ * 50 and 20 parameters in buckets of 40 from the last back: 20 at row 0,
+ * 40 from two thirds into row 0, 40 from 0.6 into row 1.
+ */
+static void
+gathers(void)
+{
+	static const double sh1[] = { 0, 0.3, 0.5, 0.6 };
+	static const double gs1[] = { 2, 5, 4, 1 };
+	static const int kd1[] = { 0, 0, 1, 0 };
+	static const double sh2[] = { 0, 0.5 }, gs2[] = { 3, 4 };
+	static const double sh3[] = { 0 }, gs3[] = { 5 };
+	static const int kd2[] = { 0, 0 };
+	static const double f[] = { 10, 10 }, b[] = { 20, 20 };
+	static const double prm[] = { 30, 50, 20 };
+	struct pipe_op o1[] = { { PIPE_F, 0, 0, 0, 0 }, { PIPE_B, 0, 0, 0, 0 },
+		{ PIPE_F, 0, 1, 0, 0 }, { PIPE_B, 0, 1, 0, 0 } };
+	struct pipe_op o2[] = { { PIPE_F, 0, 0, 0, 0 }, { PIPE_F, 1, 0, 0, 0 },
+		{ PIPE_B, 1, 0, 0, 0 }, { PIPE_B, 0, 0, 0, 0 } };
+	struct pipe_order ord1 = { o1, 4 }, ord2 = { o2, 4 };
+	struct pipe_gather g1 = { 4, sh1, gs1, kd1, PIPE_GATHER_CHAIN, 0 };
+	struct pipe_gather g2[2] = {
+		{ 2, sh2, gs2, kd2, PIPE_GATHER_START, 0 },
+		{ 1, sh3, gs3, kd2, PIPE_GATHER_AT, 1 } };
+	struct pipe_costs c1 = { .S = 1, .v = 1, .m = 2, .fwd_s = f,
+	    .bwd_s = b, .gather = &g1 };
+	struct pipe_costs c2 = { .S = 1, .v = 2, .m = 1, .fwd_s = f,
+	    .bwd_s = b, .gather = g2 };
+	struct pipe_result res;
+	double *start, *size;
+	size_t nb;
+
+	if (pipe_simulate(&c1, &ord1, &res, NULL) == 0) {
+		EQ_DBL(res.ev[0].end_s, 18, 1e-12, "gather, chained: the first "
+		    "forward pass waits at its buckets and ends at 18 s");
+		EQ_DBL(res.step_s, 18 + 20 + 10 + 20, 1e-12, "and the second "
+		    "finds the weights there");
+		EQ_DBL(res.busy_s[0], 60, 1e-12, "the 8 s of waits idle");
+		pipe_result_release(&res);
+	} else
+		OK(0, "gather, chained: simulated");
+	if (pipe_simulate(&c2, &ord2, &res, NULL) == 0) {
+		EQ_DBL(res.ev[0].end_s, 17, 1e-12, "gather, aligned: chunk 0's "
+		    "buckets launched with the step, the last first (17 s)");
+		EQ_DBL(res.ev[1].end_s, 32, 1e-12, "chunk 1's as the rank starts "
+		    "its forward pass 1 (32 s)");
+		EQ_DBL(res.step_s, 72, 1e-12, "the step 72 s");
+		pipe_result_release(&res);
+	} else
+		OK(0, "gather, aligned: simulated");
+	nb = pipe_bucket_starts(prm, 3, 40, &start, &size);
+	OK(nb == 3 && start[0] == 0 && size[0] == 20 &&
+	    fabs(start[1] - 2.0 / 3) < 1e-12 && size[1] == 40 &&
+	    fabs(start[2] - 1.6) < 1e-12 && size[2] == 40, "bucket starts: "
+	    "20 at row 0, 40 from 2/3 into it, 40 from 0.6 into row 1");
+	free(start);
+	free(size);
+}
+
 int
 main(void)
 {
@@ -874,5 +950,6 @@ main(void)
 	dualpipe();
 	figures();
 	buckets();
+	gathers();
 	return tap_done();
 }

@@ -976,6 +976,15 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	o->grad_expert_cost = c->sync_expert[at];
 	o->grad_scale = zs == 3 || c->mode.distopt ? 0.5 : 1;
 	o->param_exposed_s = exposed_param(c, param_s, fwd);
+	o->gather_dense_bytes = o->gather_expert_bytes = 0;
+	if (param_s > 0) {
+		double dense = v->pf_dense[last + 1] - v->pf_dense[first];
+		double fd, fe;
+
+		plan_fp8_gather_saved(v, &c->mode, first, last, &fd, &fe);
+		o->gather_dense_bytes = dense - fd;
+		o->gather_expert_bytes = params - dense - fe;
+	}
 	/* under ZB-H1 the last micro-batch's W pass completes the
 	 * gradients: the reduction hides behind it alone */
 	o->sync_s = exposed_sync(c, grad_s, param_s, c->mode.schedule ==

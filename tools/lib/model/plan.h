@@ -167,6 +167,10 @@ struct stage_cost {
 	struct net_cost grad_dense_cost, grad_expert_cost;
 	double grad_scale;
 	double param_exposed_s;		/* of param_s, what sync_s exposes */
+	/* the bytes param_s gathers a device, the dense weights' over
+	 * grad_dense_cost's group and the experts' over grad_expert_cost's
+	 * (bf16, or FP8 with --fp8-param-gather); 0 without the gather */
+	double gather_dense_bytes, gather_expert_bytes;
 	int level_in, level_out;	/* network level of each boundary, -1 */
 	struct mem_breakdown mem;
 	int fits;
@@ -325,8 +329,9 @@ double plan_row_sync_floor(struct plan_cell *c, size_t i, long u,
  * ZB-H1's step through S stages of m micro-batches (Qi et al., ICLR 2024,
  * Section 2.1; docs/model.md, "ZB-H1 in the search"), its exposed sync
  * aside, a stage's forward pass f, input-gradient pass b and weight-
- * gradient pass w (each pass with one transfer each way over each of
- * its boundaries) being at most f, b and w:
+ * gradient pass w (f and b each with one transfer over each of the
+ * stage's boundaries, as plan_zbh1_passes halves the load's sends
+ * between them; w none) being at most f, b and w:
  *
  *     m (F + B + W) + (S - 1)(F + B) - (min(m, S) - 1) W,
  *     F = max(f, w), B = max(b, w), W = w,

@@ -428,6 +428,24 @@ check(const struct pipe_costs *c, const struct routes *rt,
 			    c->bwd_s[i], c->wgrad_s ? c->wgrad_s[i] : 0.0,
 			    c->fwd_comm_s ? c->fwd_comm_s[i] : 0.0,
 			    c->bwd_comm_s ? c->bwd_comm_s[i] : 0.0);
+	for (size_t i = 0; c->gather && i < V; i++) {
+		const struct pipe_gather *g = &c->gather[i];
+		int bad = g->dispatch < PIPE_GATHER_CHAIN ||
+		    g->dispatch > PIPE_GATHER_AT ||
+		    (g->n > 0 && !(g->share_before && g->gather_s && g->kind));
+
+		for (size_t b = 0; !bad && b < g->n; b++)
+			bad = !(g->share_before[b] >= (b ? g->share_before[b -
+			    1] : 0) && g->share_before[b] <= 1 &&
+			    g->gather_s[b] >= 0 && isfinite(g->gather_s[b]) &&
+			    (g->kind[b] == 0 || g->kind[b] == 1));
+		if (bad)
+			return pl_errf(err, NULL, 0, "pipeline: rank %zu chunk "
+			    "%zu: a weight gather of %zu buckets that is not "
+			    "one (shares before them in order within [0, 1], "
+			    "times finite and not negative, kinds 0 or 1)",
+			    i / (size_t)c->v, i % (size_t)c->v, g->n);
+	}
 	for (size_t j = 0; c->transfer_s && j < nt; j++)
 		if (!(c->transfer_s[j] >= 0 && isfinite(c->transfer_s[j])))
 			return pl_errf(err, NULL, 0, "pipeline: a transfer of "
@@ -533,6 +551,13 @@ struct sim {
 	int *stack;
 	size_t nstack;
 	unsigned char *queued;
+	/* the weight gathers (pipe_costs.gather): each rank's stream free
+	 * from, forward passes started, each chunk's buckets' ends (-1: not
+	 * launched) and whether its first forward pass has run */
+	double *comm_free;
+	long *nfwd;
+	double **gdone;
+	unsigned char *gathered;
 };
 
 /* One pass of an operation (a pair: its forward or its backward) as rank
@@ -623,6 +648,59 @@ ready_at(const struct sim *s, const struct part *p)
 }
 
 
+/* Queue bucket b of chunk slot on rank r's stream at t. */
+static void
+gather_one(struct sim *s, int r, size_t slot, size_t b, double t)
+{
+	s->comm_free[r] = fmax(s->comm_free[r], t) +
+	    s->c->gather[slot].gather_s[b];
+	s->gdone[slot][b] = s->comm_free[r];
+}
+
+/* Launch chunk slot's gathers on rank r at t (PIPE_GATHER_START, _AT):
+ * the last bucket first, the experts' after the dense. */
+static void
+gather_launch(struct sim *s, int r, size_t slot, double t)
+{
+	const struct pipe_gather *g = &s->c->gather[slot];
+
+	for (int kind = 0; kind < 2; kind++)
+		for (size_t b = g->n; b-- > 0;)
+			if (g->kind[b] == kind)
+				gather_one(s, r, slot, b, t);
+}
+
+/*
+ * How long chunk slot's first forward pass, own s of its own, started
+ * at t0, waits for its gathers: the pass runs to each bucket and waits
+ * there until the bucket's gather is done; chained, a bucket is
+ * launched when the pass has waited for the one before it of its kind
+ * (its kind's first when the pass reaches it), the kinds' chains beside
+ * each other (each kind's process group its own).  An aligned chunk
+ * whose launch the rank's forward passes never reached launches at t0.
+ */
+static double
+gather_wait(struct sim *s, int r, size_t slot, double t0, double own)
+{
+	const struct pipe_gather *g = &s->c->gather[slot];
+	double t = t0, done_to = 0, waited[2] = { -1, -1 };
+
+	if (g->dispatch != PIPE_GATHER_CHAIN && s->gdone[slot][0] < 0)
+		gather_launch(s, r, slot, t0);
+	for (size_t b = 0; b < g->n; b++) {
+		int k = g->kind[b];
+
+		t += (g->share_before[b] - done_to) * own;
+		done_to = g->share_before[b];
+		if (g->dispatch == PIPE_GATHER_CHAIN)
+			s->gdone[slot][b] = (waited[k] < 0 ? t : waited[k]) +
+			    g->gather_s[b];
+		t = fmax(t, s->gdone[slot][b]);
+		waited[k] = t;
+	}
+	return t + (1 - done_to) * own - t0 - own;
+}
+
 /* A pass done at end_s: its output there, its activations held or let
  * go, its route's neighbour tried again. */
 static void
@@ -674,6 +752,26 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 	out->busy_s = xcalloc((size_t)c->S, sizeof *out->busy_s);
 	out->end_s = xcalloc((size_t)c->S, sizeof *out->end_s);
 	out->peak_chunks = xcalloc((size_t)c->S, sizeof *out->peak_chunks);
+	if (c->gather) {
+		size_t V = (size_t)c->S * (size_t)c->v;
+
+		s.comm_free = xcalloc((size_t)c->S, sizeof *s.comm_free);
+		s.nfwd = xcalloc((size_t)c->S, sizeof *s.nfwd);
+		s.gathered = xcalloc(V, 1);
+		s.gdone = xcalloc(V, sizeof *s.gdone);
+		for (size_t i = 0; i < V; i++) {
+			s.gdone[i] = xmalloc((c->gather[i].n + 1) *
+			    sizeof **s.gdone);
+			for (size_t b = 0; b < c->gather[i].n; b++)
+				s.gdone[i][b] = -1;
+		}
+		/* the first chunks' gathers, launched with the step */
+		for (size_t i = 0; i < V; i++)
+			if (c->gather[i].n > 0 && c->gather[i].dispatch ==
+			    PIPE_GATHER_START)
+				gather_launch(&s, (int)(i / (size_t)c->v), i,
+				    0);
+	}
 	for (int r = c->S - 1; r >= 0; r--) {
 		wake(r, s.stack, &s.nstack, s.queued);
 		for (size_t i = 0; i < orders[r].n; i++)
@@ -692,6 +790,7 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 			int pair = op->kind == PIPE_FB, np = pair ? 2 : 1;
 			struct part p[2];
 			double ready = 0, dur = 0, comm = 0, own = 0, xfer = 0;
+			double own_f = 0, wait = 0;
 
 			part_of(&s, r, pair ? PIPE_F : op->kind, op->chunk,
 			    op->mb, &p[0]);
@@ -701,8 +800,13 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 			for (int h = 0; h < np && ready >= 0; h++) {
 				double at = ready_at(&s, &p[h]), cm, hold;
 
+				double ps;
+
 				ready = at < 0 ? -1 : fmax(ready, at);
-				own += pass_s(c, &s.rt, &p[h], &cm, &hold);
+				ps = pass_s(c, &s.rt, &p[h], &cm, &hold);
+				own += ps;
+				if (h == 0)
+					own_f = ps;
 				comm += cm;
 				xfer += hold;
 			}
@@ -712,6 +816,28 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 			 * other's compute, as far as it reaches */
 			dur = (pair ? fmax(own - comm, comm) : own) + xfer;
 			ready = fmax(out->end_s[r], ready);
+			/* a forward pass: the aligned gathers it launches, and
+			 * on the chunk's first, the waits for its own */
+			if (c->gather && p[0].kind == PIPE_F) {
+				for (int k = 0; k < c->v; k++) {
+					size_t sl = (size_t)r * (size_t)c->v +
+					    (size_t)k;
+					const struct pipe_gather *g =
+					    &c->gather[sl];
+
+					if (g->n > 0 && g->dispatch ==
+					    PIPE_GATHER_AT && g->at_forward ==
+					    s.nfwd[r] && s.gdone[sl][0] < 0)
+						gather_launch(&s, r, sl, ready);
+				}
+				s.nfwd[r]++;
+				if (!s.gathered[p[0].slot] &&
+				    c->gather[p[0].slot].n > 0)
+					wait = gather_wait(&s, r, p[0].slot,
+					    ready, own_f);
+				s.gathered[p[0].slot] = 1;
+			}
+			dur += wait;
 			if (p[0].kind == PIPE_F && ++s.held[r] >
 			    out->peak_chunks[r])
 				out->peak_chunks[r] = s.held[r];
@@ -724,7 +850,8 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 				finish(&s, r, &p[h], ready + dur, out);
 			}
 			out->end_s[r] = ready + dur;
-			out->busy_s[r] += dur;
+			/* a wait for a gather is idle time */
+			out->busy_s[r] += dur - wait;
 			pos[r]++;
 		}
 	}
@@ -754,6 +881,13 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 	free(s.stack);
 	free(s.queued);
 	free(s.seen);
+	if (c->gather)
+		for (size_t i = 0; i < (size_t)c->S * (size_t)c->v; i++)
+			free(s.gdone[i]);
+	free(s.gdone);
+	free(s.comm_free);
+	free(s.nfwd);
+	free(s.gathered);
 	routes_release(&s.rt);
 	if (out->nev != nev) {
 		pipe_result_release(out);
@@ -840,4 +974,58 @@ pipe_reduce_buckets(const struct pipe_grads *g, size_t n, double bucket_params,
 		free_s = fmax(free_s, b[i].ready_s) + b[i].dur_s;
 	free(b);
 	return free_s;
+}
+
+size_t
+pipe_bucket_starts(const double *params, size_t nrows, double bucket_params,
+    double **start, double **size)
+{
+	size_t nb = 0, cap = 8;
+	double held = 0;
+
+	*start = xmalloc(cap * sizeof **start);
+	*size = xmalloc(cap * sizeof **size);
+	for (size_t i = nrows; i-- > 0;) {
+		double P = params[i], left = P;
+
+		/* each bucket the row fills begins where the row's
+		 * parameters left before it end */
+		while (bucket_params > 0 && P > 0 && left >= bucket_params -
+		    held) {
+			left -= bucket_params - held;
+			if (nb == cap) {
+				cap *= 2;
+				*start = xrealloc(*start, cap * sizeof **start);
+				*size = xrealloc(*size, cap * sizeof **size);
+			}
+			(*start)[nb] = (double)i + left / P;
+			(*size)[nb++] = bucket_params;
+			held = 0;
+		}
+		held += left;
+	}
+	if (held > 0) {
+		size_t j = 0;
+
+		while (j < nrows && !(params[j] > 0))
+			j++;
+		if (nb == cap) {
+			cap++;
+			*start = xrealloc(*start, cap * sizeof **start);
+			*size = xrealloc(*size, cap * sizeof **size);
+		}
+		(*start)[nb] = (double)j;
+		(*size)[nb++] = held;
+	}
+	/* found from the last row back: forward order reversed */
+	for (size_t a = 0, b = nb; a + 1 < b; a++, b--) {
+		double t = (*start)[a];
+
+		(*start)[a] = (*start)[b - 1];
+		(*start)[b - 1] = t;
+		t = (*size)[a];
+		(*size)[a] = (*size)[b - 1];
+		(*size)[b - 1] = t;
+	}
+	return nb;
 }

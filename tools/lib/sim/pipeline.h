@@ -147,6 +147,43 @@ int pipe_dualpipe_ok(int S, long m, int dual);
 
 void pipe_order_release(struct pipe_order *o);
 
+/* How a chunk's weight gathers are launched (pipe_gather.dispatch). */
+enum { PIPE_GATHER_CHAIN, PIPE_GATHER_START, PIPE_GATHER_AT };
+
+/*
+ * One model chunk's weights gathered before its first forward pass uses
+ * them, as Megatron-LM core_v0.15.0's distributed optimizer does with
+ * --overlap-param-gather (distributed_data_parallel.py, param_and_grad_
+ * buffer.py): its buckets in the order the pass reaches them, each of
+ * one kind (0 the dense weights, 1 the experts', each a buffer and a
+ * chain of its own), the share of the pass's time before it reaches the
+ * bucket, and the bucket's gather time.  The chunk's first forward pass
+ * waits at each bucket until its gather is done (later passes find the
+ * weights there).  Launched:
+ *   PIPE_GATHER_CHAIN: a kind's first bucket when the pass reaches it,
+ *     each next one when the pass has waited for the one before it of
+ *     its kind: Megatron's way without interleaving, where it turns
+ *     --align-param-gather off (the forward pre-hook's finish_param_sync
+ *     waits for a bucket and launches the next; the launch, however far
+ *     ahead the host is, starts on the GPU only once the compute stream
+ *     has passed that wait, as NCCL's stream waits for the current one);
+ *   PIPE_GATHER_START, PIPE_GATHER_AT: all of the chunk's buckets at
+ *     once, at the step's start or when the rank starts its forward
+ *     pass number at_forward (from 0), as --align-param-gather, the
+ *     interleaved schedule's default, launches the first two chunks and
+ *     the others (start_param_sync: the last bucket first, the experts'
+ *     after the dense), one at a time on the rank's stream (the two
+ *     kinds' process groups may run beside each other: not priced).
+ */
+struct pipe_gather {
+	size_t n;
+	const double *share_before;	/* [n]: non-decreasing, in [0, 1] */
+	const double *gather_s;		/* [n] */
+	const int *kind;		/* [n]: 0 or 1 */
+	int dispatch;			/* PIPE_GATHER_* */
+	long at_forward;		/* PIPE_GATHER_AT */
+};
+
 /* The durations of a step's operations. */
 struct pipe_costs {
 	int S, v;
@@ -180,6 +217,10 @@ struct pipe_costs {
 	 * the pair takes the longer of its compute and its communication
 	 * (DeepSeek's "fully hidden"); NULL: none */
 	const double *fwd_comm_s, *bwd_comm_s;
+	/* [r v + c]: each chunk's weight gather (NULL: none; a chunk of
+	 * no buckets: none), which lengthens its first forward pass by the
+	 * waits (pipe_gather) */
+	const struct pipe_gather *gather;
 };
 
 /* A pass as it ran (an overlapped pair: its forward and its backward
@@ -242,5 +283,16 @@ struct pipe_grads {
  */
 double pipe_reduce_buckets(const struct pipe_grads *g, size_t n,
     double bucket_params, double free_s);
+
+/*
+ * The same buckets of rows' parameters params[0..nrows-1] (from the
+ * last row back, bucket_params each, a row split where one fills, the
+ * rest a last bucket), in forward order: where each begins, a row index
+ * plus the share of that row's parameters before it (the rest bucket:
+ * its first row with parameters), and its parameters.  Returns their
+ * count (0: no parameters); *start and *size malloc'ed.
+ */
+size_t pipe_bucket_starts(const double *params, size_t nrows,
+    double bucket_params, double **start, double **size);
 
 #endif
