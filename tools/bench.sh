@@ -22,6 +22,9 @@
 # sequences of 4,096 (its report, Sec. 4.2); Qwen3-235B-A22B on 4,608
 # GB200 (64 NVL72 racks in 8 scalable units) with 16M-token batches
 # (4,096 sequences of 4,096).
+# Table 6: ZB-H1 searched beside 1F1B (-X none -Y both, issue 35), whose
+# points keep three more maxima: Llama 3 405B and GPT3-175B on 16,384 and
+# 131,072 GPUs of the rail cluster.
 # Table 5: pipesim (issue 35) on the plan found for Llama 3 405B on
 # 131,072 GPUs of the rail cluster, its batch grown to 2,048 micro-batches
 # a replica, with every pass written to a timeline.
@@ -86,6 +89,12 @@ for n in 2048 16384; do
 	cell 4 deepseek-h800 deepseek-h800-16384 h800-80gb deepseek-v3 $n 15360
 done
 cell 4 gb200-nvl72 gb200-nvl72-4608 gb200 qwen3-235b-a22b 4608 4096
+for n in 16384 131072; do
+	cell 6 rail-h100-zbh1 rail-h100-131072 h100-80gb llama3-405b $n 2048 \
+	    -X none -Y both results/layers/h100-80gb/llama3-405b/b1/index.csv
+	cell 6 rail-h100-zbh1 rail-h100-131072 h100-80gb gpt3-175b $n 8192 \
+	    -X none -Y both results/layers/h100-80gb/gpt3-175b/b1/index.csv
+done
 # pipesim: 2,048 micro-batches of the plan's d replicas of b samples
 d=$(sed -n 's/.*<parallelism [^>]* d="\([0-9]*\)".*/\1/p' "$tmp/plan-131072.xml")
 b=$(sed -n 's/.*<plan [^>]*micro_batch_samples="\([0-9]*\)".*/\1/p' "$tmp/plan-131072.xml")
@@ -116,6 +125,7 @@ awk -F, -v load="$load" 'NR == 1 { next }
 	  if ($7 > rss) rss = $7
 	  if ($2 == "rail-h100") t[$3 "," $4] = $6
 	  if ($1 == 3 && $6 > zero) zero = $6
+	  if ($1 == 6 && $6 > zb) zb = $6
 	  if ($1 == 5) sim = $6 }
 	END {
 	  printf "\nsolve time per doubling of the rail cluster (linear: 2.0x)\n"
@@ -141,8 +151,9 @@ awk -F, -v load="$load" 'NR == 1 { next }
 	  printf "slowest ZeRO search (table 3), s  %10.3f %7s  %s\n", zero, "20", zero < 20 ? "yes" : "NO"
 	  printf "slowest MoE cell (table 4), s     %10.3f %7s  %s\n", moe, "10", moe < 10 ? "yes" : "NO"
 	  printf "peak RSS of table 4, MB           %10.1f %7s  %s\n", moerss / 1048576, "1024", moerss < 1073741824 ? "yes" : "NO"
+	  printf "slowest ZB-H1 search (table 6), s %10.3f %7s  %s\n", zb, "10", zb < 10 ? "yes" : "NO"
 	  printf "pipesim, 131072 GPUs x 2048 mb, s %10.3f %7s  %s\n", sim, "5", sim < 5 ? "yes" : "NO"
-	  if (grid >= 0.5 || g1024 >= 1 || big >= 5 || huge >= 10 || worst >= 2.5 || zero >= 20 || moe >= 10 || sim >= 5)
+	  if (grid >= 0.5 || g1024 >= 1 || big >= 5 || huge >= 10 || worst >= 2.5 || zero >= 20 || moe >= 10 || zb >= 10 || sim >= 5)
 	    printf "a time target missed with the load average at %s (1, 5, 15 min): a busy machine, or slower code\n", load
 	}' "$tmp/bench.csv"
 cp "$tmp/bench.csv" "$OUT.tmp.$$"

@@ -156,6 +156,9 @@ struct search {
 	/* the drain credits the cell's stages (plan_drain_sync): 1F1B's
 	 * plans without ZeRO copies */
 	int credit;
+	/* the cell's schedule is ZB-H1: its points compared by their
+	 * slowest passes, not their load */
+	int zb;
 	/* the cell being searched: the step it must beat (the bound, or
 	 * its layout's step in top when lower) and its best plan so far */
 	double best;
@@ -217,11 +220,14 @@ insert(struct search *s, int *head, int *by_y, struct point p)
 
 		if (q->dead)
 			continue;
-		if (q->L <= p.L && q->Y <= p.Y && q->f <= p.f && q->b <= p.b &&
-		    q->w <= p.w)
+		/* the step is non-decreasing in each of them; a point's load
+		 * only bounds its own extensions (ZB-H1's step takes its
+		 * passes, plan_step_zbh1) */
+		if (q->Y <= p.Y && (s->zb ? q->f <= p.f && q->b <= p.b &&
+		    q->w <= p.w : q->L <= p.L))
 			return;
-		if (p.L <= q->L && p.Y <= q->Y && p.f <= q->f && p.b <= q->b &&
-		    p.w <= q->w)
+		if (p.Y <= q->Y && (s->zb ? p.f <= q->f && p.b <= q->b &&
+		    p.w <= q->w : p.L <= q->L))
 			q->dead = 1;
 	}
 	p.next = *head;
@@ -493,6 +499,7 @@ search_cell_split(struct search *s, struct plan_cell *c)
 	double mult_fixed = step_mult(m, K, &c->mode);
 
 	s->credit = !s->zero_on && !zb;
+	s->zb = zb;
 	s->npool = 0;
 	memset(s->head, -1, (size_t)(smax + 1) * (size_t)(n + 1) *
 	    sizeof *s->head);
@@ -612,6 +619,11 @@ search_cell_split(struct search *s, struct plan_cell *c)
 					    K - q.y, nv, fmax(q.L, rest /
 					    (double)(K - q.y))) >= s->best)
 						continue;
+					/* ZB-H1: the stages before it only raise
+					 * the slowest passes and the sync */
+					if (zb && plan_step_zbh1(m, (int)K, q.f,
+					    q.b, q.w) + q.Y >= s->best)
+						continue;
 					insert(s, &s->head[(k + 1) * (n + 1) +
 					    jj], chain_of(s, K, jj, q.y), q);
 				}
@@ -725,6 +737,9 @@ mode_runs_on(const struct search *s, const struct plan_mode *md,
  */
 struct stream {
 	double total, maxrow, sync_floor_frac, param_floor_frac;
+	/* ZB-H1: the weights' gradients of the chain, and the largest
+	 * row's load less its own */
+	double wtotal, maxrow_nw;
 	/* the bytes the whole chain's gradient reduction and parameter
 	 * gather move (at all-reduce cost: halved for a reduce-scatter or
 	 * gather), a device of one replica, dense and expert parameters
@@ -863,12 +878,17 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			 * (load_floor_mode) */
 			x->bwd_rerun = v->pf_bwd[rows] +
 			    v->pf_rerun[md->recompute][rows];
-			for (size_t i = 0; i < rows; i++)
-				x->maxrow = fmax(x->maxrow,
-				    coll[i + 1] - coll[i] +
+			for (size_t i = 0; i < rows; i++) {
+				double row = coll[i + 1] - coll[i] +
 				    v->g->l[i].forward_s +
 				    v->g->l[i].backward_s + mem_row_rerun_s(
-				    &v->g->l[i], fl.recompute));
+				    &v->g->l[i], fl.recompute);
+				double w = v->pf_wgrad[i + 1] - v->pf_wgrad[i];
+
+				x->maxrow = fmax(x->maxrow, row);
+				x->maxrow_nw = fmax(x->maxrow_nw, row - w);
+			}
+			x->wtotal = v->pf_wgrad[rows];
 			x->dmax = s->env->devices / v->w;
 			if (x->dmax > s->env->global_batch / v->b)
 				x->dmax = s->env->global_batch / v->b;
@@ -992,13 +1012,21 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			 * chunks */
 			double K = (double)it->K, mean = x->total / K;
 
-			if (md->v > 1)
-				mean += 2 * (2 * (double)md->v - 1) *
-				    x->p2p_chunk;
-			else
-				mean += 4 * (K - 1) * x->p2p_cut / K;
+			double sends = md->v > 1 ? 2 * (2 * (double)md->v - 1) *
+			    x->p2p_chunk : 4 * (K - 1) * x->p2p_cut / K;
+
+			mean += sends;
 			out->lb = step_mult(it->m, it->K, md) * fmax(mean,
 			    x->maxrow);
+			/* ZB-H1 (plan_step_zbh1 = (m + S - 1)(F + B) + (m -
+			 * min(m, S) + 1) W, the second term not negative):
+			 * F + B is at least every stage's load less its W
+			 * (at most its rows'), so their mean and the largest
+			 * row's */
+			if (md->schedule == PLAN_ZBH1)
+				out->lb = fmax(out->lb, ((double)it->m + K - 1) *
+				    fmax((x->total - x->wtotal) / K + sends,
+				    x->maxrow_nw));
 		}
 		out->lb_sync = x->beta_floor ? fmax(it->lbs, sync_mean_floor(x,
 		    md, x->beta_floor[it->d * v->c * v->e], x->beta_expert ?
