@@ -158,25 +158,17 @@ summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
 		    "NCCL and fragmentation)", si->accel->memory_bytes / GiB,
 		    si->reserve_bytes / GiB);
 	fprintf(fp, "%s\n", r->fits ? "" : "; DOES NOT FIT");
-	if (p->schedule == PLAN_ZBH1) {
-		/* plan_step_zbh1: the slowest passes of any stage */
-		fprintf(fp, "%sbottleneck: stage %d of %d; the step = %ld "
-		    "micro-batches of it (compute %.4g s, collectives %.4g s, "
-		    "p2p %.4g s) + ZB-H1's fill and drain and the other "
-		    "stages' slower passes %.4g s + exposed sync %.4g s\n",
-		    prefix, r->bottleneck, r->nstages, r->m, mb *
-		    bn->compute_s, mb * (bn->collective_s + bn->zero_s), mb *
-		    (bn->p2p_in_s + bn->p2p_out_s), r->step_s - mb *
-		    r->max_load_s - r->max_sync_s, r->max_sync_s);
-		return;
-	}
+	/* ZB-H1's step (plan_step_zbh1) takes the slowest passes of any
+	 * stage: what is not the bottleneck's m loads or the sync */
 	fprintf(fp, "%sbottleneck: stage %d of %d; the step = %ld micro-batches "
-	    "of it (compute %.4g s, collectives %.4g s, p2p %.4g s) + the "
-	    "pipeline's fill and drain %.4g s + exposed sync %.4g s\n", prefix,
-	    r->bottleneck, r->nstages, r->m, mb * bn->compute_s, mb *
-	    (bn->collective_s + bn->zero_s), mb * (bn->p2p_in_s +
-	    bn->p2p_out_s), (double)(r->nstages - 1) / v * r->max_load_s,
-	    r->max_sync_s);
+	    "of it (compute %.4g s, collectives %.4g s, p2p %.4g s) + %s %.4g "
+	    "s + exposed sync %.4g s\n", prefix, r->bottleneck, r->nstages,
+	    r->m, mb * bn->compute_s, mb * (bn->collective_s + bn->zero_s),
+	    mb * (bn->p2p_in_s + bn->p2p_out_s), p->schedule == PLAN_ZBH1 ?
+	    "ZB-H1's fill and drain and the other stages' slower passes" :
+	    "the pipeline's fill and drain", p->schedule == PLAN_ZBH1 ?
+	    r->step_s - mb * r->max_load_s - r->max_sync_s :
+	    (double)(r->nstages - 1) / v * r->max_load_s, r->max_sync_s);
 }
 
 /* The layout in Megatron-LM's names, short: "TP 2 SP, PP 4, VP 2, CP 1,

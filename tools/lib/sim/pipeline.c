@@ -935,6 +935,59 @@ add_bucket(struct bucket **b, size_t *nb, size_t *cap, double ready_s,
 	(*nb)++;
 }
 
+/* One of a chunk's buckets as split_buckets finds it: the row it begins
+ * in and the share of that row's parameters before it (the rest bucket,
+ * rest 1: the chunk's first row with parameters), and its parameters. */
+struct split {
+	size_t row;
+	double frac, size;
+	int rest;
+};
+
+/*
+ * Megatron-LM's buckets of a chunk's rows' parameters (pipe_reduce_
+ * buckets), in the order they close: from the last row back, each
+ * bucket_params, a row split where one fills, the rest a last bucket.
+ * Returns their count; *out malloc'ed.
+ */
+static size_t
+split_buckets(const double *params, size_t nrows, double bucket_params,
+    struct split **out)
+{
+	size_t nb = 0, cap = 8;
+	double held = 0;
+
+	*out = xmalloc(cap * sizeof **out);
+	for (size_t i = nrows; i-- > 0;) {
+		double P = params[i], left = P;
+
+		/* each bucket the row fills begins where the row's
+		 * parameters left before it end */
+		while (bucket_params > 0 && P > 0 && left >= bucket_params -
+		    held) {
+			left -= bucket_params - held;
+			if (nb == cap) {
+				cap *= 2;
+				*out = xrealloc(*out, cap * sizeof **out);
+			}
+			(*out)[nb++] = (struct split){ i, left / P,
+			    bucket_params, 0 };
+			held = 0;
+		}
+		held += left;
+	}
+	if (held > 0) {
+		size_t j = 0;
+
+		while (j < nrows && !(params[j] > 0))
+			j++;
+		if (nb == cap)
+			*out = xrealloc(*out, ++cap * sizeof **out);
+		(*out)[nb++] = (struct split){ j, 0, held, 1 };
+	}
+	return nb;
+}
+
 double
 pipe_reduce_buckets(const struct pipe_grads *g, size_t n, double bucket_params,
     double free_s)
@@ -944,29 +997,28 @@ pipe_reduce_buckets(const struct pipe_grads *g, size_t n, double bucket_params,
 
 	for (size_t k = 0; k < n; k++) {
 		const struct pipe_grads *c = &g[k];
-		double held = 0, done = 0;	/* in the open bucket; pass */
+		struct split *sp;
+		size_t ns = split_buckets(c->params, c->nrows, bucket_params,
+		    &sp), q = 0;
+		double done = 0;	/* of the pass */
 
 		for (size_t i = c->nrows; i-- > 0;) {
-			double left = c->params[i], at;
+			/* the pass finishes row i after the rows after it;
+			 * each bucket closed in the row is ready then */
+			double at;
 
-			/* the pass finishes row i after the rows after it */
 			done += c->share[i];
 			at = c->start_s + fmin(done, 1) * (c->end_s -
 			    c->start_s);
-			/* each bucket it fills closes when the row is done */
-			while (bucket_params > 0 && left >= bucket_params -
-			    held) {
-				left -= bucket_params - held;
+			for (; q < ns && !sp[q].rest && sp[q].row == i; q++)
 				add_bucket(&b, &nb, &cap, at, c->alpha_s +
-				    c->per_param_s * bucket_params);
-				held = 0;
-			}
-			held += left;
+				    c->per_param_s * sp[q].size);
 		}
 		/* the rest, when the pass is done */
-		if (held > 0)
+		if (q < ns)
 			add_bucket(&b, &nb, &cap, c->end_s, c->alpha_s +
-			    c->per_param_s * held);
+			    c->per_param_s * sp[q].size);
+		free(sp);
 	}
 	if (nb > 1)
 		qsort(b, nb, sizeof *b, by_ready);
@@ -980,52 +1032,16 @@ size_t
 pipe_bucket_starts(const double *params, size_t nrows, double bucket_params,
     double **start, double **size)
 {
-	size_t nb = 0, cap = 8;
-	double held = 0;
+	struct split *sp;
+	size_t nb = split_buckets(params, nrows, bucket_params, &sp);
 
-	*start = xmalloc(cap * sizeof **start);
-	*size = xmalloc(cap * sizeof **size);
-	for (size_t i = nrows; i-- > 0;) {
-		double P = params[i], left = P;
-
-		/* each bucket the row fills begins where the row's
-		 * parameters left before it end */
-		while (bucket_params > 0 && P > 0 && left >= bucket_params -
-		    held) {
-			left -= bucket_params - held;
-			if (nb == cap) {
-				cap *= 2;
-				*start = xrealloc(*start, cap * sizeof **start);
-				*size = xrealloc(*size, cap * sizeof **size);
-			}
-			(*start)[nb] = (double)i + left / P;
-			(*size)[nb++] = bucket_params;
-			held = 0;
-		}
-		held += left;
-	}
-	if (held > 0) {
-		size_t j = 0;
-
-		while (j < nrows && !(params[j] > 0))
-			j++;
-		if (nb == cap) {
-			cap++;
-			*start = xrealloc(*start, cap * sizeof **start);
-			*size = xrealloc(*size, cap * sizeof **size);
-		}
-		(*start)[nb] = (double)j;
-		(*size)[nb++] = held;
-	}
+	*start = xmalloc((nb + 1) * sizeof **start);
+	*size = xmalloc((nb + 1) * sizeof **size);
 	/* found from the last row back: forward order reversed */
-	for (size_t a = 0, b = nb; a + 1 < b; a++, b--) {
-		double t = (*start)[a];
-
-		(*start)[a] = (*start)[b - 1];
-		(*start)[b - 1] = t;
-		t = (*size)[a];
-		(*size)[a] = (*size)[b - 1];
-		(*size)[b - 1] = t;
+	for (size_t q = 0; q < nb; q++) {
+		(*start)[nb - 1 - q] = (double)sp[q].row + sp[q].frac;
+		(*size)[nb - 1 - q] = sp[q].size;
 	}
+	free(sp);
 	return nb;
 }
