@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/plan.h"
+#include "sim/form.h"
 #include "sim/pipeline.h"
 #include "tap.h"
 
@@ -485,6 +486,141 @@ run_split(int sched, int S, long m, double F, double B, double W,
 	return rc;
 }
 
+/*
+ * The fixed orders' forms (sim/form.h) against the simulation: seeded
+ * random pipelines under ZB-H1, ZB-V and DualPipeV (2-8 ranks, 1 to 4S
+ * micro-batches, DualPipeV's at least 2S), transfers beside compute.
+ * Alike (every chunk the same passes, DualPipeV's pairs the same
+ * communication, no transfer time): the form's step is the simulated one
+ * to 1e-9, and ZB-H1's is its closed form.  Uneven (each chunk its own
+ * passes and communication, each boundary its own transfer): the form
+ * at the slowest passes, each with half the transfers in and out of its
+ * position (a pair: its two passes' halves past the pair's time), bounds
+ * the simulated step.  The peaks the form counts from the orders are
+ * the simulated ones.
+ */
+static void
+fixed_order_forms(void)
+{
+	int exact = 0, bound = 0, peaks = 0, closed = 0, n = 150, tried = 0;
+	double loosest = 0;
+
+	for (int it = 0; it < 6 * n; it++) {
+		int sched = it % 3, uneven = it >= 3 * n;
+		int S = 2 + (int)(uniform() * 7), v = sched == ZBH1 ? 1 : 2;
+		int L = S * v;
+		long m = sched == DUALPIPEV ? 2L * S + (long)(uniform() * 2 * S) :
+		    1 + (long)(uniform() * 4 * S);
+		double f[16], b[16], w[16], cf[16], cb[16], x[16] = { 0 };
+		double F = 0.2 + uniform(), B = 0.2 + uniform();
+		double W = uniform() * fmin(F, B), Fm = 0, Bm = 0, Wm = 0, Pm = 0;
+		double step;
+		int route[16], pos[16];
+		struct pipe_order o[8];
+		struct pipe_costs c = { .S = S, .v = v, .m = m, .fwd_s = f,
+		    .bwd_s = b, .wgrad_s = w, .fwd_comm_s = cf, .bwd_comm_s = cb,
+		    .transfer_s = x };
+		struct pipe_result res;
+		struct pipe_form form;
+		struct pl_err err;
+
+		for (int i = 0; i < L; i++) {
+			double u = uneven ? 0.6 + 0.8 * uniform() : 1;
+
+			f[i] = F * (uneven ? 0.6 + 0.8 * uniform() : 1);
+			w[i] = W * (uneven ? 0.6 + 0.8 * uniform() : 1);
+			b[i] = B * u + w[i];
+			cf[i] = sched == DUALPIPEV ? 0.5 * f[i] * (uneven ?
+			    uniform() : 0.5) : 0;
+			cb[i] = sched == DUALPIPEV ? 0.5 * b[i] * (uneven ?
+			    uniform() : 0.5) : 0;
+		}
+		if (v == 2) {
+			pipe_route_v(S, route);
+			c.route = route;
+			c.nroute = 1;
+			c.route_len = L;
+		} else
+			for (int j = 0; j < L; j++)
+				route[j] = j;
+		for (int j = 0; j < L; j++)
+			pos[route[j]] = j;
+		for (int j = 0; j + 1 < L; j++)
+			x[j] = uneven && !(v == 2 && j == S - 1) ? 0.05 *
+			    uniform() : 0;
+		for (int i = 0; i < L; i++) {
+			int j = pos[i];
+			double half = ((j > 0 ? x[j - 1] : 0) +
+			    (j + 1 < L ? x[j] : 0)) / 2;
+
+			Fm = fmax(Fm, f[i] + half);
+			Bm = fmax(Bm, b[i] - w[i] + half);
+			Wm = fmax(Wm, w[i]);
+		}
+		/* a pair: one chunk's forward pass beside another's (or the
+		 * same's) whole backward pass on the rank */
+		for (int r = 0; r < S && sched == DUALPIPEV; r++)
+			for (int i = r * v; i < r * v + v; i++)
+				for (int k = r * v; k < r * v + v; k++) {
+					double own = f[i] + b[k];
+					double comm = fmin(cf[i], f[i]) +
+					    fmin(cb[k], b[k]);
+					int ji = pos[i], jk = pos[k];
+					double sends = ((ji > 0 ? x[ji - 1] : 0) +
+					    (ji + 1 < L ? x[ji] : 0) +
+					    (jk > 0 ? x[jk - 1] : 0) +
+					    (jk + 1 < L ? x[jk] : 0)) / 2;
+
+					Pm = fmax(Pm, fmax(own - comm, comm) +
+					    sends);
+				}
+		for (int r = 0; r < S; r++)
+			if (sched == ZBH1)
+				pipe_order_zbh1(S, r, m, &o[r]);
+			else if (sched == ZBV)
+				pipe_order_zbv(S, r, m, &o[r]);
+			else
+				pipe_order_dualpipev(S, r, m, &o[r]);
+		tried++;
+		if (pipe_simulate(&c, o, &res, &err) < 0 ||
+		    pipe_form_build(o, S, v, m, v == 2 ? route : NULL, &form,
+		    &err) < 0) {
+			printf("# %s\n", err.msg);
+			for (int r = 0; r < S; r++)
+				pipe_order_release(&o[r]);
+			continue;
+		}
+		step = pipe_form_step(&form, Fm, Bm, Wm, Pm);
+		if (!uneven && fabs(res.step_s - step) <= 1e-9 * step)
+			exact++;
+		else if (!uneven)
+			printf("# schedule %d S %d m %ld: step %.9g, form %.9g\n",
+			    sched, S, m, res.step_s, step);
+		if (!uneven && sched == ZBH1)
+			closed += fabs(plan_step_zbh1(m, S, Fm, Bm, Wm) - step) <=
+			    1e-9 * step;
+		if (uneven) {
+			bound += res.step_s <= step * (1 + 1e-12);
+			loosest = fmax(loosest, step / res.step_s - 1);
+		}
+		peaks += !memcmp(res.peak_chunks, form.peak_chunks,
+		    (size_t)S * sizeof *res.peak_chunks);
+		pipe_form_release(&form);
+		pipe_result_release(&res);
+		for (int r = 0; r < S; r++)
+			pipe_order_release(&o[r]);
+	}
+	EQ_INT(exact, 3 * n, "the fixed orders' forms (ZB-H1, ZB-V, DualPipeV) "
+	    "are the step of 450 alike pipelines");
+	EQ_INT(closed, n, "ZB-H1's form is its closed form (plan_step_zbh1)");
+	EQ_INT(bound, 3 * n, "at the slowest passes they bound 450 uneven "
+	    "pipelines with transfers");
+	EQ_INT(peaks, tried, "the peaks counted from the orders are the "
+	    "simulated ones");
+	printf("# uneven: at most %.1f%% above the simulated step\n",
+	    100 * loosest);
+}
+
 /* The most any rank idles in the step. */
 static double
 most_idle(const struct pipe_result *res, int S)
@@ -946,6 +1082,7 @@ main(void)
 	refused();
 	zbh1();
 	zbh1_closed_form();
+	fixed_order_forms();
 	zbv();
 	dualpipe();
 	figures();

@@ -1,0 +1,370 @@
+/*
+ * form.c - the step of an alike pipeline as a function of its passes'
+ * times: the orders run once over sets of chain counts (form.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/form.h"
+
+/* The counts of the chains that may be the longest up to an operation's
+ * end, shared by the operations that wait for it (refs). */
+struct cset {
+	int refs, n;
+	int c[][FORM_N];
+};
+
+/* Whether count a is at least b for every F, B >= W >= 0 and P >= 0:
+ * with F = W + f', B = W + b', a - b is (aF - bF) f' + (aB - bB) b' +
+ * (sum a - sum b) W + (aP - bP) P. */
+static int
+beats(const int *a, const int *b)
+{
+	return a[FORM_F] >= b[FORM_F] && a[FORM_B] >= b[FORM_B] &&
+	    a[FORM_P] >= b[FORM_P] && a[FORM_F] + a[FORM_B] + a[FORM_W] >=
+	    b[FORM_F] + b[FORM_B] + b[FORM_W];
+}
+
+struct scratch {
+	int (*c)[FORM_N];
+	unsigned char *gone;		/* [cap] */
+	size_t n, cap;
+};
+
+static void
+scratch_add(struct scratch *s, const struct cset *set)
+{
+	if (!set)
+		return;
+	if (s->n + (size_t)set->n > s->cap) {
+		s->cap = 2 * (s->n + (size_t)set->n);
+		s->c = xrealloc(s->c, s->cap * sizeof *s->c);
+		s->gone = xrealloc(s->gone, s->cap);
+	}
+	memcpy(s->c + s->n, set->c, (size_t)set->n * sizeof *set->c);
+	s->n += (size_t)set->n;
+}
+
+static void prune_mixes(struct scratch *s, unsigned char *gone);
+
+/* Keep the counts no other one beats (of equal ones, the first), then
+ * those no mix of two beats. */
+static void
+prune(struct scratch *s)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		int dropped = 0;
+
+		for (size_t j = 0; j < s->n && !dropped; j++)
+			if (j != i && beats(s->c[j], s->c[i]) &&
+			    (j < i || !beats(s->c[i], s->c[j])))
+				dropped = 1;
+		if (!dropped)
+			memmove(s->c[kept++], s->c[i], sizeof *s->c);
+	}
+	s->n = kept;
+	if (s->n > 2)
+		prune_mixes(s, s->gone);
+}
+
+/* The functionals the cone's order compares counts by (beats). */
+static long long
+functional(const int *a, int g)
+{
+	return g == 3 ? (long long)a[FORM_F] + a[FORM_B] + a[FORM_W] :
+	    a[g == 0 ? FORM_F : g == 1 ? FORM_B : FORM_P];
+}
+
+/*
+ * Whether some mix l a + (1 - l) b, 0 <= l <= 1, beats c: then c is never
+ * longer than both a and b, and the step needs no c.  Each functional g
+ * bounds l from one side, l (g(a) - g(b)) >= g(c) - g(b); the bounds are
+ * kept as fractions, compared exactly.
+ */
+static int
+mix_beats(const int *a, const int *b, const int *c)
+{
+	long long lo_n = 0, lo_d = 1, hi_n = 1, hi_d = 1;
+
+	for (int g = 0; g < 4; g++) {
+		long long d = functional(a, g) - functional(b, g);
+		long long need = functional(c, g) - functional(b, g);
+
+		if (d == 0) {
+			if (need > 0)
+				return 0;
+		} else if (d > 0) {
+			if (need * lo_d > lo_n * d) {	/* need/d > lo */
+				lo_n = need;
+				lo_d = d;
+			}
+		} else if (need * hi_d > hi_n * d) {	/* need/d < hi */
+			hi_n = -need;
+			hi_d = -d;
+		}
+	}
+	return lo_n * hi_d <= hi_n * lo_d;
+}
+
+/* Keep what no mix of two others beats (after prune): each dropped
+ * one is beaten by a mix of two still kept then, so the kept ones' longest
+ * is the longest of all. */
+static void
+prune_mixes(struct scratch *s, unsigned char *gone)
+{
+	size_t kept = 0;
+
+	memset(gone, 0, s->n);
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t a = 0; a < s->n && !gone[i]; a++)
+			for (size_t b = a + 1; b < s->n && !gone[i]; b++)
+				if (a != i && b != i && !gone[a] && !gone[b] &&
+				    mix_beats(s->c[a], s->c[b], s->c[i]))
+					gone[i] = 1;
+	for (size_t i = 0; i < s->n; i++)
+		if (!gone[i])
+			memmove(s->c[kept++], s->c[i], sizeof *s->c);
+	s->n = kept;
+}
+
+/* The scratch's counts plus one operation of kind-counts add. */
+static struct cset *
+cset_of(const struct scratch *s, const int *add)
+{
+	struct cset *set = xmalloc(sizeof *set + s->n * sizeof *set->c);
+
+	set->refs = 1;
+	set->n = (int)s->n;
+	for (size_t i = 0; i < s->n; i++)
+		for (int k = 0; k < FORM_N; k++)
+			set->c[i][k] = s->c[i][k] + add[k];
+	return set;
+}
+
+static void
+cset_put(struct cset *set)
+{
+	if (set && --set->refs == 0)
+		free(set);
+}
+
+/* A pass's result, kept until the passes that wait for it have taken it
+ * (uses of them). */
+struct done {
+	struct cset *set;
+	int uses;
+};
+
+static void
+take(struct done *d)
+{
+	if (--d->uses <= 0) {
+		cset_put(d->set);
+		d->set = NULL;
+	}
+}
+
+struct part {
+	int kind;
+	size_t slot, at;
+	int j;
+};
+
+int
+pipe_form_build(const struct pipe_order *orders, int S, int v, long m,
+    const int *route, struct pipe_form *out, struct pl_err *err)
+{
+	int L = S * v, ok = 1;
+	size_t cells = (size_t)L * (size_t)m;
+	int *slot_at = xmalloc((size_t)L * sizeof *slot_at);
+	int *pos_of = xmalloc((size_t)L * sizeof *pos_of);
+	unsigned char *split = xcalloc(cells, 1);
+	struct done *fdone = xcalloc(cells, sizeof *fdone);
+	struct done *bdone = xcalloc(cells, sizeof *bdone);
+	struct cset **rank_end = xcalloc((size_t)S, sizeof *rank_end);
+	size_t *pos = xcalloc((size_t)S, sizeof *pos);
+	long *held = xcalloc((size_t)S, sizeof *held);
+	struct scratch s = { 0 };
+
+	memset(out, 0, sizeof *out);
+	out->S = S;
+	out->v = v;
+	out->m = m;
+	out->peak_chunks = xcalloc((size_t)S, sizeof *out->peak_chunks);
+	for (int j = 0; j < L; j++) {
+		slot_at[j] = route ? route[j] : (j % S) * v + j / S;
+		pos_of[slot_at[j]] = j;
+	}
+	for (int r = 0; r < S; r++) {
+		/* a rank starts free at 0: the empty chain */
+		rank_end[r] = xcalloc(1, sizeof *rank_end[r] +
+		    sizeof *rank_end[r]->c);
+		rank_end[r]->refs = rank_end[r]->n = 1;
+		for (size_t i = 0; i < orders[r].n; i++)
+			if (orders[r].op[i].kind == PIPE_W)
+				split[((size_t)r * (size_t)v +
+				    (size_t)orders[r].op[i].chunk) * (size_t)m +
+				    (size_t)orders[r].op[i].mb] = 1;
+	}
+	/* who waits for each pass: a forward pass's output the next
+	 * position's forward pass and its own backward pass; a backward
+	 * pass's the previous position's and its W pass */
+	for (size_t at = 0; at < cells; at++) {
+		int j = pos_of[at / (size_t)m];
+
+		fdone[at].uses = 1 + (j + 1 < L);
+		bdone[at].uses = (j > 0) + split[at];
+	}
+	/* ranks in turn, each as far as its inputs allow, until none moves
+	 * (the orders' own cycles then leave one short) */
+	for (int moved = 1; moved;) {
+		moved = 0;
+		for (int r = 0; r < S; r++)
+			while (pos[r] < orders[r].n) {
+				const struct pipe_op *op = &orders[r].op[pos[r]];
+				int pair = op->kind == PIPE_FB, np = pair ? 2 : 1;
+				int add[FORM_N] = { 0 };
+				struct done *in[4];
+				int nin = 0, ready = 1;
+				struct part p[2];
+				struct cset *end;
+
+				for (int h = 0; h < np; h++) {
+					int c = h ? op->bchunk : op->chunk;
+					long mb = h ? op->bmb : op->mb;
+
+					p[h].kind = pair ? (h ? PIPE_B : PIPE_F) :
+					    op->kind;
+					p[h].slot = (size_t)r * (size_t)v +
+					    (size_t)c;
+					p[h].at = p[h].slot * (size_t)m +
+					    (size_t)mb;
+					p[h].j = pos_of[p[h].slot];
+					if (p[h].kind == PIPE_F) {
+						if (p[h].j > 0)
+							in[nin++] = &fdone[(size_t)
+							    slot_at[p[h].j - 1] *
+							    (size_t)m + (size_t)mb];
+					} else if (p[h].kind == PIPE_B) {
+						in[nin++] = &fdone[p[h].at];
+						if (p[h].j + 1 < L)
+							in[nin++] = &bdone[(size_t)
+							    slot_at[p[h].j + 1] *
+							    (size_t)m + (size_t)mb];
+					} else
+						in[nin++] = &bdone[p[h].at];
+				}
+				for (int i = 0; i < nin; i++)
+					ready &= in[i]->set != NULL;
+				if (!ready)
+					break;
+				s.n = 0;
+				scratch_add(&s, rank_end[r]);
+				for (int i = 0; i < nin; i++) {
+					scratch_add(&s, in[i]->set);
+					take(in[i]);
+				}
+				prune(&s);
+				if (pair)
+					add[FORM_P] = 1;
+				else if (op->kind == PIPE_F)
+					add[FORM_F] = 1;
+				else if (op->kind == PIPE_W)
+					add[FORM_W] = 1;
+				else {
+					add[FORM_B] = 1;
+					add[FORM_W] = !split[p[0].at];
+				}
+				end = cset_of(&s, add);
+				for (int h = 0; h < np; h++) {
+					struct done *d = p[h].kind == PIPE_F ?
+					    &fdone[p[h].at] : p[h].kind == PIPE_B ?
+					    &bdone[p[h].at] : NULL;
+
+					if (p[h].kind == PIPE_F &&
+					    ++held[r] > out->peak_chunks[r])
+						out->peak_chunks[r] = held[r];
+					if (p[h].kind == PIPE_W ||
+					    (p[h].kind == PIPE_B &&
+					    !split[p[h].at]))
+						held[r]--;
+					if (d && d->uses > 0) {
+						end->refs++;
+						d->set = end;
+					}
+				}
+				cset_put(rank_end[r]);
+				rank_end[r] = end;
+				pos[r]++;
+				moved = 1;
+			}
+	}
+	for (int r = 0; r < S && ok; r++)
+		if (pos[r] < orders[r].n) {
+			pl_errf(err, NULL, 0, "pipeline form: rank %d waits for "
+			    "the input to its operation %zu, which the orders "
+			    "never let come (a deadlock)", r, pos[r]);
+			ok = 0;
+		}
+	if (ok) {
+		s.n = 0;
+		for (int r = 0; r < S; r++)
+			scratch_add(&s, rank_end[r]);
+		prune(&s);
+		out->n = s.n;
+		out->count = xmalloc((s.n ? s.n : 1) * sizeof *out->count);
+		memcpy(out->count, s.c, s.n * sizeof *s.c);
+	}
+	for (size_t at = 0; at < cells; at++) {
+		cset_put(fdone[at].set);
+		cset_put(bdone[at].set);
+	}
+	for (int r = 0; r < S; r++)
+		cset_put(rank_end[r]);
+	free(s.c);
+	free(s.gone);
+	free(slot_at);
+	free(pos_of);
+	free(split);
+	free(fdone);
+	free(bdone);
+	free(rank_end);
+	free(pos);
+	free(held);
+	if (!ok) {
+		pipe_form_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+double
+pipe_form_step(const struct pipe_form *f, double F, double B, double W,
+    double P)
+{
+	double x[FORM_N], step = 0;
+
+	x[FORM_F] = F > W ? F : W;
+	x[FORM_B] = B > W ? B : W;
+	x[FORM_W] = W;
+	x[FORM_P] = P;
+	for (size_t i = 0; i < f->n; i++) {
+		double t = 0;
+
+		for (int k = 0; k < FORM_N; k++)
+			t += f->count[i][k] * x[k];
+		if (t > step)
+			step = t;
+	}
+	return step;
+}
+
+void
+pipe_form_release(struct pipe_form *f)
+{
+	free(f->count);
+	free(f->peak_chunks);
+	memset(f, 0, sizeof *f);
+}
