@@ -58,7 +58,7 @@ usage(FILE *fp, int status)
 	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
 	    "[-G megatron|torch] [-H alltoall|deepep] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] [-Q on|off|both] "
 	    "[-R layers] [-T stats.csv] [-U on|off] "
-	    "[-V on|off] [-W async|blocking] [-X megatron|none] [-Y 1f1b|zbh1|both] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron|summary] "
+	    "[-V on|off] [-W async|blocking] [-X megatron|none] [-Y 1f1b|zbh1|zbv|dualpipev|both|all] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron|summary] "
 	    "[-g bf16|fp32] [-k N] [-m label] [-o file] "
 	    "[-r none|full|selective|all] [-v vmax] [-z zmax] "
 	    "-a accelerator.xml -n network.xml graph.csv|index.csv ...\n"
@@ -75,7 +75,9 @@ usage(FILE *fp, int status)
 		    "  -N devices          use the first devices of the network (default all)\n"
 		    "  -M bytes            the memory a device's tensors may fill (default: the device less a reserve, 6.1 GB of 80 GiB)\n"
 		    "  -X megatron|none    search only what Megatron-LM runs (default) or nestplan's whole space\n"
-		    "  -Y 1f1b|zbh1|both   pipeline schedules searched (default 1f1b; zbh1, ZB-H1, with -X none)\n"
+		    "  -Y 1f1b|zbh1|zbv|dualpipev|both|all\n"
+		    "                      pipeline schedules searched (default 1f1b; with -X none: zbh1 ZB-H1,\n"
+		    "                      zbv ZB-V, dualpipev DualPipeV; both 1F1B and ZB-H1, all every one)\n"
 		    "  -r none|full|selective|all  recomputation searched (default all; both: none and full)\n"
 		    "  -R layers           also search block recomputation of 1..layers layers a chunk\n"
 		    "  -v vmax             most virtual (interleaved) stages (default 4)\n"
@@ -367,16 +369,20 @@ parse_args(int argc, char *argv[], struct opts *o)
 			}
 			break;
 		case 'Y':	/* the pipeline schedules searched */
-			if (word(optarg, "1f1b"))
-				o->sched_min = o->sched_max = PLAN_1F1B;
-			else if (word(optarg, "zbh1"))
-				o->sched_min = o->sched_max = PLAN_ZBH1;
-			else if (word(optarg, "both"))
+			o->sched_min = PLAN_1F1B;
+			while (o->sched_min < PLAN_NSCHED && !word(optarg,
+			    plan_schedule_name[o->sched_min]))
+				o->sched_min++;
+			o->sched_max = o->sched_min;
+			if (word(optarg, "both"))
 				o->sched_min = PLAN_1F1B, o->sched_max =
 				    PLAN_ZBH1;
-			else {
-				warnx("-Y: '%s' is not 1f1b, zbh1 or both",
-				    optarg);
+			else if (word(optarg, "all"))
+				o->sched_min = PLAN_1F1B, o->sched_max =
+				    PLAN_NSCHED - 1;
+			else if (o->sched_min == PLAN_NSCHED) {
+				warnx("-Y: '%s' is not 1f1b, zbh1, zbv, "
+				    "dualpipev, both or all", optarg);
 				usage(stderr, 2);
 			}
 			break;
@@ -550,14 +556,15 @@ main(int argc, char *argv[])
 		usage(stderr, 2);
 	}
 	if (o.evaluate && o.seen['Y']) {
-		warnx("-Y: a plan records its schedule (schedule=\"zbh1\"), "
-		    "not with -E");
+		warnx("-Y: a plan records its schedule (schedule=\"zbh1\", "
+		    "\"zbv\", \"dualpipev\"), not with -E");
 		usage(stderr, 2);
 	}
 	if (o.megatron && o.sched_max > PLAN_1F1B) {
-		warnx("-Y %s: Megatron-LM runs no ZB-H1 (core_v0.15.0); search "
-		    "nestplan's whole space with -X none", o.sched_min ?
-		    "zbh1" : "both");
+		warnx("-Y %s: Megatron-LM runs none of the split schedules "
+		    "(core_v0.15.0); search nestplan's whole space with -X "
+		    "none", o.sched_min ? plan_schedule_name[o.sched_min] :
+		    o.sched_max == PLAN_ZBH1 ? "both" : "all");
 		usage(stderr, 2);
 	}
 	if (o.evaluate && o.top_n > 1) {
@@ -664,7 +671,7 @@ main(int argc, char *argv[])
 			    "graph-normalize -D lists them)%s", argv[0],
 			    o.megatron ? ", and Megatron's flex dispatcher needs "
 			    "more than one expert rank" : "");
-		if (o.sched_min == PLAN_ZBH1) {
+		if (o.sched_min > PLAN_1F1B) {
 			size_t split = 0;
 
 			for (size_t i = 0; i < ng; i++)
@@ -673,9 +680,10 @@ main(int argc, char *argv[])
 				const char *file = gp[0]->file;
 
 				free(gp);
-				die("%s: no weight_gradient_s column: -Y zbh1 "
+				die("%s: no weight_gradient_s column: -Y %s "
 				    "splits the backward pass (the analytic "
-				    "graphs have it)", file);
+				    "graphs have it)", file,
+				    plan_schedule_name[o.sched_min]);
 			}
 		}
 		if (o.megatron) {
@@ -705,7 +713,11 @@ main(int argc, char *argv[])
 			    "batch a multiple of b d; -X none searches them "
 			    "all)" : o.sched_min == PLAN_ZBH1 ? " under ZB-H1 "
 			    "(two stages or more, without ZeRO copies; -Y "
-			    "both searches 1F1B too)" : o.zero == DP_ZERO_OFF ?
+			    "both searches 1F1B too)" : o.sched_min > PLAN_ZBH1 ?
+			    " under the V-shaped schedule (two stages or more of "
+			    "two chunks each, without ZeRO copies; DualPipeV "
+			    "twice the stages in micro-batches; -Y all searches "
+			    "1F1B too)" : o.zero == DP_ZERO_OFF ?
 			    " (ZeRO off)" : ", ZeRO up to the largest degree");
 		for (size_t k = 0; o.megatron && k < nplans; k++) {
 			struct megatron_why why;

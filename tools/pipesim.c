@@ -33,8 +33,9 @@ struct opts {
 	double memory_bytes, grad_bytes, grad_copies;
 	int optimizer, scatter_gather, tp_grad_blocking;
 	int sched;		/* -s: PS_*; -1 as the plan runs: its
-				 * schedule="zbh1", else Megatron-LM's
-				 * 1F1B, interleaved or not */
+				 * schedule (zbh1, zbv, dualpipev), else
+				 * Megatron-LM's 1F1B, interleaved or
+				 * not */
 	int transfers;		/* -x: 0 as Megatron runs it, 1 hold, 2
 				 * overlap */
 };
@@ -58,7 +59,7 @@ usage(FILE *fp, int status)
 		    "  -B, -G, -M, -N, -O, -P, -W, -g  priced as dpsolve -E prices them (man dpsolve)\n"
 		    "  -s schedule         without interleaving: 1f1b, gpipe, zbh1 or dualpipe; two chunks a\n"
 		    "                      stage: zbv or dualpipev (default: the plan's own, 1F1B, Megatron's\n"
-		    "                      interleaving or its schedule=\"zbh1\")\n"
+		    "                      interleaving or its schedule: zbh1, zbv, dualpipev)\n"
 		    "  -u group            interleaved: micro-batches a group (Megatron's\n"
 		    "                      --microbatch-group-size-per-virtual-pipeline-stage, default p)\n"
 		    "  -x hold|overlap     a boundary's transfer holds its sender, or runs beside compute\n"
@@ -680,9 +681,11 @@ main(int argc, char *argv[])
 			    "simulates plans without them", o.plan, i,
 			    p.stage[i].z);
 	v = p.v > 1 ? (int)p.v : 1;
-	/* a plan searched under ZB-H1 (dpsolve -Y) runs it unless told */
-	if (o.sched < 0 && p.schedule == PLAN_ZBH1)
-		o.sched = PS_ZBH1;
+	/* a plan searched under a split schedule (dpsolve -Y) runs it
+	 * unless told */
+	if (o.sched < 0 && p.schedule != PLAN_1F1B)
+		o.sched = p.schedule == PLAN_ZBH1 ? PS_ZBH1 : p.schedule ==
+		    PLAN_ZBV ? PS_ZBV : PS_DUALPIPEV;
 	check_schedule(&o, &p, r.m, v);
 	sched = o.sched >= 0 ? o.sched : v > 1 ? -1 : PS_1F1B;
 	route = xcalloc((size_t)(2 * p.nstages), sizeof *route);

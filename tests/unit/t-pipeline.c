@@ -688,7 +688,7 @@ zbh1(void)
 
 /*
  * The search's ZB-H1 closed form (plan_step_zbh1, through
- * plan_zbh1_passes as the evaluator takes a stage's costs) against the
+ * plan_split_passes as the evaluator takes a stage's costs) against the
  * simulation, the transfers holding their senders: on 200 seeded random
  * pipelines of alike stages without transfers (2-8 ranks, 1 to 4S
  * micro-batches, W at most F and B) it is the step; on 400 of uneven
@@ -728,9 +728,9 @@ zbh1_closed_form(void)
 			    .backward_s = b[r], .weight_gradient_s = w[r],
 			    .p2p_in_s = 2 * in, .p2p_out_s = 2 * x[r],
 			    .load_s = f[r] + b[r] + 2 * in + 2 * x[r] };
-			double pf, pb, pw;
+			double pf, pb, pw, pp;
 
-			plan_zbh1_passes(&sc, &pf, &pb, &pw);
+			plan_split_passes(&sc, 1, &pf, &pb, &pw, &pp);
 			fmax_ = fmax(fmax_, pf);
 			bmax = fmax(bmax, pb);
 			wmax = fmax(wmax, pw);

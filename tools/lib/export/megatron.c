@@ -218,10 +218,15 @@ megatron_check(const struct plan *p, long global_batch,
 	/* core_v0.15.0's schedules.py: 1F1B, interleaved or not, and its
 	 * combined 1F1B (the experts' all-to-all beside the other micro-
 	 * batch's compute), none with W passes filling the drain */
-	if (p->schedule == PLAN_ZBH1)
-		cannot(w, "ZB-H1 (Qi et al. 2024): Megatron-LM has no zero-"
+	if (p->schedule == PLAN_ZBH1 || p->schedule == PLAN_ZBV)
+		cannot(w, "%s (Qi et al. 2024): Megatron-LM has no zero-"
 		    "bubble schedule; PyTorch's torch.distributed.pipelining "
-		    "runs its zero-bubble schedules");
+		    "runs its zero-bubble schedules", p->schedule == PLAN_ZBH1 ?
+		    "ZB-H1" : "ZB-V");
+	if (p->schedule == PLAN_DUALPIPEV)
+		cannot(w, "DualPipeV (DeepSeek's DualPipe repository): "
+		    "Megatron-LM has no DualPipe schedule; PyTorch's "
+		    "torch.distributed.pipelining runs it");
 	if (moe_tp_without_sp(g, model))
 		cannot(w, "experts with tensor parallelism %ld need sequence "
 		    "parallelism (Megatron-Core's MoE layer refuses to train "

@@ -76,12 +76,18 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 		    p->fp8_param_gather ? ", their weights kept and gathered "
 		    "in FP8" : "");
 	}
-	if (p->schedule == PLAN_ZBH1) {
+	if (p->schedule != PLAN_1F1B) {
+		static const char *const what[PLAN_NSCHED] = { "", "ZB-H1 (1F1B "
+		    "with the weights' gradients split off to fill the drain",
+		    "ZB-V (the zero-bubble V: a stage's two chunks the V's "
+		    "arms, the weights' gradients split off", "DualPipeV "
+		    "(DeepSeek's cut-in-half DualPipe: a stage's two chunks "
+		    "the V's arms, forward and backward passes overlapped in "
+		    "pairs" };
 		size_t at = strlen(buf);
 
-		snprintf(buf + at, len > at ? len - at : 0, "; schedule ZB-H1 "
-		    "(1F1B with the weights' gradients split off to fill the "
-		    "drain; not Megatron-LM's)");
+		snprintf(buf + at, len > at ? len - at : 0, "; schedule %s; "
+		    "not Megatron-LM's)", what[p->schedule]);
 	}
 }
 
@@ -158,15 +164,17 @@ summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
 		    "NCCL and fragmentation)", si->accel->memory_bytes / GiB,
 		    si->reserve_bytes / GiB);
 	fprintf(fp, "%s\n", r->fits ? "" : "; DOES NOT FIT");
-	/* ZB-H1's step (plan_step_zbh1) takes the slowest passes of any
-	 * stage: what is not the bottleneck's m loads or the sync */
+	/* the split schedules' step (plan_split_step) takes the slowest
+	 * passes of any stage: what is not the bottleneck's m loads or the
+	 * sync */
 	fprintf(fp, "%sbottleneck: stage %d of %d; the step = %ld micro-batches "
 	    "of it (compute %.4g s, collectives %.4g s, p2p %.4g s) + %s %.4g "
 	    "s + exposed sync %.4g s\n", prefix, r->bottleneck, r->nstages,
 	    r->m, mb * bn->compute_s, mb * (bn->collective_s + bn->zero_s),
-	    mb * (bn->p2p_in_s + bn->p2p_out_s), p->schedule == PLAN_ZBH1 ?
-	    "ZB-H1's fill and drain and the other stages' slower passes" :
-	    "the pipeline's fill and drain", p->schedule == PLAN_ZBH1 ?
+	    mb * (bn->p2p_in_s + bn->p2p_out_s), p->schedule != PLAN_1F1B ?
+	    "the schedule's fill and drain and the other stages' slower "
+	    "passes" : "the pipeline's fill and drain", p->schedule !=
+	    PLAN_1F1B ?
 	    r->step_s - mb * r->max_load_s - r->max_sync_s :
 	    (double)(r->nstages - 1) / v * r->max_load_s, r->max_sync_s);
 }
@@ -206,10 +214,13 @@ layout_short(char *buf, size_t len, const struct plan *p)
 		    fp8_recipe_words[g->var_fp8], p->fp8_param_gather ?
 		    " fp8-gather" : "");
 	}
-	if (p->schedule == PLAN_ZBH1) {
+	if (p->schedule != PLAN_1F1B) {
+		static const char *const title[PLAN_NSCHED] = { "", "ZB-H1",
+		    "ZB-V", "DualPipeV" };
 		size_t at = strlen(buf);
 
-		snprintf(buf + at, len > at ? len - at : 0, ", ZB-H1");
+		snprintf(buf + at, len > at ? len - at : 0, ", %s",
+		    title[p->schedule]);
 	}
 }
 
@@ -223,7 +234,7 @@ summary_ranked(FILE *fp, const char *prefix, const struct plan *plans,
 	if (n < 2)
 		return;
 	for (size_t k = 0; k < n; k++)
-		zb |= plans[k].schedule == PLAN_ZBH1;
+		zb |= plans[k].schedule != PLAN_1F1B;
 	fprintf(fp, "%sthe %zu fastest layouts (exactly; each with its best "
 	    "recomputation, optimizer%s):\n", prefix, n, zb ? ", split and "
 	    "schedule" : " and split");

@@ -455,12 +455,13 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 		char *w = xmlio_attr(par, "schedule");
 
 		p->schedule = PLAN_1F1B;
-		if (w && strcmp(w, "zbh1") == 0)
-			p->schedule = PLAN_ZBH1;
-		else if (w && strcmp(w, "1f1b") != 0) {
+		while (w && p->schedule < PLAN_NSCHED &&
+		    strcmp(w, plan_schedule_name[p->schedule]) != 0)
+			p->schedule++;
+		if (w && p->schedule == PLAN_NSCHED) {
 			pl_errf(err, file, (size_t)xmlGetLineNo(par),
-			    "<parallelism> schedule: '%s' is not 1f1b or "
-			    "zbh1", w);
+			    "<parallelism> schedule: '%s' is not 1f1b, zbh1, "
+			    "zbv or dualpipev", w);
 			free(w);
 			return -1;
 		}
@@ -813,8 +814,8 @@ parallelism_props(xmlNodePtr n, const struct plan *p)
 		prop_str(n, "fp8_recipe", fp8_recipe_words[g->var_fp8]);
 	if (p->fp8_param_gather)
 		prop_num(n, "fp8_param_gather", 1);
-	if (p->schedule == PLAN_ZBH1)
-		prop_str(n, "schedule", "zbh1");
+	if (p->schedule != PLAN_1F1B)
+		prop_str(n, "schedule", plan_schedule_name[p->schedule]);
 }
 
 /* A plan's <result> attributes (on `n`). */

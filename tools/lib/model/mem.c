@@ -43,6 +43,9 @@ mem_inflight(const struct mem_stage *s)
 
 	if (s->schedule == SCHED_GPIPE)
 		return (double)m;
+	if (s->held_chunks > 0)
+		return (double)(s->held_chunks < m * v ? s->held_chunks :
+		    m * v) / (double)v;
 	if (v > 1) {
 		long chunks = 2 * (k - 1) + (v - 1) * s->pipeline_stages + 1;
 

@@ -46,6 +46,10 @@ struct mem_stage {
 	long microbatches;		/* m >= 1 */
 	long virtual_stages;		/* v (interleaved 1F1B); 0 or 1: none */
 	long pipeline_stages;		/* S, read when v > 1 */
+	/* chunk-micro-batches held at the peak where a fixed order counts
+	 * them (pipe_form.peak_chunks: ZB-V, DualPipeV), v chunks a stage
+	 * alike; 0: the schedule's rule (mem_inflight) */
+	long held_chunks;
 	double grad_bytes_per_param;	/* 2 or 4; 0 reads as 2 */
 	/* gradient-sized buffers: 1 (0 reads 1), Megatron's DDP accumulating
 	 * into one contiguous buffer; 2, PyTorch's DDP, whose buckets are a

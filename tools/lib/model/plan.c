@@ -6,6 +6,20 @@
 #include "model/config.h"
 #include "model/plan.h"
 #include "model/routing.h"
+#include "sim/form.h"
+
+/* A V-shaped schedule's form, in a cell (plan_cell.form) or shared
+ * (plan_shape_cache.forms). */
+struct plan_form_entry {
+	int schedule;
+	struct pipe_form f;
+	double floor;			/* pipe_form_floor at its pairs' share */
+};
+struct plan_form_memo {
+	const struct pipe_form *form;	/* NULL: not yet */
+};
+
+static const struct pipe_form *cell_form(const struct plan_cell *c);
 
 #define NZ (PLAN_ZLOG_MAX + 1)
 
@@ -441,6 +455,12 @@ plan_cell_init(struct plan_cell *c, const struct plan_env *env,
 	c->sync_expert = xmalloc(n * sizeof *c->sync_expert);
 	c->zero_gather = xmalloc(n * sizeof *c->zero_gather);
 	c->have = xcalloc(n, 1);
+	/* the V-shaped schedules' form, where they run (DualPipeV: 2K
+	 * micro-batches or more; plan_evaluate refuses the others) */
+	if (plan_schedule_chunks(c->mode.schedule) == 2 &&
+	    (c->mode.schedule != PLAN_DUALPIPEV || pipe_dualpipe_ok((int)K,
+	    c->m, 0)))
+		c->form = xcalloc(1, sizeof *c->form);
 }
 
 void
@@ -451,6 +471,7 @@ plan_cell_release(struct plan_cell *c)
 	free(c->sync_expert);
 	free(c->zero_gather);
 	free(c->have);
+	free(c->form);
 	memset(c, 0, sizeof *c);
 }
 
@@ -514,7 +535,7 @@ cache_slot(struct plan_shape_cache *sc, const long *key)
 
 	if (2 * (sc->n + 1) > sc->cap) {
 		struct plan_shape_cache big = { sc->cap ? 2 * sc->cap : 4096, 0,
-		    NULL };
+		    NULL, sc->forms, sc->nforms, sc->fcap };
 
 		big.e = xcalloc(big.cap, sizeof *big.e);
 		for (size_t k = 0; k < sc->cap; k++)
@@ -534,6 +555,12 @@ cache_slot(struct plan_shape_cache *sc, const long *key)
 void
 plan_shape_cache_release(struct plan_shape_cache *sc)
 {
+	for (size_t i = 0; i < sc->fcap; i++)
+		if (sc->forms[i]) {
+			pipe_form_release(&sc->forms[i]->f);
+			free(sc->forms[i]);
+		}
+	free(sc->forms);
 	free(sc->e);
 	memset(sc, 0, sizeof *sc);
 }
@@ -659,6 +686,10 @@ plan_mem_stage(const struct plan_cell *c, size_t first, size_t last, long z,
 		    c->mode.schedule == PLAN_ZBH1 ? c->K : k,
 		.microbatches = c->m, .virtual_stages = c->mode.v,
 		.pipeline_stages = c->K,
+		/* ZB-V and DualPipeV: what the stage's rank holds at its
+		 * peak in its fixed order (pipe_form) */
+		.held_chunks = c->form ? cell_form(c)->peak_chunks[c->K - k] :
+		    0,
 		.grad_bytes_per_param = c->env->grad_bytes_per_param,
 		.grad_copies = c->env->grad_copies,
 	};
@@ -985,11 +1016,12 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		o->gather_dense_bytes = dense - fd;
 		o->gather_expert_bytes = params - dense - fe;
 	}
-	/* under ZB-H1 the last micro-batch's W pass completes the
-	 * gradients: the reduction hides behind it alone */
-	o->sync_s = exposed_sync(c, grad_s, param_s, c->mode.schedule ==
-	    PLAN_ZBH1 ? o->weight_gradient_s : bwd + rerun, fwd) +
-	    o->optimizer_s;
+	/* under the split schedules the last micro-batch's W pass (a
+	 * chunk's) completes the gradients: the reduction hides behind it
+	 * alone */
+	o->sync_s = exposed_sync(c, grad_s, param_s, c->mode.schedule !=
+	    PLAN_1F1B ? o->weight_gradient_s / (double)c->mode.v : bwd +
+	    rerun, fwd) + o->optimizer_s;
 	o->first_device = u * v->w;
 	o->devices = z * v->w;
 	o->fits = 1;
@@ -1014,7 +1046,8 @@ interleave_check(const struct plan_variant *v, const struct plan *p,
 	if (p->nstages < 2)
 		return pl_errf(err, NULL, p->line, "%ld virtual stages need a "
 		    "pipeline of two stages or more", p->v);
-	if (m % p->nstages)
+	/* Megatron's interleaving; the V-shaped schedules take any m */
+	if (p->schedule == PLAN_1F1B && m % p->nstages)
 		return pl_errf(err, NULL, p->line, "interleaving: %ld micro-batches "
 		    "are not a multiple of the %d stages", m, p->nstages);
 	for (int i = 0; i < p->nstages; i++) {
@@ -1103,28 +1136,31 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			    "%d with the FP8 parameter gather (priced for the "
 			    "distributed optimizer's own gather, without ZeRO "
 			    "copies)", i, p->stage[i].zero_stage);
-	if (p->schedule != PLAN_1F1B && p->schedule != PLAN_ZBH1)
-		return pl_errf(err, NULL, p->line, "schedule %d is not 1f1b or "
-		    "zbh1", p->schedule);
-	if (p->schedule == PLAN_ZBH1) {
+	if (p->schedule < PLAN_1F1B || p->schedule >= PLAN_NSCHED)
+		return pl_errf(err, NULL, p->line, "schedule %d is not 1f1b, "
+		    "zbh1, zbv or dualpipev", p->schedule);
+	if (p->schedule != PLAN_1F1B) {
+		const char *name = plan_schedule_name[p->schedule];
+		long chunks = plan_schedule_chunks(p->schedule);
+
 		if (p->nstages < 2)
-			return pl_errf(err, NULL, p->line, "schedule zbh1 needs "
+			return pl_errf(err, NULL, p->line, "schedule %s needs "
 			    "a pipeline of two stages or more (one stage runs "
-			    "1F1B's passes)");
-		if (p->v > 1)
-			return pl_errf(err, NULL, p->line, "schedule zbh1 runs "
-			    "one model chunk a stage, not %ld virtual stages",
-			    p->v);
+			    "1F1B's passes)", name);
+		if ((p->v > 1 ? p->v : 1) != chunks)
+			return pl_errf(err, NULL, p->line, "schedule %s runs "
+			    "%ld model chunk%s a stage, not %ld", name, chunks,
+			    chunks > 1 ? "s" : "", p->v > 1 ? p->v : 1);
 		if (!g->has_wgrad)
-			return pl_errf(err, NULL, p->line, "schedule zbh1 "
+			return pl_errf(err, NULL, p->line, "schedule %s "
 			    "splits the backward pass: %s has no "
-			    "weight_gradient_s column", g->file);
+			    "weight_gradient_s column", name, g->file);
 		for (int i = 0; i < p->nstages; i++)
 			if (p->stage[i].z > 1)
 				return pl_errf(err, NULL, p->stage[i].line ?
 				    p->stage[i].line : p->line, "stage %d: "
-				    "ZeRO copies under schedule zbh1 are not "
-				    "modelled", i);
+				    "ZeRO copies under schedule %s are not "
+				    "modelled", i, name);
 	}
 	if (plan_variant_init(&v, env, g, err) < 0)
 		return -1;
@@ -1132,6 +1168,15 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 	if (mode.v > 1 && interleave_check(&v, p, env, err) < 0) {
 		plan_variant_release(&v);
 		return -1;
+	}
+	if (mode.schedule == PLAN_DUALPIPEV && !pipe_dualpipe_ok(p->nstages,
+	    plan_microbatches(env->global_batch, v.b, p->d), 0)) {
+		long m = plan_microbatches(env->global_batch, v.b, p->d);
+
+		plan_variant_release(&v);
+		return pl_errf(err, NULL, p->line, "schedule dualpipev runs "
+		    "%ld micro-batches through %d stages: it needs twice the "
+		    "stages or more", m, p->nstages);
 	}
 	if (p->d * v.b > env->global_batch || p->d * K * v.w > env->devices) {
 		long b = v.b, need = p->d * K * v.w;
@@ -1172,7 +1217,7 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 	 * search folds it */
 	for (int i = p->nstages - 1; i >= 0; i--) {
 		const struct stage_cost *sc = &r->stage[i];
-		double y = zero_copies || mode.schedule == PLAN_ZBH1 ?
+		double y = zero_copies || mode.schedule != PLAN_1F1B ?
 		    fmax(r->max_sync_s, sc->sync_s) :
 		    plan_drain_sync(r->max_sync_s, sc, mode.v);
 
@@ -1180,18 +1225,20 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			r->sync_stage = i;
 		r->max_sync_s = y;
 	}
-	if (mode.schedule == PLAN_ZBH1) {
-		double f = 0, b = 0, w = 0;
+	if (mode.schedule != PLAN_1F1B) {
+		double f = 0, b = 0, w = 0, pair = 0;
 
 		for (int i = 0; i < p->nstages; i++) {
-			double fi, bi, wi;
+			double fi, bi, wi, pi;
 
-			plan_zbh1_passes(&r->stage[i], &fi, &bi, &wi);
+			plan_split_passes(&r->stage[i], mode.v, &fi, &bi, &wi,
+			    &pi);
 			f = fmax(f, fi);
 			b = fmax(b, bi);
 			w = fmax(w, wi);
+			pair = fmax(pair, pi);
 		}
-		r->step_s = plan_step_zbh1(r->m, p->nstages, f, b, w) +
+		r->step_s = plan_split_step(&cell, f, b, w, pair) +
 		    r->max_sync_s;
 	} else
 		r->step_s = plan_step(r->m, p->nstages, mode.v, r->max_load_s,
@@ -1207,6 +1254,177 @@ plan_drain_sync(double later_s, const struct stage_cost *sc, long v)
 {
 	return fmax(sc->sync_s, later_s - sc->backward_s / (double)(v > 1 ?
 	    v : 1));
+}
+
+const char *const plan_schedule_name[PLAN_NSCHED] = { "1f1b", "zbh1",
+    "zbv", "dualpipev" };
+
+long
+plan_schedule_chunks(int s)
+{
+	return s == PLAN_ZBH1 ? 1 : s == PLAN_ZBV || s == PLAN_DUALPIPEV ? 2 : 0;
+}
+
+static void
+form_build(int schedule, int S, long m, struct pipe_form *f)
+{
+	struct pipe_order *o = xcalloc((size_t)S, sizeof *o);
+	int *route = xmalloc(2 * (size_t)S * sizeof *route);
+	struct pl_err err;
+
+	pipe_route_v(S, route);
+	for (int r = 0; r < S; r++)
+		if (schedule == PLAN_ZBV)
+			pipe_order_zbv(S, r, m, &o[r]);
+		else
+			pipe_order_dualpipev(S, r, m, &o[r]);
+	/* the orders are the library's own, which never wait in a cycle
+	 * (t-pipeline runs them) */
+	if (pipe_form_build(o, S, 2, m, route, f, &err) < 0)
+		die("internal error: %s", err.msg);
+	for (int r = 0; r < S; r++)
+		pipe_order_release(&o[r]);
+	free(o);
+	free(route);
+}
+
+/*
+ * The forms a process has made without a shared cache (plan_evaluate's
+ * cells), kept for its life: a form depends on (schedule, S, m) alone, a
+ * few hundred bytes, and a caller that evaluates many plans (t-dp's
+ * enumeration, sweep) asks for the same few again and again (the library
+ * runs on one thread).
+ */
+static struct plan_shape_cache kept_forms;
+
+/*
+ * Each micro-batch more adds one round to every rank's steady phase: ZB-V
+ * a forward, backward and W pass of each chunk from 2S micro-batches on,
+ * DualPipeV two overlapped pairs from 2S + 1 on (its orders' loops; the
+ * warm-up and the drain depend on S alone).  From there the form of m
+ * micro-batches is the first one's with a round added per micro-batch
+ * more, so a form costs O(S^2) to make, not O(S m): where the forms of
+ * the first two micro-batch counts are a round apart (checked each time;
+ * otherwise the orders are run whole), and t-pipeline checks the rule
+ * against the orders run whole for S up to 64.
+ */
+static long
+steady_from(int schedule, int S)
+{
+	return schedule == PLAN_ZBV ? 2L * S : 2L * S + 1;
+}
+
+/* (F, B and W alike in each) */
+static const int steady_round[PLAN_NSCHED][FORM_N] = {
+	[PLAN_ZBV] = { [FORM_F] = 2, [FORM_B] = 2, [FORM_W] = 2 },
+	[PLAN_DUALPIPEV] = { [FORM_P] = 2 },
+};
+
+/* The slot of (schedule, S, m) in sc's table of forms: its entry, or the
+ * empty slot it would take. */
+static size_t
+form_slot(const struct plan_shape_cache *sc, int schedule, int S, long m)
+{
+	size_t i = ((size_t)schedule * 1000003u + (size_t)S * 9176u +
+	    (size_t)m) * 11400714819323198485u >> 20;
+
+	for (i &= sc->fcap - 1; sc->forms[i]; i = (i + 1) & (sc->fcap - 1))
+		if (sc->forms[i]->schedule == schedule &&
+		    sc->forms[i]->f.S == S && sc->forms[i]->f.m == m)
+			break;
+	return i;
+}
+
+/* Enter e in sc's table, doubling it at half full. */
+static void
+form_enter(struct plan_shape_cache *sc, struct plan_form_entry *e)
+{
+	if (2 * (sc->nforms + 1) > sc->fcap) {
+		struct plan_shape_cache big = { .fcap = sc->fcap ? 2 * sc->fcap :
+		    64 };
+
+		big.forms = xcalloc(big.fcap, sizeof *big.forms);
+		for (size_t i = 0; i < sc->fcap; i++)
+			if (sc->forms[i])
+				big.forms[form_slot(&big, sc->forms[i]->schedule,
+				    sc->forms[i]->f.S, sc->forms[i]->f.m)] =
+				    sc->forms[i];
+		free(sc->forms);
+		sc->forms = big.forms;
+		sc->fcap = big.fcap;
+	}
+	sc->forms[form_slot(sc, e->schedule, e->f.S, e->f.m)] = e;
+	sc->nforms++;
+}
+
+/* Schedule's form for S stages and m micro-batches, found in sc or made
+ * there. */
+static const struct plan_form_entry *
+form_of(struct plan_shape_cache *sc, int schedule, int S, long m)
+{
+	long m0 = steady_from(schedule, S);
+	struct plan_form_entry *e;
+	double pair;
+
+	if (sc->fcap && sc->forms[form_slot(sc, schedule, S, m)])
+		return sc->forms[form_slot(sc, schedule, S, m)];
+	e = xmalloc(sizeof *e);
+	e->schedule = schedule;
+	/* a pair takes at least half its passes' time (plan_split_mult) */
+	pair = schedule == PLAN_DUALPIPEV ? 0.5 : 0;
+	if (m > m0 + 1) {
+		/* entries are allocated one by one: a and b stay put */
+		const struct plan_form_entry *a = form_of(sc, schedule, S, m0);
+		const struct plan_form_entry *b = form_of(sc, schedule, S,
+		    m0 + 1);
+		const int *round = steady_round[schedule];
+
+		if (pipe_form_is_shift(&a->f, &b->f, round)) {
+			pipe_form_shifted(&a->f, m - m0, round, &e->f);
+			/* a round's time is the same all over the floor's
+			 * triangle (its F, B and W alike): F + B + W = 1 */
+			e->floor = a->floor + (double)(m - m0) * (round[FORM_F] +
+			    round[FORM_P] * pair);
+			form_enter(sc, e);
+			return e;
+		}
+	}
+	form_build(schedule, S, m, &e->f);
+	e->floor = pipe_form_floor(&e->f, pair);
+	form_enter(sc, e);
+	return e;
+}
+
+double
+plan_split_mult(struct plan_shape_cache *sc, int schedule, long S, long m)
+{
+	if (schedule == PLAN_ZBH1)
+		return (double)m + (double)(S - 1) / 3.0;
+	return form_of(sc ? sc : &kept_forms, schedule, (int)S, m)->floor / 2;
+}
+
+/* The cell's form, found or made on first use (its memo is the cell's
+ * own even where the cell is read as const). */
+static const struct pipe_form *
+cell_form(const struct plan_cell *c)
+{
+	struct plan_form_memo *memo = c->form;
+
+	if (!memo->form)
+		memo->form = &form_of(c->shared ? c->shared : &kept_forms,
+		    c->mode.schedule, (int)c->K, c->m)->f;
+	return memo->form;
+}
+
+double
+plan_split_step(struct plan_cell *c, double f, double b, double w,
+    double pair)
+{
+	if (c->mode.schedule == PLAN_ZBH1)
+		return plan_step_zbh1(c->m, (int)c->K, f, b, w);
+	/* a schedule that cannot run the cell never ends */
+	return c->form ? pipe_form_step(cell_form(c), f, b, w, pair) :
+	    INFINITY;
 }
 
 /*
@@ -1232,14 +1450,22 @@ plan_step_zbh1(long m, int nstages, double f, double b, double w)
 }
 
 void
-plan_zbh1_passes(const struct stage_cost *sc, double *f, double *b, double *w)
+plan_split_passes(const struct stage_cost *sc, long v, double *f, double *b,
+    double *w, double *pair)
 {
+	double nv = (double)(v > 1 ? v : 1);
+	double sends = (sc->p2p_in_s + sc->p2p_out_s) / 2;
+	double own = (sc->forward_s + sc->backward_s) / nv;
+	double comm = (fmin(sc->forward_comm_s, sc->forward_s) +
+	    fmin(sc->backward_comm_s, sc->backward_s)) / nv;
+
 	/* a forward pass receives its input and sends its output, a
 	 * backward pass the same of their gradients: each half of the
-	 * sends the load counts */
-	*f = sc->forward_s + (sc->p2p_in_s + sc->p2p_out_s) / 2;
-	*w = sc->weight_gradient_s;
-	*b = fmax(0, sc->load_s - *f - *w);
+	 * sends the load counts a chunk */
+	*f = sc->forward_s / nv + sends;
+	*w = sc->weight_gradient_s / nv;
+	*b = fmax(0, sc->load_s / nv - *f - *w);
+	*pair = fmax(own - comm, comm) + 2 * sends;
 }
 
 void

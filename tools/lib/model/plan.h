@@ -97,14 +97,23 @@ struct plan_mode {
 	 * buffer, --reuse-grad-buf-for-mxfp8-param-ag, and quantized on
 	 * arrival); docs/model.md, "FP8" */
 	int fp8_param_gather;
-	/* the pipeline schedule without interleaving (v = 1, no ZeRO
-	 * copies): PLAN_1F1B, Megatron-LM's, or PLAN_ZBH1, the zero-bubble
-	 * 1F1B whose W passes fill the drain (plan_step_zbh1) */
+	/* the pipeline schedule: PLAN_1F1B, Megatron-LM's (interleaved
+	 * where v > 1); without ZeRO copies, the zero-bubble ones that split
+	 * W passes off: PLAN_ZBH1 (v = 1), whose W passes fill the drain
+	 * (plan_step_zbh1), and the V-shaped PLAN_ZBV and PLAN_DUALPIPEV
+	 * (v = 2, a stage's chunks the V's two arms; plan_split_step) */
 	int schedule;
 };
 
 /* The schedules the search prices (plan_mode.schedule). */
-enum { PLAN_1F1B, PLAN_ZBH1 };
+enum { PLAN_1F1B, PLAN_ZBH1, PLAN_ZBV, PLAN_DUALPIPEV, PLAN_NSCHED };
+
+/* Their names in plans and on dpsolve's -Y: 1f1b, zbh1, zbv, dualpipev. */
+extern const char *const plan_schedule_name[PLAN_NSCHED];
+
+/* The chunks a stage schedule s runs: 1 (ZB-H1), 2 (the V-shaped), 0
+ * (1F1B: any). */
+long plan_schedule_chunks(int s);
 
 struct plan_stage {
 	size_t first, last;		/* rows of the variant's graph */
@@ -235,12 +244,21 @@ const double *plan_coll(const struct plan_variant *v,
 struct plan_shape_cache {
 	size_t cap, n;
 	struct plan_shape_entry *e;
+	/* the V-shaped schedules' forms, a hash table by (schedule, S, m)
+	 * of fcap slots (a power of two; NULL: empty) */
+	struct plan_form_entry **forms;
+	size_t nforms, fcap;
 };
 void plan_shape_cache_release(struct plan_shape_cache *sc);
 
 /* Placement-dependent costs for one (variant, d, R), cached lazily. */
+struct plan_form_memo;
 struct plan_cell {
 	struct plan_shape_cache *shared;	/* NULL: none */
+	/* the V-shaped schedules' form (plan_split_step), found on first
+	 * use: in shared where there is one, else in the process's own
+	 * cache */
+	struct plan_form_memo *form;
 	const struct plan_env *env;
 	const struct plan_variant *v;
 	long d, K;			/* R = K * w devices a replica */
@@ -330,7 +348,7 @@ double plan_row_sync_floor(struct plan_cell *c, size_t i, long u,
  * Section 2.1; docs/model.md, "ZB-H1 in the search"), its exposed sync
  * aside, a stage's forward pass f, input-gradient pass b and weight-
  * gradient pass w (f and b each with one transfer over each of the
- * stage's boundaries, as plan_zbh1_passes halves the load's sends
+ * stage's boundaries, as plan_split_passes halves the load's sends
  * between them; w none) being at most f, b and w:
  *
  *     m (F + B + W) + (S - 1)(F + B) - (min(m, S) - 1) W,
@@ -343,9 +361,42 @@ double plan_row_sync_floor(struct plan_cell *c, size_t i, long u,
  */
 double plan_step_zbh1(long m, int nstages, double f, double b, double w);
 
-/* A stage's three passes as plan_step_zbh1 takes them. */
-void plan_zbh1_passes(const struct stage_cost *sc, double *f, double *b,
-    double *w);
+/*
+ * A stage's passes as the split schedules take them, a chunk's (v alike
+ * chunks a stage): f its forward pass, b its backward pass less w, w its
+ * W pass (the weights' gradient), each of f and b with half the load's
+ * sends of a chunk (one transfer over each of the stage's boundaries);
+ * and pair, DualPipe's overlapped F&B, a forward and a whole backward
+ * pass each taking its communication beside the other's compute, the
+ * longer of the two, plus both passes' sends.
+ */
+void plan_split_passes(const struct stage_cost *sc, long v, double *f,
+    double *b, double *w, double *pair);
+
+/*
+ * The step of a split schedule's pipeline (the cell's schedule, K
+ * stages, the cell's m micro-batches), its exposed sync aside, at every
+ * stage's passes at most f, b, w and pair (plan_split_passes): ZB-H1's
+ * closed form (plan_step_zbh1); ZB-V's and DualPipeV's form
+ * (sim/form.h), the longest chain of their fixed orders at those passes.
+ * Exact where every stage's passes are those (W at most F and B), an
+ * upper bound on any other stages.
+ */
+double plan_split_step(struct plan_cell *c, double f, double b, double w,
+    double pair);
+
+/*
+ * The multiplier of the slowest stage's load in a lower bound on a split
+ * schedule's step through S stages of m micro-batches, its exposed sync
+ * aside: ZB-H1's m + (S - 1)/3 (plan_step_zbh1: F + B - W is at least a
+ * third of F + B + W where W is at most F and B); ZB-V's and DualPipeV's
+ * their form's floor (pipe_form_floor) over half the load, a chunk's
+ * passes summing to at least the slowest chunk's load and a pair taking
+ * at least half its two passes'.  The forms in sc (NULL: the process's
+ * own).
+ */
+double plan_split_mult(struct plan_shape_cache *sc, int schedule, long S,
+    long m);
 
 /* ceil(B / (b d)). */
 long plan_microbatches(long global_batch, long b, long d);

@@ -7,6 +7,7 @@
 
 #include "model/config.h"
 #include "search/dp.h"
+#include "sim/pipeline.h"
 
 int
 dp_stage_zero(const struct plan_cell *c, size_t first, size_t last, long k,
@@ -110,7 +111,8 @@ struct stage_choice {
 /* A suffix: its last-placed (first) stage and the rest through parent. */
 struct point {
 	double L, Y;		/* max load / z, max sync */
-	double f, b, w;		/* ZB-H1: max passes (plan_zbh1_passes) */
+	double f, b, w, p;	/* split schedules: max passes
+				 * (plan_split_passes) */
 	long y;			/* slots used */
 	int parent, next;	/* pool indices; next: in the state's list */
 	int same_y;		/* the next of its state's points of its y */
@@ -156,8 +158,9 @@ struct search {
 	/* the drain credits the cell's stages (plan_drain_sync): 1F1B's
 	 * plans without ZeRO copies */
 	int credit;
-	/* the cell's schedule is ZB-H1: its points compared by their
-	 * slowest passes, not their load */
+	/* the cell's schedule splits W passes off (ZB-H1, ZB-V,
+	 * DualPipeV): its points compared by their slowest passes, not their
+	 * load */
 	int zb;
 	/* the cell being searched: the step it must beat (the bound, or
 	 * its layout's step in top when lower) and its best plan so far */
@@ -221,13 +224,13 @@ insert(struct search *s, int *head, int *by_y, struct point p)
 		if (q->dead)
 			continue;
 		/* the step is non-decreasing in each of them; a point's load
-		 * only bounds its own extensions (ZB-H1's step takes its
-		 * passes, plan_step_zbh1) */
+		 * only bounds its own extensions (the split schedules' step
+		 * takes its passes, plan_split_step) */
 		if (q->Y <= p.Y && (s->zb ? q->f <= p.f && q->b <= p.b &&
-		    q->w <= p.w : q->L <= p.L))
+		    q->w <= p.w && q->p <= p.p : q->L <= p.L))
 			return;
 		if (p.Y <= q->Y && (s->zb ? p.f <= q->f && p.b <= q->b &&
-		    p.w <= q->w : p.L <= q->L))
+		    p.w <= q->w && p.p <= q->p : p.L <= q->L))
 			q->dead = 1;
 	}
 	p.next = *head;
@@ -474,13 +477,16 @@ sync_left(const struct search *s, double Y, long left, long v, double load)
  * of K one-slot stages: 1F1B's m + (K - 1)/v (plan_step); ZB-H1's
  * m + (K - 1)/3, as plan_step_zbh1 is at least m (F + B + W) + (K - 1)
  * (F + B - W), F + B + W at least the slowest load and F + B - W at least
- * a third of it (W at most F and B there).
+ * a third of it (W at most F and B there); ZB-V's and DualPipeV's their
+ * forms' floor (plan_split_mult), the forms kept in shapes.
  */
 static double
-step_mult(long m, long K, const struct plan_mode *md)
+step_mult(struct plan_shape_cache *shapes, long m, long K,
+    const struct plan_mode *md)
 {
-	return (double)m + (double)(K - 1) / (md->schedule == PLAN_ZBH1 ? 3.0 :
-	    (double)(md->v > 1 ? md->v : 1));
+	if (md->schedule != PLAN_1F1B)
+		return plan_split_mult(shapes, md->schedule, K, m);
+	return (double)m + (double)(K - 1) / (double)(md->v > 1 ? md->v : 1);
 }
 
 static void
@@ -493,10 +499,10 @@ search_cell_split(struct search *s, struct plan_cell *c)
 	long zcap = zero_cap(s, K);
 	const struct plan_mode fl = load_floor_mode(&c->mode);
 	const double *coll = plan_coll(v, &fl);
-	int zb = c->mode.schedule == PLAN_ZBH1;
+	int zb = c->mode.schedule != PLAN_1F1B;
 	/* without ZeRO every stage has one slot, so S = K: the multiplier
 	 * of the slowest stage is known from the start (step_mult) */
-	double mult_fixed = step_mult(m, K, &c->mode);
+	double mult_fixed = step_mult(&s->shapes, m, K, &c->mode);
 
 	s->credit = !s->zero_on && !zb;
 	s->zb = zb;
@@ -581,12 +587,14 @@ search_cell_split(struct search *s, struct plan_cell *c)
 					q.Y = s->credit ? plan_drain_sync(p.Y,
 					    &sc, nv) : fmax(p.Y, sc.sync_s);
 					if (zb) {
-						double f, b, w;
+						double f, b, w, pp;
 
-						plan_zbh1_passes(&sc, &f, &b, &w);
+						plan_split_passes(&sc, nv, &f, &b,
+						    &w, &pp);
 						q.f = fmax(p.f, f);
 						q.b = fmax(p.b, b);
 						q.w = fmax(p.w, w);
+						q.p = fmax(p.p, pp);
 					}
 					q.y = p.y + z;
 					q.parent = pi;
@@ -599,8 +607,8 @@ search_cell_split(struct search *s, struct plan_cell *c)
 
 						if (q.y != K)
 							continue;
-						T = zb ? plan_step_zbh1(m, (int)k +
-						    1, q.f, q.b, q.w) + q.Y :
+						T = zb ? plan_split_step(c, q.f,
+						    q.b, q.w, q.p) + q.Y :
 						    plan_step(m, (int)k + 1, nv,
 						    q.L, q.Y);
 						if (T < s->best) {
@@ -619,10 +627,11 @@ search_cell_split(struct search *s, struct plan_cell *c)
 					    K - q.y, nv, fmax(q.L, rest /
 					    (double)(K - q.y))) >= s->best)
 						continue;
-					/* ZB-H1: the stages before it only raise
-					 * the slowest passes and the sync */
-					if (zb && plan_step_zbh1(m, (int)K, q.f,
-					    q.b, q.w) + q.Y >= s->best)
+					/* split schedules: the stages before it
+					 * only raise the slowest passes and the
+					 * sync */
+					if (zb && plan_split_step(c, q.f, q.b,
+					    q.w, q.p) + q.Y >= s->best)
 						continue;
 					insert(s, &s->head[(k + 1) * (n + 1) +
 					    jj], chain_of(s, K, jj, q.y), q);
@@ -703,8 +712,8 @@ list_modes(const struct search *s, struct plan_mode *out)
 		for (long nv = 1; nv <= vmax; nv++)
 		for (int ends = 0; ends <= (nv > 1); ends++)
 		for (int sc = o->sched_min; sc <= smax; sc++)
-			/* ZB-H1: one chunk a stage */
-			if (sc == PLAN_1F1B || nv == 1)
+			/* ZB-H1: one chunk a stage; ZB-V, DualPipeV: two */
+			if (sc == PLAN_1F1B || nv == plan_schedule_chunks(sc))
 				out[n++] = (struct plan_mode){ rc, nv, dopt,
 				    o->overlap, o->overlap && dopt, ends,
 				    o->tp_overlap, layers, f8, sc };
@@ -720,8 +729,9 @@ static int
 mode_runs_on(const struct search *s, const struct plan_mode *md,
     const struct layer_graph *g)
 {
-	/* ZB-H1 needs the weights' gradient's share (its W passes) */
-	if (md->schedule == PLAN_ZBH1 && !g->has_wgrad)
+	/* the split schedules need the weights' gradient's share (their W
+	 * passes) */
+	if (md->schedule != PLAN_1F1B && !g->has_wgrad)
 		return 0;
 	if (g->var_fp8 == FP8_NONE)
 		return !md->fp8_param_gather;
@@ -808,8 +818,10 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 	struct plan_mode *modes;
 
 	free(s->modes);
+	/* a kind's modes: v = 1 under 1F1B and ZB-H1; each v > 1 with the
+	 * ends counted or not, and at v = 2 so under ZB-V and DualPipeV */
 	s->modes = modes = xcalloc((size_t)(RC_N + block_depths(s->o)) * 3 *
-	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 1 : 2), sizeof *modes);
+	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 4 : 2), sizeof *modes);
 	s->nmodes = nmodes = list_modes(s, modes);
 	st = xcalloc(ng * nmodes, sizeof *st);
 	for (size_t vi = 0; vi < ng; vi++) {
@@ -909,7 +921,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
  * multiple of K and every stage can get v layers.
  */
 struct cell_iter {
-	const struct search *s;
+	struct search *s;		/* its forms' cache grows */
 	const struct stream *st;
 	size_t nst, si;
 	long d, K, m, kmax;
@@ -961,7 +973,7 @@ sync_mean_floor(const struct stream *x, const struct plan_mode *md,
 static int
 next_cell(struct cell_iter *it, struct cell_key *out)
 {
-	const struct search *s = it->s;
+	struct search *s = it->s;
 
 	for (;;) {
 		const struct stream *x;
@@ -990,11 +1002,16 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			it->K = 0;
 			continue;
 		}
-		if (md->v > 1 && (it->K < 2 || it->m % it->K ||
-		    x->layers < md->v * it->K))
+		/* Megatron's interleaving needs S to divide m; the V-shaped
+		 * schedules run any m, DualPipeV 2S or more */
+		if (md->v > 1 && (it->K < 2 || (md->schedule == PLAN_1F1B &&
+		    it->m % it->K) || x->layers < md->v * it->K))
+			continue;
+		if (md->schedule == PLAN_DUALPIPEV && !pipe_dualpipe_ok((int)it->K,
+		    it->m, 0))
 			continue;
 		/* one stage has no drain to fill: 1F1B's plan */
-		if (md->schedule == PLAN_ZBH1 && it->K < 2)
+		if (md->schedule != PLAN_1F1B && it->K < 2)
 			continue;
 		/* Megatron: B = b d times whole accumulation steps */
 		if (s->o->megatron_batch && s->env->global_batch % (v->b *
@@ -1016,7 +1033,8 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			    x->p2p_chunk : 4 * (K - 1) * x->p2p_cut / K;
 
 			mean += sends;
-			out->lb = step_mult(it->m, it->K, md) * fmax(mean,
+			out->lb = step_mult(&s->shapes, it->m, it->K, md) *
+			    fmax(mean,
 			    x->maxrow);
 			/* ZB-H1 (plan_step_zbh1 = (m + S - 1)(F + B) + (m -
 			 * min(m, S) + 1) W, the second term not negative):
@@ -1041,7 +1059,8 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		 * the mean credit */
 		if (!s->zero_on && md->schedule == PLAN_1F1B) {
 			double K = (double)it->K, nv = (double)md->v;
-			double load = out->lb / step_mult(it->m, it->K, md);
+			double load = out->lb / step_mult(&s->shapes, it->m,
+			    it->K, md);
 			double mean = x->beta_floor ? sync_mean_floor(x, md,
 			    x->beta_floor[it->d * v->c * v->e], x->beta_expert ?
 			    x->beta_expert[it->d * v->c] : 0, K) : 0;
@@ -1060,7 +1079,7 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 }
 
 static struct cell_iter
-cells_of(const struct search *s, const struct stream *st, size_t nst)
+cells_of(struct search *s, const struct stream *st, size_t nst)
 {
 	return (struct cell_iter){ .s = s, .st = st, .nst = nst };
 }
@@ -1112,8 +1131,9 @@ ends_cannot_win(struct plan_cell *c, double load_lb, double best)
 	 * passes of the K - 1 stages before it, each at most the slowest
 	 * load, at least the bound's (the step, mult L + the sync left, is
 	 * non-decreasing in L) */
-	double credit = c->mode.schedule == PLAN_ZBH1 ? 0 : (double)(c->K -
-	    1) * load_lb / step_mult(c->m, c->K, &c->mode) / (double)c->mode.v;
+	double credit = c->mode.schedule != PLAN_1F1B ? 0 : (double)(c->K -
+	    1) * load_lb / step_mult(NULL, c->m, c->K, &c->mode) /
+	    (double)c->mode.v;
 
 	return load_lb + fmax(0, plan_row_sync_floor(c, n - 1, c->K - 1,
 	    v->pf_bwd[n] - v->pf_bwd[tail_start] + rerun[n] -

@@ -54,9 +54,11 @@ struct dp_options {
 	/* --fp8-param-gather on the distributed optimizer's plans of FP8
 	 * graphs: 0..0 never, 1..1 always, 0..1 searched */
 	int fp8_gather_min, fp8_gather_max;
-	/* the pipeline schedules searched, PLAN_1F1B..PLAN_ZBH1 (0..0:
-	 * 1F1B alone): ZB-H1 where a plan has one chunk a stage, no ZeRO
-	 * copies and graphs with weight_gradient_s; interleaving is 1F1B's */
+	/* the pipeline schedules searched, a range of PLAN_1F1B..
+	 * PLAN_DUALPIPEV (0..0: 1F1B alone): the split ones without ZeRO
+	 * copies on graphs with weight_gradient_s, ZB-H1 where a plan has
+	 * one chunk a stage, ZB-V and DualPipeV two (DualPipeV 2S micro-
+	 * batches or more); other interleavings are 1F1B's */
 	int sched_min, sched_max;
 };
 

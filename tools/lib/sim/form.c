@@ -2,6 +2,7 @@
  * form.c - the step of an alike pipeline as a function of its passes'
  * times: the orders run once over sets of chain counts (form.h).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -359,6 +360,129 @@ pipe_form_step(const struct pipe_form *f, double F, double B, double W,
 			step = t;
 	}
 	return step;
+}
+
+int
+pipe_form_is_shift(const struct pipe_form *a, const struct pipe_form *b,
+    const int *round)
+{
+	if (a->S != b->S || a->v != b->v || a->n != b->n ||
+	    memcmp(a->peak_chunks, b->peak_chunks, (size_t)a->S *
+	    sizeof *a->peak_chunks) != 0)
+		return 0;
+	/* both sets' counts distinct (prune keeps one of equal ones) */
+	for (size_t i = 0; i < b->n; i++) {
+		int found = 0;
+
+		for (size_t j = 0; j < a->n && !found; j++) {
+			found = 1;
+			for (int k = 0; k < FORM_N; k++)
+				found &= b->count[i][k] == a->count[j][k] +
+				    round[k];
+		}
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+void
+pipe_form_shifted(const struct pipe_form *a, long k, const int *round,
+    struct pipe_form *out)
+{
+	*out = *a;
+	out->m = a->m + k;
+	out->count = xmalloc((a->n ? a->n : 1) * sizeof *out->count);
+	for (size_t i = 0; i < a->n; i++)
+		for (int x = 0; x < FORM_N; x++)
+			out->count[i][x] = a->count[i][x] + (int)(k * round[x]);
+	out->peak_chunks = xmalloc((size_t)a->S * sizeof *out->peak_chunks);
+	memcpy(out->peak_chunks, a->peak_chunks, (size_t)a->S *
+	    sizeof *out->peak_chunks);
+}
+
+/* Count i's time at the triangle's point (a, b): a of (1, 0, 0), b of
+ * (0, 1, 0), the rest of (1/3, 1/3, 1/3). */
+static double
+time_at(const struct pipe_form *f, size_t i, double a, double b, double pair)
+{
+	const int *c = f->count[i];
+	double rest = (1 - a - b) / 3;
+
+	return c[FORM_F] * (a + rest) + c[FORM_B] * (b + rest) +
+	    c[FORM_W] * rest + c[FORM_P] * pair;
+}
+
+static double
+longest_at(const struct pipe_form *f, double a, double b, double pair)
+{
+	double t = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		t = fmax(t, time_at(f, i, a, b, pair));
+	return t;
+}
+
+/* A count's time as g0 + ga a + gb b over the triangle. */
+static void
+plane_of(const struct pipe_form *f, size_t i, double pair, double *g)
+{
+	g[0] = time_at(f, i, 0, 0, pair);
+	g[1] = time_at(f, i, 1, 0, pair) - g[0];
+	g[2] = time_at(f, i, 0, 1, pair) - g[0];
+}
+
+double
+pipe_form_floor(const struct pipe_form *f, double pair)
+{
+	/* the triangle's edges as (point, direction) in (a, b) */
+	static const double edge[3][4] = { { 0, 0, 1, 0 }, { 0, 0, 0, 1 },
+	    { 1, 0, -1, 1 } };
+	double best = fmin(longest_at(f, 1, 0, pair), fmin(longest_at(f, 0,
+	    1, pair), longest_at(f, 0, 0, pair)));
+
+	for (size_t i = 0; i < f->n; i++)
+		for (size_t j = i + 1; j < f->n; j++) {
+			double gi[3], gj[3], d[3];
+
+			plane_of(f, i, pair, gi);
+			plane_of(f, j, pair, gj);
+			for (int k = 0; k < 3; k++)
+				d[k] = gi[k] - gj[k];
+			/* where the two meet on each edge */
+			for (int e = 0; e < 3; e++) {
+				double den = d[1] * edge[e][2] + d[2] * edge[e][3];
+				double t;
+
+				if (den == 0)
+					continue;
+				t = -(d[0] + d[1] * edge[e][0] + d[2] *
+				    edge[e][1]) / den;
+				if (t >= 0 && t <= 1)
+					best = fmin(best, longest_at(f,
+					    edge[e][0] + t * edge[e][2],
+					    edge[e][1] + t * edge[e][3], pair));
+			}
+			/* and where a third meets them inside */
+			for (size_t k = j + 1; k < f->n; k++) {
+				double gk[3], e2[3], det, a, b;
+
+				plane_of(f, k, pair, gk);
+				for (int x = 0; x < 3; x++)
+					e2[x] = gi[x] - gk[x];
+				det = d[1] * e2[2] - d[2] * e2[1];
+				if (det == 0)
+					continue;
+				a = (-d[0] * e2[2] + d[2] * e2[0]) / det;
+				b = (-d[1] * e2[0] + d[0] * e2[1]) / det;
+				if (a >= 0 && b >= 0 && a + b <= 1)
+					best = fmin(best, longest_at(f, a, b,
+					    pair));
+			}
+		}
+	/* the points are found in floating point: a hair below, as a
+	 * lower bound must be */
+	return best * (1 - 1e-9);
 }
 
 void

@@ -57,6 +57,29 @@ int pipe_form_build(const struct pipe_order *orders, int S, int v, long m,
 double pipe_form_step(const struct pipe_form *f, double F, double B,
     double W, double P);
 
+/*
+ * Where each micro-batch more adds one round of the same passes to every
+ * rank's steady phase and nothing else, the forms of m and m + 1 micro-
+ * batches differ by that round in every count: whether form b is form a
+ * with `round` added to each count (the same counts otherwise, the same
+ * peaks).
+ */
+int pipe_form_is_shift(const struct pipe_form *a, const struct pipe_form *b,
+    const int *round);
+
+/* Form a with k rounds more (its m + k micro-batches). */
+void pipe_form_shifted(const struct pipe_form *a, long k, const int *round,
+    struct pipe_form *out);
+
+/*
+ * The least step over every F, B >= W >= 0 with F + B + W = 1 and P =
+ * pair (a lower bound on the step of any passes whose sum is at least 1
+ * and pairs at least pair: the step grows with each): the least over
+ * the triangle of F, B and W of the largest count's time, found among
+ * the triangle's corners and where two or three counts' times meet.
+ */
+double pipe_form_floor(const struct pipe_form *f, double pair);
+
 void pipe_form_release(struct pipe_form *f);
 
 #endif
