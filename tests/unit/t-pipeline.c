@@ -621,6 +621,120 @@ fixed_order_forms(void)
 	    100 * loosest);
 }
 
+/* Schedule sched's form for S ranks and m micro-batches (ZBV or
+ * DUALPIPEV; sampled at the points plan.c samples, or whole). */
+static int
+v_form(int sched, int S, long m, int sampled, struct pipe_form *f)
+{
+	static const int at[][FORM_N] = {
+		{ 2, 2, 2, 3 }, { 2, 2, 2, 6 }, { 1, 1, 0, 1 }, { 2, 0, 0, 1 },
+		{ 0, 2, 0, 1 }, { 2, 2, 1, 4 },
+	};
+	struct pipe_order o[64];
+	int route[128], rc;
+	struct pl_err err;
+
+	pipe_route_v(S, route);
+	for (int r = 0; r < S; r++)
+		if (sched == ZBV)
+			pipe_order_zbv(S, r, m, &o[r]);
+		else
+			pipe_order_dualpipev(S, r, m, &o[r]);
+	rc = sampled ? pipe_form_sample(o, S, 2, m, route, at, 6, f, &err) :
+	    pipe_form_build(o, S, 2, m, route, f, &err);
+	for (int r = 0; r < S; r++)
+		pipe_order_release(&o[r]);
+	return rc;
+}
+
+/*
+ * What the search takes from the forms (plan.c): their floor, the least
+ * step over F + B + W = 1 (F, B >= W) with pairs at least half that,
+ * against 2,000 random points of that triangle a form (never above any,
+ * and within 1% of the least found); the sampled form, the chains
+ * longest at six points, exact there and a floor no higher; and the
+ * steady round: ZB-V's form past 2S micro-batches, DualPipeV's past 2S
+ * + 1, is the first one's with (2, 2, 2, 0) or (0, 0, 0, 2) a micro-
+ * batch more, run whole for S 2-12, 32 and 64.
+ */
+static void
+form_floors(void)
+{
+	int under = 0, tight = 0, sample_exact = 0, sample_floor = 0, n = 0;
+	int shifts = 0, tried = 0;
+	static const int round[2][FORM_N] = { { 2, 2, 2, 0 }, { 0, 0, 0, 2 } };
+
+	for (int it = 0; it < 40; it++) {
+		int sched = it % 2 ? DUALPIPEV : ZBV, S = 2 + (int)(uniform() * 11);
+		long m = sched == DUALPIPEV ? 2L * S + (long)(uniform() * 2 * S) :
+		    1 + (long)(uniform() * 4 * S);
+		double pair = sched == DUALPIPEV ? 0.5 : 0, floor, least = INFINITY;
+		struct pipe_form f, g;
+		int ok = 1;
+
+		if (v_form(sched, S, m, 0, &f) < 0 || v_form(sched, S, m, 1,
+		    &g) < 0)
+			continue;
+		n++;
+		floor = pipe_form_floor(&f, pair);
+		for (int k = 0; k < 2000; k++) {
+			double a = uniform(), b = uniform(), F, B, W, t;
+
+			if (a + b > 1) {
+				a = 1 - a;
+				b = 1 - b;
+			}
+			W = (1 - a - b) / 3;
+			F = a + W;
+			B = b + W;
+			/* pairs at their least and above */
+			t = pipe_form_step(&f, F, B, W, pair);
+			ok &= t >= floor && pipe_form_step(&f, F, B, W, pair *
+			    (1 + uniform())) >= floor;
+			least = fmin(least, t);
+		}
+		under += ok;
+		tight += least <= floor * 1.01;
+		sample_exact += fabs(pipe_form_step(&g, 1, 1, 1, 1.5) -
+		    pipe_form_step(&f, 1, 1, 1, 1.5)) <= 1e-9 * pipe_form_step(&f,
+		    1, 1, 1, 1.5) && fabs(pipe_form_step(&g, 2, 0, 0, 1) -
+		    pipe_form_step(&f, 2, 0, 0, 1)) <= 1e-9 * pipe_form_step(&f,
+		    2, 0, 0, 1);
+		sample_floor += pipe_form_floor(&g, pair) <= floor * (1 + 1e-12);
+		pipe_form_release(&f);
+		pipe_form_release(&g);
+	}
+	for (int sched = ZBV; sched <= DUALPIPEV; sched++)
+		for (int S = 2; S <= 64; S = S < 12 ? S + 1 : S == 12 ? 32 :
+		    64 + 2 * (S == 64)) {
+			long m0 = 2L * S + (sched == DUALPIPEV);
+			struct pipe_form a, f, g;
+
+			if (v_form(sched, S, m0, 0, &a) < 0)
+				continue;
+			for (long k = 2; k <= (S > 12 ? 2 : 5); k++) {
+				tried++;
+				if (v_form(sched, S, m0 + k, 0, &f) < 0)
+					continue;
+				pipe_form_shifted(&a, k, round[sched == DUALPIPEV],
+				    &g);
+				shifts += pipe_form_is_shift(&g, &f, (const int[
+				    FORM_N]){ 0 });
+				pipe_form_release(&f);
+				pipe_form_release(&g);
+			}
+			pipe_form_release(&a);
+		}
+	EQ_INT(under, n, "a form's floor is never above it on 2,000 points "
+	    "of the triangle (40 forms of ZB-V and DualPipeV)");
+	EQ_INT(tight, n, "and within 1% of the least of them");
+	EQ_INT(sample_exact, n, "a sampled form is the form at its points");
+	EQ_INT(sample_floor, n, "and its floor no higher");
+	EQ_INT(shifts, tried, "past 2S (+1) micro-batches a form is the "
+	    "first one's with a steady round a micro-batch more (S 2-12, "
+	    "32, 64)");
+}
+
 /* The most any rank idles in the step. */
 static double
 most_idle(const struct pipe_result *res, int S)
@@ -1083,6 +1197,7 @@ main(void)
 	zbh1();
 	zbh1_closed_form();
 	fixed_order_forms();
+	form_floors();
 	zbv();
 	dualpipe();
 	figures();

@@ -17,9 +17,11 @@ struct plan_form_entry {
 };
 struct plan_form_memo {
 	const struct pipe_form *form;	/* NULL: not yet */
+	const struct pipe_form *sampled; /* its peaks, cheaper */
 };
 
-static const struct pipe_form *cell_form(const struct plan_cell *c);
+static const struct pipe_form *cell_form(const struct plan_cell *c,
+    int sampled);
 
 #define NZ (PLAN_ZLOG_MAX + 1)
 
@@ -688,7 +690,7 @@ plan_mem_stage(const struct plan_cell *c, size_t first, size_t last, long z,
 		.pipeline_stages = c->K,
 		/* ZB-V and DualPipeV: what the stage's rank holds at its
 		 * peak in its fixed order (pipe_form) */
-		.held_chunks = c->form ? cell_form(c)->peak_chunks[c->K - k] :
+		.held_chunks = c->form ? cell_form(c, 1)->peak_chunks[c->K - k] :
 		    0,
 		.grad_bytes_per_param = c->env->grad_bytes_per_param,
 		.grad_copies = c->env->grad_copies,
@@ -1266,8 +1268,15 @@ plan_schedule_chunks(int s)
 }
 
 static void
-form_build(int schedule, int S, long m, struct pipe_form *f)
+form_build(int schedule, int S, long m, int sampled, struct pipe_form *f)
 {
+	/* the sampled forms' points (F, B, W, P): about the floor's
+	 * triangle (its middle, corners and between), pairs at half their
+	 * passes' sum and more (plan_split_mult) */
+	static const int at[][FORM_N] = {
+		{ 2, 2, 2, 3 }, { 2, 2, 2, 6 }, { 1, 1, 0, 1 }, { 2, 0, 0, 1 },
+		{ 0, 2, 0, 1 }, { 2, 2, 1, 4 },
+	};
 	struct pipe_order *o = xcalloc((size_t)S, sizeof *o);
 	int *route = xmalloc(2 * (size_t)S * sizeof *route);
 	struct pl_err err;
@@ -1280,7 +1289,9 @@ form_build(int schedule, int S, long m, struct pipe_form *f)
 			pipe_order_dualpipev(S, r, m, &o[r]);
 	/* the orders are the library's own, which never wait in a cycle
 	 * (t-pipeline runs them) */
-	if (pipe_form_build(o, S, 2, m, route, f, &err) < 0)
+	if ((sampled ? pipe_form_sample(o, S, 2, m, route, at, sizeof at /
+	    sizeof at[0], f, &err) : pipe_form_build(o, S, 2, m, route, f,
+	    &err)) < 0)
 		die("internal error: %s", err.msg);
 	for (int r = 0; r < S; r++)
 		pipe_order_release(&o[r]);
@@ -1357,26 +1368,27 @@ form_enter(struct plan_shape_cache *sc, struct plan_form_entry *e)
 	sc->nforms++;
 }
 
-/* Schedule's form for S stages and m micro-batches, found in sc or made
- * there. */
+/* Schedule's form for S stages and m micro-batches (key: the schedule,
+ * or the schedule + PLAN_NSCHED for its sampled form, pipe_form_sample),
+ * found in sc or made there. */
 static const struct plan_form_entry *
-form_of(struct plan_shape_cache *sc, int schedule, int S, long m)
+form_of(struct plan_shape_cache *sc, int key, int S, long m)
 {
+	int schedule = key % PLAN_NSCHED;
 	long m0 = steady_from(schedule, S);
 	struct plan_form_entry *e;
 	double pair;
 
-	if (sc->fcap && sc->forms[form_slot(sc, schedule, S, m)])
-		return sc->forms[form_slot(sc, schedule, S, m)];
+	if (sc->fcap && sc->forms[form_slot(sc, key, S, m)])
+		return sc->forms[form_slot(sc, key, S, m)];
 	e = xmalloc(sizeof *e);
-	e->schedule = schedule;
+	e->schedule = key;
 	/* a pair takes at least half its passes' time (plan_split_mult) */
 	pair = schedule == PLAN_DUALPIPEV ? 0.5 : 0;
 	if (m > m0 + 1) {
 		/* entries are allocated one by one: a and b stay put */
-		const struct plan_form_entry *a = form_of(sc, schedule, S, m0);
-		const struct plan_form_entry *b = form_of(sc, schedule, S,
-		    m0 + 1);
+		const struct plan_form_entry *a = form_of(sc, key, S, m0);
+		const struct plan_form_entry *b = form_of(sc, key, S, m0 + 1);
 		const int *round = steady_round[schedule];
 
 		if (pipe_form_is_shift(&a->f, &b->f, round)) {
@@ -1389,7 +1401,7 @@ form_of(struct plan_shape_cache *sc, int schedule, int S, long m)
 			return e;
 		}
 	}
-	form_build(schedule, S, m, &e->f);
+	form_build(schedule, S, m, key >= PLAN_NSCHED, &e->f);
 	e->floor = pipe_form_floor(&e->f, pair);
 	form_enter(sc, e);
 	return e;
@@ -1400,20 +1412,25 @@ plan_split_mult(struct plan_shape_cache *sc, int schedule, long S, long m)
 {
 	if (schedule == PLAN_ZBH1)
 		return (double)m + (double)(S - 1) / 3.0;
-	return form_of(sc ? sc : &kept_forms, schedule, (int)S, m)->floor / 2;
+	/* the sampled form's floor: at most the form's */
+	return form_of(sc ? sc : &kept_forms, schedule + PLAN_NSCHED, (int)S,
+	    m)->floor / 2;
 }
 
-/* The cell's form, found or made on first use (its memo is the cell's
- * own even where the cell is read as const). */
+/* The cell's form (sampled: its sampled form, the same peaks), found or
+ * made on first use (its memo is the cell's own even where the cell is
+ * read as const). */
 static const struct pipe_form *
-cell_form(const struct plan_cell *c)
+cell_form(const struct plan_cell *c, int sampled)
 {
 	struct plan_form_memo *memo = c->form;
+	const struct pipe_form **f = sampled ? &memo->sampled : &memo->form;
 
-	if (!memo->form)
-		memo->form = &form_of(c->shared ? c->shared : &kept_forms,
-		    c->mode.schedule, (int)c->K, c->m)->f;
-	return memo->form;
+	if (!*f)
+		*f = &form_of(c->shared ? c->shared : &kept_forms,
+		    c->mode.schedule + (sampled ? PLAN_NSCHED : 0), (int)c->K,
+		    c->m)->f;
+	return *f;
 }
 
 double
@@ -1423,7 +1440,7 @@ plan_split_step(struct plan_cell *c, double f, double b, double w,
 	if (c->mode.schedule == PLAN_ZBH1)
 		return plan_step_zbh1(c->m, (int)c->K, f, b, w);
 	/* a schedule that cannot run the cell never ends */
-	return c->form ? pipe_form_step(cell_form(c), f, b, w, pair) :
+	return c->form ? pipe_form_step(cell_form(c, 0), f, b, w, pair) :
 	    INFINITY;
 }
 

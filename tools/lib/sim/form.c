@@ -30,6 +30,9 @@ struct scratch {
 	int (*c)[FORM_N];
 	unsigned char *gone;		/* [cap] */
 	size_t n, cap;
+	/* sampled (pipe_form_sample): keep only the longest at these */
+	const int (*at)[FORM_N];
+	size_t nat;
 };
 
 static void
@@ -48,11 +51,71 @@ scratch_add(struct scratch *s, const struct cset *set)
 
 static void prune_mixes(struct scratch *s, unsigned char *gone);
 
+/* Counts compared in (F, B, W, P) order. */
+static int
+memcmp_counts(const int *a, const int *b)
+{
+	for (int k = 0; k < FORM_N; k++)
+		if (a[k] != b[k])
+			return a[k] < b[k] ? -1 : 1;
+	return 0;
+}
+
+/* A count's time at an integer point, exactly. */
+static long long
+time_of(const int *c, const int *at)
+{
+	long long t = 0;
+
+	for (int k = 0; k < FORM_N; k++)
+		t += (long long)c[k] * at[k];
+	return t;
+}
+
+/* Sampled: keep the count longest at each point, of equal ones the
+ * greatest in (F, B, W, P) order (what is kept does not hang on the
+ * order they came in), each once. */
+static void
+prune_at(struct scratch *s)
+{
+	size_t kept = 0;
+
+	memset(s->gone, 1, s->n);
+	for (size_t p = 0; p < s->nat; p++) {
+		long long t_best = -1;
+		size_t best = 0;
+
+		for (size_t i = 0; i < s->n; i++) {
+			long long t = time_of(s->c[i], s->at[p]);
+
+			if (t > t_best || (t == t_best && memcmp_counts(s->c[i],
+			    s->c[best]) > 0)) {
+				t_best = t;
+				best = i;
+			}
+		}
+		s->gone[best] = 0;
+	}
+	/* equal counts once */
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = 0; j < i && !s->gone[i]; j++)
+			if (!s->gone[j] && memcmp_counts(s->c[i], s->c[j]) == 0)
+				s->gone[i] = 1;
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->gone[i])
+			memmove(s->c[kept++], s->c[i], sizeof *s->c);
+	s->n = kept;
+}
+
 /* Keep the counts no other one beats (of equal ones, the first), then
  * those no mix of two beats. */
 static void
 prune(struct scratch *s)
 {
+	if (s->at) {
+		prune_at(s);
+		return;
+	}
 	size_t kept = 0;
 
 	for (size_t i = 0; i < s->n; i++) {
@@ -173,9 +236,10 @@ struct part {
 	int j;
 };
 
-int
-pipe_form_build(const struct pipe_order *orders, int S, int v, long m,
-    const int *route, struct pipe_form *out, struct pl_err *err)
+static int
+form_run(const struct pipe_order *orders, int S, int v, long m,
+    const int *route, const int (*points)[FORM_N], size_t npoints,
+    struct pipe_form *out, struct pl_err *err)
 {
 	int L = S * v, ok = 1;
 	size_t cells = (size_t)L * (size_t)m;
@@ -187,7 +251,7 @@ pipe_form_build(const struct pipe_order *orders, int S, int v, long m,
 	struct cset **rank_end = xcalloc((size_t)S, sizeof *rank_end);
 	size_t *pos = xcalloc((size_t)S, sizeof *pos);
 	long *held = xcalloc((size_t)S, sizeof *held);
-	struct scratch s = { 0 };
+	struct scratch s = { .at = points, .nat = npoints };
 
 	memset(out, 0, sizeof *out);
 	out->S = S;
@@ -360,6 +424,21 @@ pipe_form_step(const struct pipe_form *f, double F, double B, double W,
 			step = t;
 	}
 	return step;
+}
+
+int
+pipe_form_build(const struct pipe_order *orders, int S, int v, long m,
+    const int *route, struct pipe_form *out, struct pl_err *err)
+{
+	return form_run(orders, S, v, m, route, NULL, 0, out, err);
+}
+
+int
+pipe_form_sample(const struct pipe_order *orders, int S, int v, long m,
+    const int *route, const int (*at)[FORM_N], size_t nat,
+    struct pipe_form *out, struct pl_err *err)
+{
+	return form_run(orders, S, v, m, route, at, nat, out, err);
 }
 
 int

@@ -53,6 +53,17 @@ struct pipe_form {
 int pipe_form_build(const struct pipe_order *orders, int S, int v, long m,
     const int *route, struct pipe_form *out, struct pl_err *err);
 
+/*
+ * The same with only the chains longest at the points at[0..nat-1]
+ * (their F, B, W and P in integers, F and B at least W; all of equal
+ * longest ones): a part of the form, exact at those points and below it
+ * elsewhere, its floor (pipe_form_floor) a lower bound on the form's;
+ * made in O(nat) an operation, where the form's sets cost more.
+ */
+int pipe_form_sample(const struct pipe_order *orders, int S, int v, long m,
+    const int *route, const int (*at)[FORM_N], size_t nat,
+    struct pipe_form *out, struct pl_err *err);
+
 /* The step at passes F, B, W and pairs P (F and B raised to W). */
 double pipe_form_step(const struct pipe_form *f, double F, double B,
     double W, double P);
