@@ -92,17 +92,15 @@ for n in 2048 16384; do
 	cell 4 deepseek-h800 deepseek-h800-16384 h800-80gb deepseek-v3 $n 15360
 done
 cell 4 gb200-nvl72 gb200-nvl72-4608 gb200 qwen3-235b-a22b 4608 4096
-for n in 16384 131072; do
-	cell 6 rail-h100-zbh1 rail-h100-131072 h100-80gb llama3-405b $n 2048 \
-	    -X none -Y both results/layers/h100-80gb/llama3-405b/b1/index.csv
-	cell 6 rail-h100-zbh1 rail-h100-131072 h100-80gb gpt3-175b $n 8192 \
-	    -X none -Y both results/layers/h100-80gb/gpt3-175b/b1/index.csv
-done
-for n in 16384 131072; do
-	cell 7 rail-h100-all rail-h100-131072 h100-80gb llama3-405b $n 2048 \
-	    -X none -Y all results/layers/h100-80gb/llama3-405b/b1/index.csv
-	cell 7 rail-h100-all rail-h100-131072 h100-80gb gpt3-175b $n 8192 \
-	    -X none -Y all results/layers/h100-80gb/gpt3-175b/b1/index.csv
+# tables 6 and 7: the schedules searched, -Y both and -Y all
+for t in "6 rail-h100-zbh1 both" "7 rail-h100-all all"; do
+	set -- $t
+	for n in 16384 131072; do
+		cell $1 $2 rail-h100-131072 h100-80gb llama3-405b $n 2048 -X none \
+		    -Y $3 results/layers/h100-80gb/llama3-405b/b1/index.csv
+		cell $1 $2 rail-h100-131072 h100-80gb gpt3-175b $n 8192 -X none \
+		    -Y $3 results/layers/h100-80gb/gpt3-175b/b1/index.csv
+	done
 done
 # pipesim: 2,048 micro-batches of the plan's d replicas of b samples
 d=$(sed -n 's/.*<parallelism [^>]* d="\([0-9]*\)".*/\1/p' "$tmp/plan-131072.xml")

@@ -560,6 +560,11 @@ main(int argc, char *argv[])
 		    "\"zbv\", \"dualpipev\"), not with -E");
 		usage(stderr, 2);
 	}
+	if (o.sched_min >= PLAN_ZBV && o.vmax < 2) {
+		warnx("-Y %s runs two model chunks a stage: not with -v %ld",
+		    plan_schedule_name[o.sched_min], o.vmax);
+		usage(stderr, 2);
+	}
 	if (o.megatron && o.sched_max > PLAN_1F1B) {
 		warnx("-Y %s: Megatron-LM runs none of the split schedules "
 		    "(core_v0.15.0); search nestplan's whole space with -X "

@@ -735,6 +735,104 @@ form_floors(void)
 	    "32, 64)");
 }
 
+/*
+ * The evaluator's V passes (plan_split_passes from a stage's costs, its
+ * two chunks alike, its sends 2 v transfers over each of its boundaries,
+ * none at the V's turn) at the slowest stage's: the form there bounds
+ * the simulated step of 300 V pipelines (ZB-V, DualPipeV) with transfers
+ * beside compute, half of them uneven, half with alike compute, large
+ * transfers and few micro-batches.  (Each pass carries the whole of its
+ * chunk's transfer in and out, twice what the bound needs, so a fold too
+ * small by half would pass too: this checks the bound, not the fold.)
+ */
+static void
+split_passes_bound(void)
+{
+	int bound = 0, n = 300;
+	double loosest = 0;
+
+	for (int it = 0; it < n; it++) {
+		int sched = it % 2 ? DUALPIPEV : ZBV, S = 2 + (int)(uniform() * 7);
+		long m = sched == DUALPIPEV ? 2L * S + (long)(uniform() * 2 * S) :
+		    1 + (long)(uniform() * 4 * S);
+		double f[16], b[16], w[16], cf[16], cb[16], x[16], T[8];
+		double F = 0, B = 0, W = 0, P = 0, step;
+		int route[16];
+		struct pipe_order o[8];
+		struct pipe_costs c = { .S = S, .v = 2, .m = m, .fwd_s = f,
+		    .bwd_s = b, .wgrad_s = w, .fwd_comm_s = cf, .bwd_comm_s = cb,
+		    .transfer_s = x, .route = route, .nroute = 1,
+		    .route_len = 2 * S };
+		struct pipe_result res;
+		struct pipe_form form;
+		struct pl_err err;
+
+		/* every other one: the stages' compute alike, the
+		 * transfers large, where the bound is tight */
+		int alike = it % 4 >= 2;
+		double fa = 0.2 + uniform(), wa = 0.1 + 0.4 * uniform();
+		double ba = 0.2 + uniform() + wa;
+
+		for (int r = 0; r + 1 < S; r++)
+			T[r] = (alike ? 0.5 : 0.1) * uniform();
+		/* and few micro-batches, the transfers on the longest
+		 * chain */
+		if (alike)
+			m = sched == DUALPIPEV ? 2L * S : 1 + it % 3;
+		c.m = m;
+		pipe_route_v(S, route);
+		for (int j = 0; j + 1 < 2 * S; j++)
+			x[j] = j < S - 1 ? T[j] : j == S - 1 ? 0 : T[2 * S - 2 - j];
+		for (int r = 0; r < S; r++) {
+			double fr = alike ? fa : 0.2 + uniform();
+			double wr = alike ? wa : 0.1 + 0.4 * uniform();
+			double br = alike ? ba : 0.2 + uniform() + wr;
+			double in = r > 0 ? T[r - 1] : 0, out = r + 1 < S ? T[r] : 0;
+			struct stage_cost sc = { .forward_s = 2 * fr,
+			    .backward_s = 2 * br, .weight_gradient_s = 2 * wr,
+			    .forward_comm_s = sched == DUALPIPEV ? fr *
+			    uniform() : 0, .p2p_in_s = 4 * in, .p2p_out_s =
+			    4 * out };
+			double pf, pb, pw, pp;
+
+			sc.backward_comm_s = sched == DUALPIPEV ? br * uniform() : 0;
+			sc.load_s = sc.forward_s + sc.backward_s + sc.p2p_in_s +
+			    sc.p2p_out_s;
+			for (int k = 0; k < 2; k++) {
+				f[2 * r + k] = fr;
+				b[2 * r + k] = br;
+				w[2 * r + k] = wr;
+				cf[2 * r + k] = sc.forward_comm_s / 2;
+				cb[2 * r + k] = sc.backward_comm_s / 2;
+			}
+			plan_split_passes(&sc, 2, &pf, &pb, &pw, &pp);
+			F = fmax(F, pf);
+			B = fmax(B, pb);
+			W = fmax(W, pw);
+			P = fmax(P, pp);
+			if (sched == ZBV)
+				pipe_order_zbv(S, r, m, &o[r]);
+			else
+				pipe_order_dualpipev(S, r, m, &o[r]);
+		}
+		if (pipe_simulate(&c, o, &res, &err) == 0 &&
+		    pipe_form_build(o, S, 2, m, route, &form, &err) == 0) {
+			step = pipe_form_step(&form, F, B, W, P);
+			bound += res.step_s <= step * (1 + 1e-12);
+			loosest = fmax(loosest, step / res.step_s - 1);
+			pipe_form_release(&form);
+			pipe_result_release(&res);
+		} else
+			printf("# %s\n", err.msg);
+		for (int r = 0; r < S; r++)
+			pipe_order_release(&o[r]);
+	}
+	EQ_INT(bound, n, "the evaluator's V passes (plan_split_passes) at "
+	    "the slowest stage's bound 300 ZB-V and DualPipeV pipelines with "
+	    "transfers");
+	printf("# at most %.1f%% above the simulated step\n", 100 * loosest);
+}
+
 /* The most any rank idles in the step. */
 static double
 most_idle(const struct pipe_result *res, int S)
@@ -1198,6 +1296,7 @@ main(void)
 	zbh1_closed_form();
 	fixed_order_forms();
 	form_floors();
+	split_passes_bound();
 	zbv();
 	dualpipe();
 	figures();

@@ -171,10 +171,12 @@ summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
 	    "of it (compute %.4g s, collectives %.4g s, p2p %.4g s) + %s %.4g "
 	    "s + exposed sync %.4g s\n", prefix, r->bottleneck, r->nstages,
 	    r->m, mb * bn->compute_s, mb * (bn->collective_s + bn->zero_s),
-	    mb * (bn->p2p_in_s + bn->p2p_out_s), p->schedule != PLAN_1F1B ?
-	    "the schedule's fill and drain and the other stages' slower "
-	    "passes" : "the pipeline's fill and drain", p->schedule !=
-	    PLAN_1F1B ?
+	    mb * (bn->p2p_in_s + bn->p2p_out_s), p->schedule ==
+	    PLAN_DUALPIPEV ? "DualPipeV's fill and drain and the other "
+	    "stages' slower passes, less what its overlapped pairs hide" :
+	    p->schedule != PLAN_1F1B ? "the schedule's fill and drain and "
+	    "the other stages' slower passes" : "the pipeline's fill and "
+	    "drain", p->schedule != PLAN_1F1B ?
 	    r->step_s - mb * r->max_load_s - r->max_sync_s :
 	    (double)(r->nstages - 1) / v * r->max_load_s, r->max_sync_s);
 }

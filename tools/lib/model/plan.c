@@ -963,6 +963,19 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 			o->p2p_out_s = 2 * plan_boundary_s(v, net,
 			    o->level_out, v->cut[last + 1]);
 		}
+	} else if (plan_schedule_chunks(c->mode.schedule) == 2) {
+		/* the V: chunk 0 down the ranks and chunk 1 back over the
+		 * same boundaries, turning inside the last rank; no wrap */
+		if (first > 0) {
+			o->level_in = cut_level(c, u);
+			o->p2p_in_s = 2 * (double)nv * plan_boundary_s(v, net,
+			    o->level_in, v->chunk_bytes);
+		}
+		if (last + 1 < v->g->n) {
+			o->level_out = cut_level(c, u + z);
+			o->p2p_out_s = 2 * (double)nv * plan_boundary_s(v, net,
+			    o->level_out, v->chunk_bytes);
+		}
 	} else {
 		o->level_in = first > 0 ? cut_level(c, u) : wrap_level(c);
 		o->level_out = last + 1 < v->g->n ? cut_level(c, u + z) :
@@ -1317,7 +1330,7 @@ static struct plan_shape_cache kept_forms;
  * more, so a form costs O(S^2) to make, not O(S m): where the forms of
  * the first two micro-batch counts are a round apart (checked each time;
  * otherwise the orders are run whole), and t-pipeline checks the rule
- * against the orders run whole for S up to 64.
+ * against the orders run whole for S 2-12, 32 and 64.
  */
 static long
 steady_from(int schedule, int S)
@@ -1471,7 +1484,8 @@ plan_split_passes(const struct stage_cost *sc, long v, double *f, double *b,
     double *w, double *pair)
 {
 	double nv = (double)(v > 1 ? v : 1);
-	double sends = (sc->p2p_in_s + sc->p2p_out_s) / 2;
+	/* a chunk's: the stage's sends are its v chunks' */
+	double sends = (sc->p2p_in_s + sc->p2p_out_s) / (2 * nv);
 	double own = (sc->forward_s + sc->backward_s) / nv;
 	double comm = (fmin(sc->forward_comm_s, sc->forward_s) +
 	    fmin(sc->backward_comm_s, sc->backward_s)) / nv;

@@ -364,8 +364,9 @@ double plan_step_zbh1(long m, int nstages, double f, double b, double w);
 /*
  * A stage's passes as the split schedules take them, a chunk's (v alike
  * chunks a stage): f its forward pass, b its backward pass less w, w its
- * W pass (the weights' gradient), each of f and b with half the load's
- * sends of a chunk (one transfer over each of the stage's boundaries);
+ * W pass (the weights' gradient), each of f and b with half the chunk's
+ * share of the load's sends (one transfer over each of the stage's
+ * boundaries, the V's chunks both over the same two);
  * and pair, DualPipe's overlapped F&B, a forward and a whole backward
  * pass each taking its communication beside the other's compute, the
  * longer of the two, plus both passes' sends.
@@ -379,8 +380,8 @@ void plan_split_passes(const struct stage_cost *sc, long v, double *f,
  * stage's passes at most f, b, w and pair (plan_split_passes): ZB-H1's
  * closed form (plan_step_zbh1); ZB-V's and DualPipeV's form
  * (sim/form.h), the longest chain of their fixed orders at those passes.
- * Exact where every stage's passes are those (W at most F and B), an
- * upper bound on any other stages.
+ * Exact where every stage's passes are those (W at most F and B) and
+ * the transfers take no time, an upper bound on any other stages.
  */
 double plan_split_step(struct plan_cell *c, double f, double b, double w,
     double pair);

@@ -306,7 +306,8 @@ chunks_fit(const struct plan_variant *v, int jj, int j, long nv, int ends)
  * k-th from the end of the pipeline (and the one before it k + 1-th, and
  * so on), each with up to need_zcap ZeRO copies; NEED_NONE when none can.
  * A stage's memory only grows with its rows and with k (the micro-batches
- * it keeps in flight), so taking into each stage, from the last, as many
+ * it keeps in flight under 1F1B; asked only with ZeRO, which the split
+ * schedules never run), so taking into each stage, from the last, as many
  * rows as fit covers the longest prefix that any as many stages can (by
  * induction on the stages placed): the count is exact for memory alone,
  * and a lower bound on the stages of any plan, whose stages also pay
@@ -460,7 +461,7 @@ classic_split_ok(const struct search *s, const struct plan_cell *c, int jj,
  * each carrying at most the plan's slowest load, at least `load`: their
  * last backward passes credit the later stages at most left load / v
  * between them, and stage 0's own sync is not negative.  With ZeRO
- * copies or under ZB-H1 (no credit), Y.  The step's bound mult L + this is non-
+ * copies or under the split schedules (no credit), Y.  The step's bound mult L + this is non-
  * decreasing in L (mult >= left / v, as m >= 1), so the least load bounds
  * it.
  */
@@ -594,7 +595,11 @@ search_cell_split(struct search *s, struct plan_cell *c)
 						q.f = fmax(p.f, f);
 						q.b = fmax(p.b, b);
 						q.w = fmax(p.w, w);
-						q.p = fmax(p.p, pp);
+						/* only DualPipeV's forms count
+						 * pairs */
+						q.p = c->mode.schedule ==
+						    PLAN_DUALPIPEV ? fmax(p.p, pp) :
+						    0;
 					}
 					q.y = p.y + z;
 					q.parent = pi;
@@ -917,8 +922,9 @@ list_streams(struct search *s, size_t ng, struct stream **out)
  * bound: step_mult * max(load / K + the sends a stage cannot avoid,
  * the largest row) + the sync floor (with ZeRO, m * max(load / K,
  * largest row / min(zmax, K))), load being compute and the layers' own
- * collectives.  A cell of K one-slot stages runs v chunks a stage only when m is a
- * multiple of K and every stage can get v layers.
+ * collectives.  A cell of K one-slot stages runs v chunks a stage only
+ * when every stage can get v layers (and, under Megatron's interleaving,
+ * m is a multiple of K; under DualPipeV, at least 2K).
  */
 struct cell_iter {
 	struct search *s;		/* its forms' cache grows */
@@ -1026,10 +1032,13 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			 * sends included: each of the K - 1 boundaries sends
 			 * activations one way, gradients the other (2 x 2
 			 * transfers); an interleaved stage sends 2 (2v - 1)
-			 * chunks */
+			 * chunks; on the V (ZB-V, DualPipeV) each boundary
+			 * carries both chunks, 8 (K - 1) over K stages */
 			double K = (double)it->K, mean = x->total / K;
 
-			double sends = md->v > 1 ? 2 * (2 * (double)md->v - 1) *
+			double sends = plan_schedule_chunks(md->schedule) == 2 ?
+			    4 * (double)md->v * (K - 1) * x->p2p_chunk / K :
+			    md->v > 1 ? 2 * (2 * (double)md->v - 1) *
 			    x->p2p_chunk : 4 * (K - 1) * x->p2p_cut / K;
 
 			mean += sends;
