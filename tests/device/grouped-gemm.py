@@ -9,8 +9,10 @@ A rank's local experts, each with M tokens, their first product (h to 2f,
 gated) and their second (f to h), bf16, forward: as one grouped kernel
 (torch._grouped_mm, the experts' tokens one after another, as
 torchtitan's experts and Transformer Engine's newer grouped GEMM run
-them), and as one torch.mm an expert, back to back (the loop Transformer
-Engine's GroupedLinear issues and Megatron-Core's SequentialMLP).  Shapes:
+them), as one torch.mm an expert, back to back on one stream (Megatron-
+Core's SequentialMLP), and the same over four streams, expert i on
+stream i mod 4 (Transformer Engine's GroupedLinear issues a cuBLAS
+product an expert over its num_gemm_streams, four by default).  Shapes:
 Qwen3-30B-A3B's experts (h 2,048, f 768; 16 a rank at EP 8) and
 DeepSeek-V3's (h 7,168, f 2,048; 4 a rank at EP 64, 8 at EP 32), M 64 to
 4,096 tokens an expert.  Each queued as a step runs it (cudatime.queued:
@@ -39,6 +41,7 @@ def main(dst):
     out.write("model,experts,tokens,k,n,kind,seconds,tflops\n")
     junk = torch.empty(256 << 20, device="cuda", dtype=torch.uint8)
     grouped = hasattr(torch, "_grouped_mm")
+    streams = [torch.cuda.Stream() for _ in range(4)]
     for model, h, f, e in SHAPES:
         for k, n in ((h, 2 * f), (f, h)):
             w = torch.randn(e, n, k, device="cuda", dtype=torch.bfloat16)
@@ -52,7 +55,21 @@ def main(dst):
                 def loop():
                     for i in range(e):
                         torch.mm(xs[i], wt[i])
-                kinds = [("loop", loop)]
+
+                def loop4():
+                    main_stream = torch.cuda.current_stream()
+                    start = torch.cuda.Event()
+                    start.record(main_stream)
+                    for st in streams:
+                        st.wait_event(start)
+                    for i in range(e):
+                        with torch.cuda.stream(streams[i % 4]):
+                            torch.mm(xs[i], wt[i])
+                    for st in streams:
+                        done = torch.cuda.Event()
+                        done.record(st)
+                        main_stream.wait_event(done)
+                kinds = [("loop", loop), ("loop4", loop4)]
                 if grouped:
                     kinds.append(("grouped",
                                   lambda: torch._grouped_mm(x, wt, offs=offs)))
