@@ -370,6 +370,9 @@ SWEEP_BLOCK   ?= 4
 # the plans searched (dpsolve -X): megatron, what Megatron-LM runs, or
 # none, nestplan's whole space
 SWEEP_FRAMEWORK ?= megatron
+# the pipeline schedules searched (dpsolve -Y): 1f1b; with
+# SWEEP_FRAMEWORK=none also zbh1, zbv, dualpipev, both or all
+SWEEP_SCHEDULE ?= 1f1b
 ENGINE        ?= local
 # what killed runs left (their PATH.tmp.PID; see TMP), removed as make
 # starts
@@ -380,6 +383,7 @@ endif
 SWEEPS = $(patsubst configs/sweeps/%.xml,%,$(wildcard configs/sweeps/*.xml))
 SWEEP_VARS = SWEEP=$(SWEEP) SWEEP_CONFIG=$(SWEEP_CONFIG) \
              SWEEP_FRAMEWORK=$(SWEEP_FRAMEWORK) \
+             SWEEP_SCHEDULE=$(SWEEP_SCHEDULE) \
              SWEEP_RESULTS=$(SWEEP_RESULTS) SWEEP_BUILD=$(SWEEP_BUILD) \
              SWEEP_PLOTS=$(SWEEP_PLOTS) SWEEP_LAYERS=$(SWEEP_LAYERS)
 .PHONY: sweep sweep-prereqs

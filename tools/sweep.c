@@ -164,7 +164,8 @@ point_rules(FILE *fp, const struct sweep_cfg *s, const struct group *g,
 	fprintf(fp, "SWEEP_PLANS += %s\n%s: %s %s %s %s bin/dpsolve | "
 	    "bin/sweep\n"
 	    "\t@mkdir -p $(@D)\n"
-	    "\t@bin/dpsolve -X $(SWEEP_FRAMEWORK) -a %s -n %s -N %ld -B %ld "
+	    "\t@bin/dpsolve -X $(SWEEP_FRAMEWORK) -Y $(SWEEP_SCHEDULE) -a %s "
+	    "-n %s -N %ld -B %ld "
 	    "%s-m %s -o $@ %s\n"
 	    "\t@bin/sweep -P $@ -i %ld/%ld\n", plan, plan, net, layers, acc,
 	    def, acc, net, g->devices, s->global_batch, mem, g->model, layers,
@@ -340,6 +341,7 @@ struct plan_row {
 	long deepep;			/* DeepEP's dispatch */
 	long fp8_param_gather;		/* --fp8-param-gather */
 	char fp8[16];			/* the FP8 recipe, "" for bf16 */
+	char schedule[16];		/* zbh1, zbv, dualpipev; "": 1F1B */
 	int recompute, distopt;
 	double step_s, throughput, peak_bytes;
 };
@@ -457,6 +459,21 @@ read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 
 		snprintf(r->fp8, sizeof r->fp8, "%s", w ? w : "");
 		free(w);
+		w = xmlio_attr(par, "schedule");
+		snprintf(r->schedule, sizeof r->schedule, "%s", w &&
+		    strcmp(w, "1f1b") ? w : "");
+		for (int k = PLAN_ZBH1; w && k < PLAN_NSCHED && r->schedule[0];
+		    k++)
+			if (!strcmp(w, plan_schedule_name[k]))
+				break;
+			else if (k + 1 == PLAN_NSCHED) {
+				pl_errf(err, path, (size_t)xmlGetLineNo(par),
+				    "element 'parallelism': schedule '%s' is not "
+				    "1f1b, zbh1, zbv or dualpipev", w);
+				free(w);
+				goto done;
+			}
+		free(w);
 	}
 	/* dpsolve writes both from one step: a plan whose two disagree was
 	 * edited */
@@ -527,6 +544,8 @@ plan_label(const struct plan_row *r, char *buf, size_t len)
 		ADD(" fp8-%s", r->fp8);
 	if (r->fp8_param_gather)
 		ADD(" fp8-gather");
+	if (r->schedule[0])
+		ADD(" %s", r->schedule);
 #undef ADD
 }
 
