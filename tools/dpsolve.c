@@ -369,18 +369,14 @@ parse_args(int argc, char *argv[], struct opts *o)
 			}
 			break;
 		case 'Y':	/* the pipeline schedules searched */
-			o->sched_min = PLAN_1F1B;
-			while (o->sched_min < PLAN_NSCHED && !word(optarg,
-			    plan_schedule_name[o->sched_min]))
-				o->sched_min++;
-			o->sched_max = o->sched_min;
+			o->sched_min = o->sched_max = plan_schedule_of(optarg);
 			if (word(optarg, "both"))
 				o->sched_min = PLAN_1F1B, o->sched_max =
 				    PLAN_ZBH1;
 			else if (word(optarg, "all"))
 				o->sched_min = PLAN_1F1B, o->sched_max =
 				    PLAN_NSCHED - 1;
-			else if (o->sched_min == PLAN_NSCHED) {
+			else if (o->sched_min < 0) {
 				warnx("-Y: '%s' is not 1f1b, zbh1, zbv, "
 				    "dualpipev, both or all", optarg);
 				usage(stderr, 2);

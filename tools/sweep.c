@@ -460,19 +460,15 @@ read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 		snprintf(r->fp8, sizeof r->fp8, "%s", w ? w : "");
 		free(w);
 		w = xmlio_attr(par, "schedule");
+		if (w && plan_schedule_of(w) < 0) {
+			pl_errf(err, path, (size_t)xmlGetLineNo(par), "element "
+			    "'parallelism': schedule '%s' is not 1f1b, zbh1, zbv "
+			    "or dualpipev", w);
+			free(w);
+			goto done;
+		}
 		snprintf(r->schedule, sizeof r->schedule, "%s", w &&
 		    strcmp(w, "1f1b") ? w : "");
-		for (int k = PLAN_ZBH1; w && k < PLAN_NSCHED && r->schedule[0];
-		    k++)
-			if (!strcmp(w, plan_schedule_name[k]))
-				break;
-			else if (k + 1 == PLAN_NSCHED) {
-				pl_errf(err, path, (size_t)xmlGetLineNo(par),
-				    "element 'parallelism': schedule '%s' is not "
-				    "1f1b, zbh1, zbv or dualpipev", w);
-				free(w);
-				goto done;
-			}
 		free(w);
 	}
 	/* dpsolve writes both from one step: a plan whose two disagree was

@@ -454,11 +454,8 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 	{
 		char *w = xmlio_attr(par, "schedule");
 
-		p->schedule = PLAN_1F1B;
-		while (w && p->schedule < PLAN_NSCHED &&
-		    strcmp(w, plan_schedule_name[p->schedule]) != 0)
-			p->schedule++;
-		if (w && p->schedule == PLAN_NSCHED) {
+		p->schedule = w ? plan_schedule_of(w) : PLAN_1F1B;
+		if (p->schedule < 0) {
 			pl_errf(err, file, (size_t)xmlGetLineNo(par),
 			    "<parallelism> schedule: '%s' is not 1f1b, zbh1, "
 			    "zbv or dualpipev", w);

@@ -1274,6 +1274,15 @@ plan_drain_sync(double later_s, const struct stage_cost *sc, long v)
 const char *const plan_schedule_name[PLAN_NSCHED] = { "1f1b", "zbh1",
     "zbv", "dualpipev" };
 
+int
+plan_schedule_of(const char *name)
+{
+	for (int k = 0; name && k < PLAN_NSCHED; k++)
+		if (strcmp(plan_schedule_name[k], name) == 0)
+			return k;
+	return -1;
+}
+
 long
 plan_schedule_chunks(int s)
 {

@@ -111,6 +111,9 @@ enum { PLAN_1F1B, PLAN_ZBH1, PLAN_ZBV, PLAN_DUALPIPEV, PLAN_NSCHED };
 /* Their names in plans and on dpsolve's -Y: 1f1b, zbh1, zbv, dualpipev. */
 extern const char *const plan_schedule_name[PLAN_NSCHED];
 
+/* The schedule a name names, or -1. */
+int plan_schedule_of(const char *name);
+
 /* The chunks a stage schedule s runs: 1 (ZB-H1), 2 (the V-shaped), 0
  * (1F1B: any). */
 long plan_schedule_chunks(int s);
