@@ -952,29 +952,22 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	/* activations one way, their gradients the other; interleaved, each
 	 * of the v model chunks receives and sends one micro-batch, the first
 	 * and last stages v - 1 times across the wrap */
-	if (nv == 1) {
-		if (first > 0) {
-			o->level_in = cut_level(c, u);
-			o->p2p_in_s = 2 * plan_boundary_s(v, net, o->level_in,
-			    v->cut[first]);
-		}
-		if (last + 1 < v->g->n) {
-			o->level_out = cut_level(c, u + z);
-			o->p2p_out_s = 2 * plan_boundary_s(v, net,
-			    o->level_out, v->cut[last + 1]);
-		}
-	} else if (plan_schedule_chunks(c->mode.schedule) == 2) {
-		/* the V: chunk 0 down the ranks and chunk 1 back over the
-		 * same boundaries, turning inside the last rank; no wrap */
+	if (nv == 1 || plan_schedule_chunks(c->mode.schedule) == 2) {
+		/* no wrap: one chunk a stage, or the V's two, chunk 0 down
+		 * the ranks and chunk 1 back over the same boundaries,
+		 * turning inside the last rank (a chunk's cut is the
+		 * largest interior one, as interleaved) */
 		if (first > 0) {
 			o->level_in = cut_level(c, u);
 			o->p2p_in_s = 2 * (double)nv * plan_boundary_s(v, net,
-			    o->level_in, v->chunk_bytes);
+			    o->level_in, nv == 1 ? v->cut[first] :
+			    v->chunk_bytes);
 		}
 		if (last + 1 < v->g->n) {
 			o->level_out = cut_level(c, u + z);
 			o->p2p_out_s = 2 * (double)nv * plan_boundary_s(v, net,
-			    o->level_out, v->chunk_bytes);
+			    o->level_out, nv == 1 ? v->cut[last + 1] :
+			    v->chunk_bytes);
 		}
 	} else {
 		o->level_in = first > 0 ? cut_level(c, u) : wrap_level(c);
@@ -1184,14 +1177,15 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 		plan_variant_release(&v);
 		return -1;
 	}
-	if (mode.schedule == PLAN_DUALPIPEV && !pipe_dualpipe_ok(p->nstages,
-	    plan_microbatches(env->global_batch, v.b, p->d), 0)) {
+	if (mode.schedule == PLAN_DUALPIPEV) {
 		long m = plan_microbatches(env->global_batch, v.b, p->d);
 
-		plan_variant_release(&v);
-		return pl_errf(err, NULL, p->line, "schedule dualpipev runs "
-		    "%ld micro-batches through %d stages: it needs twice the "
-		    "stages or more", m, p->nstages);
+		if (!pipe_dualpipe_ok(p->nstages, m, 0)) {
+			plan_variant_release(&v);
+			return pl_errf(err, NULL, p->line, "schedule dualpipev "
+			    "runs %ld micro-batches through %d stages: it needs "
+			    "twice the stages or more", m, p->nstages);
+		}
 	}
 	if (p->d * v.b > env->global_batch || p->d * K * v.w > env->devices) {
 		long b = v.b, need = p->d * K * v.w;

@@ -1043,8 +1043,7 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 
 			mean += sends;
 			out->lb = step_mult(&s->shapes, it->m, it->K, md) *
-			    fmax(mean,
-			    x->maxrow);
+			    fmax(mean, x->maxrow);
 			/* ZB-H1 (plan_step_zbh1 = (m + S - 1)(F + B) + (m -
 			 * min(m, S) + 1) W, the second term not negative):
 			 * F + B is at least every stage's load less its W

@@ -112,12 +112,12 @@ prune_at(struct scratch *s)
 static void
 prune(struct scratch *s)
 {
+	size_t kept = 0;
+
 	if (s->at) {
 		prune_at(s);
 		return;
 	}
-	size_t kept = 0;
-
 	for (size_t i = 0; i < s->n; i++) {
 		int dropped = 0;
 
