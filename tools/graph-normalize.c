@@ -231,11 +231,14 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 {
 	static const char *const head[] = {
 		"file", "t", "e", "c", "sp", "micro_batch_samples", "width",
-		"ep_batch", "expert_t", "fp8_recipe"
+		"ep_batch", "expert_t", "fp8_recipe", "ep_fold"
 	};
 	size_t ncols = 7;
 	static const long searched[] = MBS_SEARCHED;
-	struct variant v[1024];
+	/* a folder's variants at most (each a graph file), and room for
+	 * their FP8 twins */
+	enum { MAX_VARIANTS = 1024 };
+	static struct variant v[2 * MAX_VARIANTS];
 	size_t n = 0, nb = o->v.b ? 1 : sizeof searched / sizeof searched[0];
 	struct outfile idx;
 
@@ -245,12 +248,13 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 		long b = o->v.b ? o->v.b : searched[k];
 
 		n += analytic_variants(m, b, o->v.t, o->v.c, o->ep,
-		    v + (n < 512 ? n : 512), n < 512 ? 512 - n : 0);
+		    v + (n < MAX_VARIANTS ? n : MAX_VARIANTS), n < MAX_VARIANTS ?
+		    MAX_VARIANTS - n : 0);
 	}
-	if (n > 512)
+	if (n > MAX_VARIANTS)
 		return pl_errf(err, NULL, 0, "model '%s': %zu variants, more "
-		    "than 512%s", m->name, n, o->v.b ? "" : " (-V b=B: one "
-		    "micro-batch size a folder)");
+		    "than %d%s", m->name, n, MAX_VARIANTS, o->v.b ? "" :
+		    " (-V b=B: one micro-batch size a folder)");
 	/* -V fp8=R: each variant in bf16 and again in FP8 under R, the
 	 * search choosing between them */
 	if (o->v.fp8 != FP8_NONE) {
@@ -268,8 +272,10 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 			ncols = 8;
 		if (v[i].et != v[i].t && ncols < 9)
 			ncols = 9;
-		if (v[i].fp8 != FP8_NONE)
+		if (v[i].fp8 != FP8_NONE && ncols < 10)
 			ncols = 10;
+		if (variant_ep_fold(&v[i]) > 1 && v[i].ep_batch)
+			ncols = 11;
 	}
 	/* the folder is made if it is missing (one level, like mkdir) */
 	if (mkdir(o->dir, 0777) < 0 && errno != EEXIST)
@@ -280,14 +286,19 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 	csvio_write_row(idx.fp, head, ncols);
 	for (size_t i = 0; i < n; i++) {
 		struct opts one = *o;
-		char name[96], path[4096], b[8][NUMFMT_LEN], et[24] = "";
-		const char *f[10];
+		char name[96], path[4096], b[9][NUMFMT_LEN], et[24] = "";
+		char fold[24] = "";
+		const char *f[11];
 
 		if (v[i].et != v[i].t)
 			snprintf(et, sizeof et, "-et%ld", v[i].et);
-		snprintf(name, sizeof(name), "b%ld-t%ld-sp%d-e%ld-c%ld%s%s%s.csv",
+		if (v[i].ep_batch && variant_ep_fold(&v[i]) > 1)
+			snprintf(fold, sizeof fold, "-fold%ld",
+			    variant_ep_fold(&v[i]));
+		snprintf(name, sizeof(name), "b%ld-t%ld-sp%d-e%ld-c%ld%s%s%s%s.csv",
 		    v[i].b, v[i].t, v[i].sp, v[i].e, v[i].c,
-		    v[i].ep_batch ? "-epb" : "", et, v[i].fp8 ? "-fp8" : "");
+		    v[i].ep_batch ? "-epb" : "", fold, et, v[i].fp8 ? "-fp8" :
+		    "");
 		snprintf(path, sizeof(path), "%s/%s", o->dir, name);
 		one.out = path;
 		one.v = v[i];
@@ -305,6 +316,8 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 		f[7] = numfmt(b[6], (double)v[i].ep_batch);
 		f[8] = numfmt(b[7], (double)v[i].et);
 		f[9] = fp8_recipe_words[v[i].fp8];
+		f[10] = numfmt(b[8], (double)(v[i].ep_batch ?
+		    variant_ep_fold(&v[i]) : 1));
 		csvio_write_row(idx.fp, f, ncols);
 	}
 	return outfile_commit(&idx, err);
@@ -329,7 +342,7 @@ run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 		"top_k", "seq_len", "flops_per_token_fwd",
 		"activation_bytes_per_layer"
 	};
-	struct variant one = { 1, 1, 1, 0, 1, 0, 1, FP8_NONE };
+	struct variant one = { 1, 1, 1, 0, 1, 0, 1, FP8_NONE, 0 };
 	struct outfile out;
 
 	if (outfile_open(&out, o->out, err) < 0)
@@ -380,14 +393,15 @@ run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 }
 
 /* -V t=8,sp=1,e=1,c=1,b=1,ep=fold (any subset, any order, each once);
- * ep is fold, batch or (for -D) both. */
+ * ep is fold, batch or (for -D) both; fold= a batch split's ranks over a
+ * sequence. */
 static void
 parse_variant(const char *arg, struct variant *v, int *ep)
 {
 	static const char *const keys[] = { "t", "e", "c", "b", "sp", "ep",
-		"et", "fp8" };
+		"et", "fp8", "fold" };
 	long *dst[] = { &v->t, &v->e, &v->c, &v->b, NULL, NULL, &v->et,
-		NULL };
+		NULL, &v->ep_fold };
 	char *copy = xstrdup(arg), *tok = copy, *next;
 	unsigned seen = 0;
 
@@ -401,9 +415,9 @@ parse_variant(const char *arg, struct variant *v, int *ep)
 		if ((eq = strchr(tok, '=')) == NULL)
 			goto bad;
 		*eq++ = '\0';
-		while (k < 8 && strcmp(tok, keys[k]) != 0)
+		while (k < 9 && strcmp(tok, keys[k]) != 0)
 			k++;
-		if (k == 8)
+		if (k == 9)
 			goto bad;
 		if (seen & 1u << k) {
 			warnx("-V: '%s' given twice in '%s'", keys[k], arg);
@@ -441,7 +455,7 @@ parse_variant(const char *arg, struct variant *v, int *ep)
 	return;
 bad:
 	warnx("-V: '%s' is not a list of t=, e=, c=, sp=, b=, ep=, et=, fp8= "
-	    "settings",
+	    "or fold= settings",
 	    arg);
 	free(copy);
 	usage(stderr, 2);
@@ -539,16 +553,28 @@ main(int argc, char *argv[])
 		warnx("-V ep=both lists variants: with -D only");
 		usage(stderr, 2);
 	}
+	if (o.v.ep_fold && (o.dir || o.ep != EP_BATCH)) {
+		warnx("-V fold= folds some of a batch split's expert ranks "
+		    "over a sequence: with ep=batch, without -D");
+		usage(stderr, 2);
+	}
 	if (!o.dir && o.ep == EP_BATCH && o.v.e < 2) {
 		warnx("-V ep=batch splits the samples over the expert ranks: "
 		    "it needs e > 1");
 		usage(stderr, 2);
 	}
 	/* -V b= is a rank's micro-batch (Megatron's --micro-batch-size):
-	 * split by samples, the variant's e ranks take e of them */
+	 * split by samples, the variant's e ranks take e of them (e over
+	 * the fold: the folded ranks share theirs) */
 	if (!o.dir && o.ep == EP_BATCH) {
 		o.v.ep_batch = 1;
-		o.v.b = (o.v.b ? o.v.b : 1) * o.v.e;
+		if (o.v.ep_fold > 1 && o.v.e % o.v.ep_fold) {
+			warnx("-V fold=%ld does not divide e=%ld", o.v.ep_fold,
+			    o.v.e);
+			usage(stderr, 2);
+		}
+		o.v.b = (o.v.b ? o.v.b : 1) * (o.v.ep_fold > 1 ? o.v.e /
+		    o.v.ep_fold : o.v.e);
 	}
 	/* -D lists both expert splits unless told; one graph folds */
 	if (o.ep == 0)

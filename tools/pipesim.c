@@ -271,7 +271,7 @@ static double
 bucket_params(const struct plan *p)
 {
 	const struct layer_graph *g = p->g;
-	double dp = (double)p->d * (double)(g->var_ep_batch ? g->var_e : 1);
+	double dp = (double)p->d * (double)layers_ep_samples(g);
 
 	return fmax(40e6, 1e6 * dp);
 }

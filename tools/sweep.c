@@ -337,6 +337,8 @@ struct plan_row {
 	long t, p, d, e, c, sp, b, v, zero_stage, zero_degree;
 	long tp_overlap;		/* --tp-comm-overlap (optional) */
 	long ep_batch;			/* the expert ranks split the samples */
+	long ep_fold;			/* ... folding this many over a
+					 * sequence (0: none) */
 	long expert_t;			/* the experts' tensor split (0: t) */
 	long deepep;			/* DeepEP's dispatch */
 	long fp8_param_gather;		/* --fp8-param-gather */
@@ -443,6 +445,8 @@ read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 	    err) < 0 ||
 	    plan_long_opt(path, par, "ep_batch", 0, 1, &r->ep_batch,
 	    err) < 0 ||
+	    plan_long_opt(path, par, "ep_fold", 1, LONG_MAX, &r->ep_fold,
+	    err) < 0 ||
 	    plan_long_opt(path, par, "expert_t", 1, LONG_MAX, &r->expert_t,
 	    err) < 0 ||
 	    plan_long_opt(path, par, "deepep", 0, 1, &r->deepep, err) < 0 ||
@@ -518,6 +522,8 @@ plan_label(const struct plan_row *r, char *buf, size_t len)
 		ADD(" sp");
 	if (r->e > 1)
 		ADD(" e%ld%s", r->e, r->ep_batch ? " epb" : "");
+	if (r->ep_batch && r->ep_fold > 1)
+		ADD(" fold%ld", r->ep_fold);
 	if (r->expert_t > 0 && r->expert_t != r->t)
 		ADD(" etp%ld", r->expert_t);
 	if (r->deepep)

@@ -177,8 +177,10 @@ rows() {	# table
 		# of the context-parallel ranks, sharing one (fold)
 		E = opt_whole("e", 1)
 		esplit = ("expert_split" in col && $col["expert_split"] != "") ? word("expert_split", "batch fold") : "batch"
-		if (E > 1 && esplit == "batch" && d % E) bad("e " E " does not divide d " d " (expert_split batch: the expert ranks are data-parallel ranks)")
-		if (E > 1 && esplit == "batch" && c > 1) bad("e " E " with c " c ": a batch split of the experts needs c 1 (Megatron-Core folds them over the context ranks)")
+		if (E > 1 && esplit == "batch" && c == 1 && d % E) bad("e " E " does not divide d " d " (expert_split batch: the expert ranks are data-parallel ranks)")
+		# beside context parallelism, Megatron-Core lays the expert
+		# ranks over all the context ranks first, then over d
+		if (E > 1 && esplit == "batch" && c > 1 && (E % c || E == c || d % (E / c))) bad("e " E " with c " c ": a batch split beside context parallelism takes the c context ranks and e/c data-parallel ranks (e a multiple of c above it, e/c dividing d " d ")")
 		if (E > 1 && esplit == "fold" && c % E) bad("e " E " does not divide c " c " (expert_split fold: the expert ranks are context-parallel ranks)")
 		if (E == 1 && "expert_split" in col && $col["expert_split"] != "") bad("expert_split " esplit " needs e > 1")
 		model = config("models", $col["model"])
@@ -316,8 +318,12 @@ for table in "$@"; do
 		# the run in the planner's terms, a copy of the variant t e c
 		# devices: a batch split's e ranks are e of Megatron's d, its
 		# micro-batch e of theirs; a fold's are e of Megatron's c
-		pc=$c pd=$d pb=$b epv= epb=0
-		if [ "$E" -gt 1 ] && [ "$split" = batch ]; then
+		pc=$c pd=$d pb=$b epv= epb=0 fold=1
+		if [ "$E" -gt 1 ] && [ "$split" = batch ] && [ "$c" -gt 1 ]; then
+			# the c context ranks and E/c data-parallel ones
+			fold=$c pc=1 pd=$((d / (E / c))) pb=$((b * (E / c)))
+			epv=",e=$E,ep=batch,fold=$c" epb=1
+		elif [ "$E" -gt 1 ] && [ "$split" = batch ]; then
 			pd=$((d / E)) pb=$((b * E)) epv=",e=$E,ep=batch" epb=1
 		elif [ "$E" -gt 1 ]; then
 			pc=$((c / E)) epv=",e=$E,ep=fold"
@@ -332,10 +338,10 @@ for table in "$@"; do
 		awk -v L="$L" -v p="$p" -v d="$pd" -v t="$t" -v b="$pb" -v v="$v" \
 		    -v rc="$rcn" -v ovl="$ovl" -v ovlp="$ovlp" -v sp="$sp" -v dopt="$dopt" \
 		    -v c="$pc" -v e="$E" -v epb="$epb" -v et="$et" -v fp8="$fp8" \
-		    -v disp="$disp" -v f8g="$f8g" \
+		    -v disp="$disp" -v f8g="$f8g" -v fold="$fold" \
 		    -v ends="$ends" -v tpo="$tpo" -v rl="$rl" -v F="$F" -v Z="$Z" 'BEGIN {
 			printf "<plan micro_batch_samples=\"%d\">\n", b
-			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"%d\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s%s%s%s%s%s/>\n", d, t, sp, e, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : ""), (epb ? " ep_batch=\"1\"" : ""), (et != t ? " expert_t=\"" et "\"" : ""), (fp8 != "none" ? " fp8_recipe=\"" fp8 "\"" : ""), (disp == "deepep" ? " deepep=\"1\"" : ""), (f8g == 1 ? " fp8_param_gather=\"1\"" : "")
+			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"%d\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s%s%s%s%s%s%s/>\n", d, t, sp, e, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : ""), (epb ? " ep_batch=\"1\"" : ""), (fold > 1 ? " ep_fold=\"" fold "\"" : ""), (et != t ? " expert_t=\"" et "\"" : ""), (fp8 != "none" ? " fp8_recipe=\"" fp8 "\"" : ""), (disp == "deepep" ? " deepep=\"1\"" : ""), (f8g == 1 ? " fp8_param_gather=\"1\"" : "")
 			# the rows of the graph: the embedding -1, the layers, the head L
 			if (F + Z > 0) {
 				each = p - (F > 0) - (Z > 0) > 0 ? (L - F - Z) / (p - (F > 0) - (Z > 0)) : 0
@@ -384,13 +390,13 @@ for table in "$@"; do
 		fi
 		# dpsolve's own plan on the same cluster and batch
 		# (context parallelism only if the run used it, up to its degree)
-		"$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$pc$fp8v" -c "$mx" \
+		"$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$([ "$fold" -gt 1 ] && echo "$c" || echo "$pc")$fp8v" -c "$mx" \
 		    -a "$CONFIGS/accelerators/$acc.xml" -o "$tmp/$run.all.csv"
 		# the run's own micro-batch too, so that the search space holds
 		# the published plan
 		case $b in
 		1|2|4|8) ;;
-		*) "$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$pc,b=$b$fp8v" -c "$mx" \
+		*) "$BIN/graph-normalize" -D "$tmp/$run.d" -V "c=$([ "$fold" -gt 1 ] && echo "$c" || echo "$pc"),b=$b$fp8v" -c "$mx" \
 			-a "$CONFIGS/accelerators/$acc.xml" -o "$tmp/$run.pub.csv"
 		   tail -n +2 "$tmp/$run.pub.csv" >> "$tmp/$run.all.csv" ;;
 		esac

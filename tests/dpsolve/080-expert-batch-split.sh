@@ -11,7 +11,10 @@
 # the folded plan's.  The plan keeps ep_batch through -E; Megatron's
 # launch has a micro-batch of one a rank and no context parallelism where
 # the fold has 8 and 8.  The same equality at t 2 with sequence
-# parallelism and e 4.  A search over both splits picks the split here
+# parallelism and e 4.  A split that folds 2 of its 8 ranks over a
+# sequence prices its key/value exchange over those 2, as the plain fold
+# of e 2 does, and launches as Megatron's CP 2 and EP 8 over DP 16.  A
+# search over both splits picks the split here
 # and is no slower than one over the folds.  -D lists both splits by
 # default.  Refusals: a split plan without its graph, ep_batch 2, a split
 # beside context parallelism, at e 1, or ep=both for one graph; a split
@@ -87,6 +90,46 @@ has fold '--micro-batch-size 8 '
 has fold '--context-parallel-size 8 '
 has fold '--expert-model-parallel-size 8 '
 
+# a split with a fold (Megatron's EP 8 over CP 2 and 4 of its DP 16):
+# each fold of 2 shares one sequence's keys and values, as the plain fold
+# of e 2 at one sequence does, so the two price that exchange alike, over
+# 2 adjacent devices (over the 8 of e it would cost 7/8 of the bytes a
+# ring, not 1/2); -E keeps ep_fold; the launch has context parallelism
+# 2, a rank's one sequence and Megatron's data-parallel size 16
+"$BIN/graph-normalize" -c $model -a $acc -V t=1,e=8,b=1,ep=batch,fold=2 -o "$tmp/both.csv" &&
+"$BIN/graph-normalize" -c $model -a $acc -V t=1,e=2,b=1 -o "$tmp/fold2e.csv" || exit 1
+for g in both fold2e; do
+	awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^context_/) z[i] = 1; print; next }
+		{ for (i in z) $i = 0; print }' "$tmp/$g.csv" > "$tmp/$g-nokv.csv"
+done
+sed 's/micro_batch_samples="8"/micro_batch_samples="4"/; s/ e="8" c="1" / e="8" c="1" ep_batch="1" ep_fold="2" /' \
+    "$tmp/fold.xml" > "$tmp/both.xml"
+sed 's/micro_batch_samples="8"/micro_batch_samples="1"/; s/ d="4" t="1" sp="0" e="8" / d="16" t="1" sp="0" e="2" /' \
+    "$tmp/fold.xml" > "$tmp/fold2e.xml"
+cp "$tmp/both.xml" "$tmp/both-nokv.xml"
+cp "$tmp/fold2e.xml" "$tmp/fold2e-nokv.xml"
+for g in both both-nokv fold2e fold2e-nokv; do
+	price $g "$tmp/$g.csv" $g.out
+done
+awk -v a="$(attr "$tmp/both.out" stage collective_s)" -v b="$(attr "$tmp/both-nokv.out" stage collective_s)" \
+    -v c="$(attr "$tmp/fold2e.out" stage collective_s)" -v d="$(attr "$tmp/fold2e-nokv.out" stage collective_s)" \
+    'BEGIN { x = a - b; y = c - d; exit !(y > 0 && (x - y) * (x - y) < 1e-18 * y * y) }' ||
+    say "the fold's key/value exchange: $(attr "$tmp/both.out" stage collective_s) - $(attr "$tmp/both-nokv.out" stage collective_s), the e 2 fold's $(attr "$tmp/fold2e.out" stage collective_s) - $(attr "$tmp/fold2e-nokv.out" stage collective_s)"
+[ "$(attr "$tmp/both.out" parallelism ep_fold)" = 2 ] || say "-E dropped ep_fold"
+"$BIN/dpsolve" -A $model -a $acc -n $net -N 128 -B 1024 -E "$tmp/both.xml" \
+    -f megatron -o "$tmp/both.sh" "$tmp/both.csv" 2> "$tmp/both.sh.err" ||
+    say "both: -f megatron failed: $(cat "$tmp/both.sh.err")"
+has both '--micro-batch-size 1 '
+has both '--context-parallel-size 2 '
+has both '--expert-model-parallel-size 8 '
+has both "Megatron's context-parallel size 2, data-parallel size 16, 1 a rank"
+grep -q 'cannot run' "$tmp/both.sh" && say "both: Megatron refused: $(grep 'cannot run' "$tmp/both.sh")"
+# -D lists the folds of 2 and 4 (up to c 4) beside the two splits
+"$BIN/graph-normalize" -D "$tmp/allc" -V t=1,b=1 -c $model -a $acc -o "$tmp/allc.csv" || say "-D c 4 failed"
+head -n 1 "$tmp/allc.csv" | grep -q ',ep_fold$' || say "-D: no ep_fold column"
+grep -q '^b2-t1-sp0-e8-c1-epb-fold4.csv,1,8,1,0,2,8,1,1,none,4$' "$tmp/allc.csv" ||
+    say "-D: no fold of 4 of e 8 at b 1 a sample rank: $(grep fold "$tmp/allc.csv" | head -n 3)"
+
 # the same at t 2 with sequence parallelism, e 4 (a copy is still 8 GPUs)
 "$BIN/graph-normalize" -c $model -a $acc -V t=2,sp=1,e=4,b=2,ep=batch -o "$tmp/split2.csv" &&
 "$BIN/graph-normalize" -c $model -a $acc -V t=2,sp=1,e=4,b=8 -o "$tmp/fold2.csv" || exit 1
@@ -159,4 +202,14 @@ awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^(t|e|c|sp|micro
     "$tmp/split.csv" > "$tmp/bare.csv"
 refuse "ep_batch without the variant" 1 "column 'ep_batch' without the variant's columns" \
     "$BIN/dpsolve" -a $acc -n $net -N 128 -B 1024 "$tmp/bare.csv"
+# a split's fold: only beside a split, below e and dividing it, one graph
+plan lonefold ' ep_fold="2"'
+refuse "a fold without a split" 1 "ep_fold: 2 without ep_batch 1" \
+    "$BIN/dpsolve" -a $acc -n $net -N 128 -B 1024 -E "$tmp/lonefold.xml" "$tmp/index.csv"
+refuse "fold 3 of 8" 2 "fold=3 does not divide e=8" \
+    "$BIN/graph-normalize" -c $model -a $acc -V t=1,e=8,ep=batch,fold=3 -o "$tmp/bad.csv"
+refuse "fold 8 of 8" 1 "a divisor of e = 8 below it" \
+    "$BIN/graph-normalize" -c $model -a $acc -V t=1,e=8,ep=batch,fold=8 -o "$tmp/bad.csv"
+refuse "a fold under -D" 2 "with ep=batch, without -D" \
+    "$BIN/graph-normalize" -D "$tmp/nod" -c $model -a $acc -V ep=batch,fold=2 -o "$tmp/nod.csv"
 exit $fail

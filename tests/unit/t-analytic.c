@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/csvio.h"
 #include "graph/analytic.h"
@@ -43,7 +44,7 @@ static void
 build(const struct model_cfg *m, long t, int sp, long e, long c, long b,
     struct aop_graph *g)
 {
-	struct variant v = { t, e, c, sp, b, 0, 0, 0 };
+	struct variant v = { t, e, c, sp, b, 0, 0, 0, 0 };
 	struct pl_err err;
 
 	if (analytic_build(m, NULL, &v, g, &err) < 0) {
@@ -62,7 +63,7 @@ static void
 build_on(const struct model_cfg *m, const struct accel_cfg *a, long t, int sp,
     struct aop_graph *g)
 {
-	struct variant v = { t, 1, 1, sp, 1, 0, 0, 0 };
+	struct variant v = { t, 1, 1, sp, 1, 0, 0, 0, 0 };
 	struct pl_err err;
 
 	if (analytic_build(m, a, &v, g, &err) < 0) {
@@ -402,11 +403,113 @@ test_collectives(void)
  * (each sends its tokens' top-2 copies), the same parameters; its
  * attention reads one sequence's keys and values instead of eight.
  */
+/*
+ * Both at once (Megatron-Core's expert ranks over its context ranks
+ * first, then its data-parallel ones: EP 8 over CP 2 and DP 4): the 8
+ * ranks fold 2 over each sequence and split 8 samples 4 ways, so each
+ * device again holds 4,096 tokens, half of each of 2 sequences.  Worked
+ * by hand against the two splits above: the same products, all-to-all,
+ * parameters and activations; the keys and values of the 2 sequences its
+ * fold shares gathered (a quarter of the fold's 8); its attention reads 6
+ * sequences' keys and values less than the fold's.
+ */
+static void
+test_expert_split_folded(const struct model_cfg *m, const struct variant *fold,
+    const struct variant *split)
+{
+	struct variant both = *split, bad;
+	struct aop_graph gf, gs, gb;
+	struct sums f, s, b;
+	struct layer_graph lg;
+	struct pl_err err;
+	double kv = 0, kv_fold = 0;
+
+	both.ep_fold = 2;
+	if (analytic_build(m, NULL, fold, &gf, &err) < 0 ||
+	    analytic_build(m, NULL, split, &gs, &err) < 0 ||
+	    analytic_build(m, NULL, &both, &gb, &err) < 0) {
+		printf("Bail out! mixtral e = 8, fold 2: %s\n", err.msg);
+		exit(1);
+	}
+	f = layer_sums(&gf, 0);
+	s = layer_sums(&gs, 0);
+	b = layer_sums(&gb, 0);
+	for (size_t i = 0; i < gb.n; i++)
+		if (gb.op[i].layer == 0 && strcmp(gb.op[i].name, "qkv") == 0)
+			EQ_DBL(gb.op[i].gemm_m, 4096, 0, "fold 2 and 4 sample "
+			    "ranks: 4,096 tokens a device (2 samples, half of "
+			    "each)");
+	EQ_DBL(b.fwd_bytes[LCOLL_CONTEXT_ALL_GATHER], 2.0 * 2 * 4096 * 2 *
+	    1024, 1e-12, "the keys and values of the fold's 2 sequences "
+	    "gathered");
+	EQ_DBL(b.bwd_bytes[LCOLL_CONTEXT_REDUCE_SCATTER], 2.0 * 2 * 4096 * 2 *
+	    1024, 1e-12, "their gradients reduce-scattered");
+	EQ_DBL(b.matmul_flops, f.matmul_flops, 1e-12, "the same products as "
+	    "the fold's");
+	EQ_DBL(b.fwd_bytes[LCOLL_ALL_TO_ALL], s.fwd_bytes[LCOLL_ALL_TO_ALL],
+	    1e-12, "the same all-to-all as the split's");
+	EQ_DBL(b.params, s.params, 1e-12, "the same parameters");
+	EQ_DBL(b.act, s.act, 1e-12, "the same activations kept");
+	for (size_t i = 0; i < gb.n; i++)
+		if (gb.op[i].layer == 0 && strcmp(gb.op[i].name,
+		    "flash_attention") == 0)
+			kv = gb.op[i].fwd_bytes;
+	for (size_t i = 0; i < gf.n; i++)
+		if (gf.op[i].layer == 0 && strcmp(gf.op[i].name,
+		    "flash_attention") == 0)
+			kv_fold = gf.op[i].fwd_bytes;
+	EQ_DBL(kv_fold - kv, 2.0 * 2 * 6 * 4096 * 1024, 1e-9, "attention "
+	    "reads 6 sequences' keys and values less than the fold's");
+	/* the per-layer graph carries the fold, through its CSV and back */
+	{
+		char dir[] = "/tmp/t-analytic.XXXXXX", path[64];
+		struct layer_graph back;
+		FILE *fp;
+		int ok = 0;
+
+		analytic_layers(&gb, &lg);
+		if (mkdtemp(dir) != NULL) {
+			snprintf(path, sizeof path, "%s/fold.csv", dir);
+			if ((fp = fopen(path, "w")) != NULL) {
+				ok = layers_write(fp, NULL, &lg) == 0;
+				ok &= fclose(fp) == 0;
+			}
+			if (ok && layers_read(&back, path, &err) == 0) {
+				ok = back.var_ep_batch == 1 &&
+				    layers_ep_fold(&back) == 2 &&
+				    layers_ep_samples(&back) == 4;
+				layers_release(&back);
+			} else
+				ok = 0;
+			unlink(path);
+			rmdir(dir);
+		}
+		OK(ok, "a layer graph's fold written and read back (2 over a "
+		    "sequence, 4 sample ranks)");
+		layers_release(&lg);
+	}
+	analytic_release(&gf);
+	analytic_release(&gs);
+	analytic_release(&gb);
+	bad = both, bad.ep_fold = 3;
+	OK(analytic_build(m, NULL, &bad, &gb, &err) < 0, "a fold of 3 of 8 "
+	    "refused");
+	bad = both, bad.ep_fold = 8;
+	OK(analytic_build(m, NULL, &bad, &gb, &err) < 0, "a fold of all 8 "
+	    "in a batch split refused (that is the fold itself)");
+	bad = *fold, bad.ep_fold = 2;
+	OK(analytic_build(m, NULL, &bad, &gb, &err) < 0, "a fold without a "
+	    "batch split refused");
+	bad = both, bad.b = 6;
+	OK(analytic_build(m, NULL, &bad, &gb, &err) < 0, "6 samples over 4 "
+	    "sample ranks refused");
+}
+
 static void
 test_expert_batch_split(void)
 {
 	struct model_cfg m = model_as_configured("mixtral-8x7b");
-	struct variant fold = { 1, 8, 1, 0, 8, 0, 0, 0 }, split = { 1, 8, 1, 0, 8, 1, 0, 0 };
+	struct variant fold = { 1, 8, 1, 0, 8, 0, 0, 0, 0 }, split = { 1, 8, 1, 0, 8, 1, 0, 0, 0 };
 	struct variant bad = split;
 	struct aop_graph gf, gs;
 	struct pl_err err;
@@ -469,13 +572,14 @@ test_expert_batch_split(void)
 	bad = split, bad.b = 12;
 	OK(analytic_build(&m, NULL, &bad, &gs, &err) < 0, "a batch split of "
 	    "12 samples over 8 ranks refused");
+	test_expert_split_folded(&m, &fold, &split);
 }
 
 static void
 test_variants(void)
 {
 	struct model_cfg m = model("llama3-70b");
-	struct variant v[256], bad = { 16, 1, 1, 0, 1, 0, 0, 0 };
+	struct variant v[256], bad = { 16, 1, 1, 0, 1, 0, 0, 0, 0 };
 	struct aop_graph g;
 	struct pl_err err;
 	size_t n;
@@ -500,8 +604,15 @@ test_variants(void)
 	    "x 3 c at e = 1, x 3 e at c = 1, and whole experts");
 	EQ_INT(v[3].e * v[3].b * v[3].ep_batch, 4, "after t = 1's three e = 1 "
 	    "variants: e = 2 split, 2 samples");
+	/* both: the folds and the splits, and the splits that fold 2 of
+	 * e 4, 2 or 4 of e 8 over a sequence (at most c's 4), 7 t/sp each,
+	 * and whole experts where t e divides the 8: t 2 with e 4, fold 2 */
 	n = analytic_variants(&m, 1, 8, 4, EP_FOLD | EP_BATCH, v, 256);
-	EQ_INT(n, 7 * 4 * 3 + 6 * 3 + 7 * 3 + 3, "mixtral, both splits");
+	EQ_INT(n, 7 * 4 * 3 + 6 * 3 + 7 * 3 + 3 + 3 * 7 + 1, "mixtral, both "
+	    "splits, and the splits with a fold");
+	n = analytic_variants(&m, 1, 8, 2, EP_FOLD | EP_BATCH, v, 256);
+	EQ_INT(n, 7 * 4 * 2 + 6 * 2 + 7 * 3 + 3 + 2 * 7 + 1, "at c up to 2, "
+	    "folds of 2 only");
 	m = model("bertlarge");
 	bad.t = 1, bad.sp = 1;
 	OK(analytic_build(&m, NULL, &bad, &g, &err) < 0, "sp at t = 1 refused");
@@ -632,7 +743,7 @@ test_gemm_quantization(void)
 	layers_release(&lg);
 	analytic_release(&g);
 	{
-		struct variant v = { 1, 1, 1, 0, 2, 0, 0, 0 };
+		struct variant v = { 1, 1, 1, 0, 2, 0, 0, 0, 0 };
 
 		if (analytic_build(&m, &a, &v, &g, &err) < 0) {
 			printf("Bail out! bertlarge b=2\n");
@@ -856,7 +967,7 @@ static void
 test_expert_tensor_split(void)
 {
 	struct model_cfg m = model_as_configured("mixtral-8x7b");
-	struct variant split = { 2, 2, 1, 1, 1, 0, 2, 0 }, whole = split;
+	struct variant split = { 2, 2, 1, 1, 1, 0, 2, 0, 0 }, whole = split;
 	struct variant bad;
 	struct aop_graph gs, gw;
 	struct pl_err err;
@@ -938,7 +1049,7 @@ test_fp8(void)
 {
 	struct model_cfg m = model_as_configured("llama2-7b");
 	struct accel_cfg a, old;
-	struct variant v = { 1, 1, 1, 0, 1, 0, 0, FP8_NONE };
+	struct variant v = { 1, 1, 1, 0, 1, 0, 0, FP8_NONE, 0 };
 	struct aop_graph g16, g8, gt;
 	struct layer_graph l16, l8;
 	struct pl_err err;
@@ -1003,7 +1114,7 @@ test_fp8(void)
 	 * operands' second bytes alone */
 	{
 		struct model_cfg mx = model_as_configured("mixtral-8x7b");
-		struct variant ve = { 1, 1, 1, 0, 1, 0, 0, FP8_NONE };
+		struct variant ve = { 1, 1, 1, 0, 1, 0, 0, FP8_NONE, 0 };
 		struct aop_graph e16, e8;
 		const struct aop *x16, *x8;
 
@@ -1025,7 +1136,7 @@ test_fp8(void)
 	 * once in bf16 (2 bytes an element), once by each in FP8 (1 + 1) */
 	{
 		struct model_cfg ds = model_as_configured("deepseek-v3");
-		struct variant vd = { 1, 1, 1, 0, 1, 0, 0, FP8_NONE };
+		struct variant vd = { 1, 1, 1, 0, 1, 0, 0, FP8_NONE, 0 };
 		struct aop_graph d16, d8;
 
 		if (analytic_build(&ds, &a, &vd, &d16, &err) < 0)

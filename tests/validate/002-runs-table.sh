@@ -282,14 +282,16 @@ done
 # the 8 expert ranks are 8 of Megatron's d 32, each with its own sample:
 # the planner's copy is 8 devices (d 4) with a micro-batch of 8, and the
 # plan says so (ep_batch); folded, they are Megatron's c 8, sharing one
-# sample: c 1 e 8 d 4 and a micro-batch of 1.  Refused: e not dividing
-# d (split) or c (fold), a split beside context parallelism, a split
-# named without e.
+# sample: c 1 e 8 d 4 and a micro-batch of 1.  Split beside Megatron's
+# c 2, they take both context ranks and 4 of the d 16 (Megatron-Core lays
+# them over the context ranks first): a fold of 2 and 4 sample ranks, d 4
+# and a micro-batch of 4.  Refused: e not dividing d (split) or c (fold),
+# a split beside more context ranks than it has, a split named without e.
 ep() {	# name c d e expert_split
 	printf 'run,model,accelerator,network,devices,t,p,c,d,e,expert_split,global_batch_samples,micro_batch_samples,virtual_stages,recompute,overlap_grad_reduce,gradients,ddp,distributed_optimizer,measured_step_s,source\n'
 	printf '%s,mixtral-8x7b,a100-80gb,selene-a100-4480,128,1,4,%s,%s,%s,%s,256,1,1,none,1,bf16,local,1,10,by hand\n' "$1" "$2" "$3" "$4" "$5"
 }
-{ ep split 1 32 8 ""; ep fold 8 4 8 fold | tail -n 1; } > "$tmp/ep.csv"
+{ ep split 1 32 8 ""; ep fold 8 4 8 fold | tail -n 1; ep both 2 16 8 "" | tail -n 1; } > "$tmp/ep.csv"
 VALIDATE_PLANS="$tmp/ep-plans" sh tools/validate.sh "$BIN" "$tmp/ep.out" "$tmp/ep.csv" > /dev/null 2> "$tmp/err" ||
     { echo "the expert-parallel runs were refused:"; cat "$tmp/err"; fail=1; }
 grep -q '^measured,split,.*,t1 p4 d32 e8 b1 v1 distopt,' "$tmp/ep.out" ||
@@ -299,14 +301,19 @@ grep -q '^measured,fold,.*,t1 p4 c8 d4 e8 fold b1 v1 distopt,' "$tmp/ep.out" ||
 grep -q 'micro_batch_samples="8"' "$tmp/ep-plans/split.xml" &&
     grep -q '<parallelism [^>]*d="4" t="1" sp="0" e="8" c="1" .*ep_batch="1"' "$tmp/ep-plans/split.xml" ||
     { echo "the split run priced as: $(cat "$tmp/ep-plans/split.xml")"; fail=1; }
+grep -q '^measured,both,.*,t1 p4 c2 d16 e8 b1 v1 distopt,' "$tmp/ep.out" ||
+    { echo "the split-and-folded run's plan label"; cat "$tmp/ep.out"; fail=1; }
+grep -q 'micro_batch_samples="4"' "$tmp/ep-plans/both.xml" &&
+    grep -q '<parallelism [^>]*d="4" t="1" sp="0" e="8" c="1" .*ep_batch="1" ep_fold="2"' "$tmp/ep-plans/both.xml" ||
+    { echo "the split-and-folded run priced as: $(cat "$tmp/ep-plans/both.xml")"; fail=1; }
 grep -q 'micro_batch_samples="1"' "$tmp/ep-plans/fold.xml" &&
     grep -q '<parallelism [^>]*d="4" t="1" sp="0" e="8" c="1" ' "$tmp/ep-plans/fold.xml" &&
     ! grep -q 'ep_batch' "$tmp/ep-plans/fold.xml" ||
     { echo "the folded run priced as: $(cat "$tmp/ep-plans/fold.xml")"; fail=1; }
 { ep split 1 32 8 "" | head -n 1; ep bad 1 32 8 "" | tail -n 1 | sed 's/,128,1,4,1,32,8,/,96,1,4,1,24,16,/'; } > "$tmp/bad.csv"
 bad "e not dividing d" "bad.csv:2: e 16 does not divide d 24"
-ep bad 2 16 8 "" > "$tmp/bad.csv"
-bad "a split beside c" "bad.csv:2: e 8 with c 2: a batch split of the experts needs c 1"
+ep bad 16 2 8 "" > "$tmp/bad.csv"
+bad "a split beside more c" "bad.csv:2: e 8 with c 16: a batch split beside context parallelism takes the c context ranks and e/c data-parallel ranks (e a multiple of c above it, e/c dividing d 2)"
 ep bad 4 8 8 fold > "$tmp/bad.csv"
 bad "e not dividing c" "bad.csv:2: e 8 does not divide c 4"
 ep bad 1 32 1 batch > "$tmp/bad.csv"

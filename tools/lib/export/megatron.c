@@ -13,7 +13,11 @@
  * the data-parallel size.  A variant whose e devices split the
  * micro-batch's samples (ep_batch, c = 1) is Megatron's plain expert
  * parallelism: e data-parallel ranks (Megatron's data-parallel size is
- * then d e, which it derives) with b/e samples each.
+ * then d e, which it derives) with b/e samples each.  A batch split that
+ * folds f of its ranks over a sequence (ep_fold) is both: context-
+ * parallel size f, data-parallel size d e/f, b f/e samples a rank, and
+ * the expert group over them (Megatron-Core lays it over the context
+ * ranks first).
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -151,8 +155,7 @@ int
 megatron_variant_ok(const struct layer_graph *g,
     const struct model_cfg *model)
 {
-	long e = layers_var(g, g->var_e, 1), c = layers_var(g, g->var_c, 1);
-	long cp = g->has_variant && g->var_ep_batch ? c : c * e;
+	long c = layers_var(g, g->var_c, 1), cp = c * layers_ep_fold(g);
 	long s = summary_seq_len(g, model);
 
 	if (moe_tp_without_sp(g, model))
@@ -175,10 +178,10 @@ megatron_check(const struct plan *p, long global_batch,
     const struct model_cfg *model, struct megatron_why *w)
 {
 	const struct layer_graph *g = p->g;
-	long e = layers_var(g, g->var_e, 1), c = layers_var(g, g->var_c, 1);
+	long c = layers_var(g, g->var_c, 1), eb = layers_ep_samples(g);
 	long b = layers_var(g, g->var_b, 1), zd = 1;
-	int epb = g->has_variant && g->var_ep_batch, zs = 0, S = p->nstages;
-	long cp = epb ? c : c * e, layers = 0;
+	int zs = 0, S = p->nstages;
+	long cp = c * layers_ep_fold(g), layers = 0;
 	struct split sp;
 
 	w->n = 0;
@@ -212,7 +215,7 @@ megatron_check(const struct plan *p, long global_batch,
 	if (global_batch % (b * p->d))
 		cannot(w, "a global batch of %ld is not a multiple of the "
 		    "micro-batch %ld x data-parallel size %ld", global_batch,
-		    epb ? b / e : b, epb ? p->d * e : p->d);
+		    b / eb, p->d * eb);
 	if (p->overlap_param && !p->overlap_grad)
 		cannot(w, "--overlap-param-gather needs --overlap-grad-reduce");
 	/* core_v0.15.0's schedules.py: 1F1B, interleaved or not, and its
@@ -302,9 +305,11 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	long b = layers_var(g, g->var_b, 1);
 	/* folded, the expert ranks are context ranks (Megatron-Core puts
 	 * the expert group first over the context ranks); split by samples,
-	 * they are data-parallel ranks, each with b/e of the micro-batch */
+	 * they are data-parallel ranks, each with b/e of the micro-batch;
+	 * a split with a fold, both */
 	int epb = g->has_variant && g->var_ep_batch;
-	long cp = epb ? c : c * e, rank_b = epb ? b / e : b;
+	long eb = layers_ep_samples(g), cp = c * layers_ep_fold(g);
+	long rank_b = b / eb;
 	long nproc, nnodes;
 	int S = p->nstages;
 	struct split split;
@@ -319,7 +324,13 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	    t ? " et=" : "", layers_expert_t(g) != t ? layers_expert_t(g) : 0,
 	    p->v > 1 ? p->v : 1, r->devices_used,
 	    r->throughput_samples_per_s);
-	if (epb)
+	if (epb && eb < e)
+		fprintf(fp, "# the %ld expert ranks fold %ld over each sequence "
+		    "and split each micro-batch's %ld samples %ld ways: "
+		    "Megatron's context-parallel size %ld, data-parallel size "
+		    "%ld, %ld a rank\n", e, e / eb, b, eb, cp, p->d * eb,
+		    rank_b);
+	else if (epb)
 		fprintf(fp, "# the %ld expert ranks split each micro-batch's %ld "
 		    "samples: Megatron's data-parallel size %ld, %ld a rank\n",
 		    e, b, p->d * e, rank_b);

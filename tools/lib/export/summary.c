@@ -33,14 +33,14 @@ summary_layout(char *buf, size_t len, const struct plan *p,
     long global_batch)
 {
 	const struct layer_graph *g = p->g;
-	long t = layers_var(g, g->var_t, 1), e = layers_var(g, g->var_e, 1);
+	long t = layers_var(g, g->var_t, 1), eb = layers_ep_samples(g);
 	long c = layers_var(g, g->var_c, 1), b = layers_var(g, g->var_b, 1);
-	int epb = g->has_variant && g->var_ep_batch, sp = g->has_variant &&
-	    g->var_sp;
+	int sp = g->has_variant && g->var_sp;
 	/* in Megatron's terms: a fold's expert ranks are context ranks, a
-	 * split's data-parallel ranks with b/e samples each */
-	long cp = epb ? c : c * e, dp = epb ? p->d * e : p->d;
-	long mb = epb ? b / e : b, z = 1;
+	 * split's data-parallel ranks with b/e samples each (a split with a
+	 * fold: both) */
+	long cp = c * layers_ep_fold(g), dp = p->d * eb;
+	long mb = b / eb, z = 1;
 	char rc[64], vp[32] = "", ep[48] = "", zero[64] = "";
 
 	for (int i = 0; i < p->nstages; i++)
@@ -187,12 +187,11 @@ static void
 layout_short(char *buf, size_t len, const struct plan *p)
 {
 	const struct layer_graph *g = p->g;
-	long t = layers_var(g, g->var_t, 1), e = layers_var(g, g->var_e, 1);
+	long t = layers_var(g, g->var_t, 1), eb = layers_ep_samples(g);
 	long c = layers_var(g, g->var_c, 1), b = layers_var(g, g->var_b, 1);
 	long z = 1;
-	int epb = g->has_variant && g->var_ep_batch, sp = g->has_variant &&
-	    g->var_sp;
-	long cp = epb ? c : c * e, dp = epb ? p->d * e : p->d;
+	int sp = g->has_variant && g->var_sp;
+	long cp = c * layers_ep_fold(g), dp = p->d * eb;
 	char vp[32] = "", zero[48] = "";
 
 	for (int i = 0; i < p->nstages; i++)
@@ -205,8 +204,7 @@ layout_short(char *buf, size_t len, const struct plan *p)
 	snprintf(buf, len, "TP %ld%s, PP %d%s, CP %ld, EP %ld%s, DP %ld, mb "
 	    "%ld, recompute %s%s%s", t, sp ? " SP" : "", p->nstages, vp, cp,
 	    layers_expert_ranks(g), layers_expert_t(g) != t ? " ETP 1" : "",
-	    dp,
-	    epb ? b / e : b, p->recompute == RC_FULL ? (p->recompute_layers >
+	    dp, b / eb, p->recompute == RC_FULL ? (p->recompute_layers >
 	    0 ? "block" : "full") : p->recompute == RC_SELECTIVE ?
 	    "selective" : "none", p->distopt ? ", dist-opt" : "", zero);
 	if (g->var_fp8 != FP8_NONE) {

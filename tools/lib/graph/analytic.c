@@ -36,7 +36,8 @@ struct dims {
 	double qr, kvr, rope;	/* latent attention's ranks and rotary key
 				 * (kvr 0: none) */
 	double t, shard;	/* shard: t with sp (norm/residual tensors), else 1 */
-	double ce;		/* devices sharing a sequence: c*e, or c */
+	double ce;		/* devices sharing a sequence: c*e, or c
+				 * (a batch split), or c times its fold */
 	double e;
 	double et, ep;		/* the experts' tensor and expert ranks:
 				 * (t, e), or (1, t e) */
@@ -842,6 +843,20 @@ roofline(const struct accel_cfg *a, const struct aop *o, int backward,
 	return fmax(flops / peak, mem);
 }
 
+long
+variant_ep_fold(const struct variant *v)
+{
+	if (!v->ep_batch)
+		return v->e;
+	return v->ep_fold > 1 ? v->ep_fold : 1;
+}
+
+long
+variant_ep_samples(const struct variant *v)
+{
+	return v->ep_batch ? v->e / variant_ep_fold(v) : 1;
+}
+
 static int
 check_variant(const struct model_cfg *m, const struct variant *v,
     struct pl_err *err)
@@ -889,21 +904,33 @@ check_variant(const struct model_cfg *m, const struct variant *v,
 		 * first: a batch split beside context parallelism cannot be
 		 * launched */
 		why = "a batch split of the experts needs c = 1";
-	} else if (v->ep_batch && v->b % v->e) {
-		snprintf(buf, sizeof(buf), "a batch split: e = %ld does not "
-		    "divide the micro-batch", v->e);
+	} else if (v->ep_fold < 0 || (v->ep_fold > 1 && (!v->ep_batch ||
+	    v->ep_fold >= v->e || v->e % v->ep_fold))) {
+		snprintf(buf, sizeof(buf), "a fold of %ld expert ranks over "
+		    "a sequence in a batch split needs ep_batch and a divisor "
+		    "of e = %ld below it", v->ep_fold, v->e);
 		why = buf;
-	} else if (!v->ep_batch && m->seq_len % (v->c * v->e)) {
+	} else if (v->ep_batch && v->b % variant_ep_samples(v)) {
+		snprintf(buf, sizeof(buf), "a batch split: %ld sample ranks "
+		    "(e = %ld over a fold of %ld) do not divide the "
+		    "micro-batch", variant_ep_samples(v), v->e,
+		    variant_ep_fold(v));
+		why = buf;
+	} else if (m->seq_len % (v->c * variant_ep_fold(v))) {
 		snprintf(buf, sizeof(buf), "c * e = %ld does not divide the "
-		    "sequence (%ld)", v->c * v->e, m->seq_len);
+		    "sequence (%ld)", v->c * variant_ep_fold(v), m->seq_len);
 		why = buf;
 	} else if (v->sp && (v->b * m->seq_len / (v->c * v->e)) % v->t) {
 		why = "t does not divide the tokens a device holds";
 	}
 	if (why) {
-		char split[64] = "";
+		char split[96] = "";
 
-		if (v->ep_batch)
+		if (v->ep_batch && variant_ep_fold(v) > 1)
+			snprintf(split, sizeof(split), " ep=batch fold=%ld "
+			    "(%ld/%ld a rank)", variant_ep_fold(v), v->b,
+			    variant_ep_samples(v));
+		else if (v->ep_batch)
 			snprintf(split, sizeof(split), " ep=batch (%ld/%ld a "
 			    "rank)", v->b, v->e);
 		if (et != v->t)
@@ -928,14 +955,23 @@ analytic_variants(const struct model_cfg *m, long b, long max_t, long max_c,
 			for (long e = 1; e <= m->experts; e *= 2)
 				for (long c = 1; c <= max_c; c *= 2)
 					for (int eb = 0; eb <= (e > 1); eb++)
+					/* a batch split's fold: 1, then 2 to
+					 * e/2 where both splits are asked, its
+					 * ranks over a sequence at most max_c
+					 * (Megatron's context-parallel size) */
+					for (long f = 1; f < (eb ? e : 2) &&
+					    f <= max_c; f *= 2)
 					for (long et = t; et >= 1; et = et > 1 ?
 					    1 : 0) {
 						struct variant v = { t, e, c, sp,
-						    eb ? b * e : b, eb, et,
-						    FP8_NONE };
+						    eb ? b * (e / f) : b, eb, et,
+						    FP8_NONE, f };
 
 						if (e > 1 && !(ep & (eb ? EP_BATCH :
 						    EP_FOLD)))
+							continue;
+						if (f > 1 && ep != (EP_FOLD |
+						    EP_BATCH))
 							continue;
 						if (check_variant(m, &v, &quiet) < 0)
 							continue;
@@ -965,8 +1001,8 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 		    a->fp8_recipes ? "" : " (it has no <fp8> element)");
 	g->v = *v;
 	g->nlayers = m->layers + 2;
-	d.b = (double)(v->ep_batch ? v->b / v->e : v->b);
-	d.ce = (double)(v->ep_batch ? v->c : v->c * v->e);
+	d.b = (double)(v->b / variant_ep_samples(v));
+	d.ce = (double)(v->c * variant_ep_fold(v));
 	d.s_full = (double)m->seq_len;
 	d.n = d.b * d.s_full / d.ce;
 	d.h = (double)m->hidden;
@@ -1060,6 +1096,7 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 	out->var_sp = g->v.sp;
 	out->var_b = g->v.b;
 	out->var_ep_batch = g->v.ep_batch;
+	out->var_ep_fold = g->v.ep_batch ? variant_ep_fold(&g->v) : 1;
 	out->var_et = g->v.et ? g->v.et : g->v.t;
 	out->var_fp8 = g->v.fp8;
 	for (size_t r = 0; r < out->n; r++) {

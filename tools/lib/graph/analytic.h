@@ -16,8 +16,12 @@
  * part as a context-parallel group (Megatron-Core's MoE parallel folding),
  * or, with ep_batch, split its samples (Megatron-LM's expert parallelism
  * inside the data-parallel group: each expert rank its own b/e samples,
- * no key/value exchange; only with c = 1), so a device of the variant
- * holds b*s/(c*e) tokens either way.  The experts have a tensor split of
+ * no key/value exchange; only with c = 1), or both: with ep_batch and
+ * ep_fold f, f of the e ranks share each sequence as context ranks and
+ * e/f split the samples (Megatron-Core lays its expert ranks over the
+ * context ranks first, then the data-parallel ones: EP 4 over CP 2 and
+ * DP 4 takes both context ranks and two data ranks), so a device of the
+ * variant holds b*s/(c*e) tokens every way.  The experts have a tensor split of
  * their own, et: t, or 1 (with sp: each of the t ranks dispatches its own
  * s/t share of the tokens to t*e expert ranks, which hold E/(t e) whole
  * experts).  The formulas, and where each comes from, are in
@@ -46,7 +50,16 @@ struct variant {
 	int fp8;		/* FP8_* (config.h): Transformer Engine's
 				 * linear layers in FP8 under that recipe;
 				 * FP8_NONE (0): bf16 */
+	long ep_fold;		/* with ep_batch: of the e ranks, how many
+				 * share a sequence (0 or 1: none; fewer
+				 * than e, dividing it), the other e/ep_fold
+				 * splitting the samples */
 };
+
+/* A variant's expert ranks that share a sequence (the fold: e without
+ * ep_batch) and those that split the samples (e / the fold). */
+long variant_ep_fold(const struct variant *v);
+long variant_ep_samples(const struct variant *v);
 
 /* Which expert-parallel splits analytic_variants lists (a bit set). */
 enum { EP_FOLD = 1, EP_BATCH = 2 };
@@ -100,7 +113,8 @@ struct aop_graph {
 /*
  * Checks the variant against the model (t divides the heads, the key/value
  * heads and the MLP width; e divides the experts; c*e divides the
- * sequence, or with ep_batch c = 1 and e divides b; sp only with t > 1;
+ * sequence, or with ep_batch c = 1, the fold divides e and the sequence
+ * and e over it divides b; sp only with t > 1;
  * e > 1 only with experts; et is t or 1, 1 only with experts and sp, and
  * t e / et divides the experts) and builds the
  * graph.  `what` names the variant in messages.
@@ -120,7 +134,10 @@ double analytic_gemm_utilisation(const struct accel_cfg *a, double m,
  * two up to max_t and max_c, sp on or off for t > 1, e a power of two
  * dividing the experts, each e > 1 in the splits of `ep` (EP_FOLD,
  * EP_BATCH; a batch split at c = 1 with b samples an expert rank, so a
- * micro-batch of b*e), the experts' tensor split et = t and, where the
+ * micro-batch of b*e; with both, also the batch splits that fold 2, 4,
+ * ... e/2 of their ranks over a sequence, at most max_c, b samples each
+ * sample rank),
+ * the experts' tensor split et = t and, where the
  * model admits it, 1; those the model admits, in that nesting order.
  * Returns how many there are (only the first `cap` are stored).
  */

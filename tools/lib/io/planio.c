@@ -96,11 +96,13 @@ check_index_row(const struct csvio_table *t, size_t r,
     const struct layer_graph *g, struct pl_err *err)
 {
 	static const char *const cols[] = { "t", "e", "c", "sp",
-		"micro_batch_samples", "width", "ep_batch", "expert_t" };
-	long want[8] = { g->var_t, g->var_e, g->var_c, g->var_sp, g->var_b,
-		layers_width(g), g->var_ep_batch, layers_expert_t(g) };
+		"micro_batch_samples", "width", "ep_batch", "expert_t",
+		"ep_fold" };
+	long want[9] = { g->var_t, g->var_e, g->var_c, g->var_sp, g->var_b,
+		layers_width(g), g->var_ep_batch, layers_expert_t(g),
+		g->var_ep_batch ? layers_ep_fold(g) : 1 };
 
-	for (int k = 0; k < 8; k++) {
+	for (int k = 0; k < 9; k++) {
 		int col = csvio_col_opt(t, cols[k]);
 		long v;
 
@@ -135,6 +137,7 @@ same_variant(const struct layer_graph *a, const struct layer_graph *b)
 	return a->var_t == b->var_t && a->var_e == b->var_e &&
 	    a->var_c == b->var_c && a->var_sp == b->var_sp &&
 	    a->var_b == b->var_b && a->var_ep_batch == b->var_ep_batch &&
+	    layers_ep_fold(a) == layers_ep_fold(b) &&
 	    layers_expert_t(a) == layers_expert_t(b) &&
 	    a->var_fp8 == b->var_fp8;
 }
@@ -349,8 +352,8 @@ static const char *const parallelism_attrs[] = { "p", "d", "t", "sp", "e",
 	"c", "recompute", "zero_stage", "zero_degree", "virtual_stages",
 	"distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
-	"ep_batch", "expert_t", "deepep", "fp8_recipe", "fp8_param_gather",
-	"schedule", NULL };
+	"ep_batch", "ep_fold", "expert_t", "deepep", "fp8_recipe",
+	"fp8_param_gather", "schedule", NULL };
 static const char *const stage_attrs[] = { "index", "first_layer",
 	"last_layer", "layers", "devices", "first_device", "zero_stage",
 	"zero_degree", "compute_s", "collective_s", "p2p_in_s", "p2p_in_level",
@@ -368,8 +371,8 @@ static const char *const runner_attrs[] = { "rank", "micro_batch_samples",
 	"zero_stage", "zero_degree", "virtual_stages", "distributed_optimizer",
 	"overlap_grad_reduce", "overlap_param_gather",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
-	"ep_batch", "expert_t", "deepep", "fp8_recipe", "fp8_param_gather",
-	"schedule", "step_s", "throughput_samples_per_s", "microbatches",
+	"ep_batch", "ep_fold", "expert_t", "deepep", "fp8_recipe",
+	"fp8_param_gather", "schedule", "step_s", "throughput_samples_per_s", "microbatches",
 	"devices_used", "bottleneck_stage", "bottleneck_s", "sync_stage",
 	"sync_s", "fits", NULL };
 
@@ -588,7 +591,7 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 {
 	xmlDocPtr doc;
 	xmlNodePtr root, par, res, n;
-	long t, e, c, sp, b, d, rc, np, epb = 0, et = 0;
+	long t, e, c, sp, b, d, rc, np, epb = 0, et = 0, fold = 1;
 	int fp8;
 	size_t next = 0;
 	int ns, has_p;
@@ -609,6 +612,9 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 		goto fail;
 	/* optional: the expert ranks split the samples (absent: 0) */
 	if (xmlio_attr_long(path, par, "ep_batch", 0, &epb, err) < 0)
+		goto fail;
+	/* optional: a batch split's ranks over a sequence (absent: 1) */
+	if (xmlio_attr_long(path, par, "ep_fold", 1, &fold, err) < 0)
 		goto fail;
 	/* optional: the experts' tensor split (absent: t) */
 	if (xmlio_attr_long(path, par, "expert_t", 1, &et, err) < 0)
@@ -634,12 +640,21 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 		    "ep_batch: %ld is not 0 or 1", epb);
 		goto fail;
 	}
+	if (fold == 0)
+		fold = 1;
+	if (fold > 1 && !epb) {
+		pl_errf(err, path, (size_t)xmlGetLineNo(par), "<parallelism> "
+		    "ep_fold: %ld without ep_batch 1 (a fold with no batch "
+		    "split is e's own)", fold);
+		goto fail;
+	}
 	for (size_t i = 0; i < vs->n && p->g == NULL; i++) {
 		const struct layer_graph *g = &vs->g[i];
 
 		if (g->has_variant ? g->var_t == t && g->var_e == e &&
 		    g->var_c == c && g->var_sp == sp && g->var_b == b &&
 		    g->var_ep_batch == epb && layers_expert_t(g) == et &&
+		    (!epb || layers_ep_fold(g) == fold) &&
 		    g->var_fp8 == fp8 :
 		    t == 1 && e == 1 && c == 1 && sp == 0 && epb == 0 &&
 		    et == 1 && fp8 == 0)
@@ -647,8 +662,9 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	}
 	if (p->g == NULL) {
 		pl_errf(err, path, (size_t)xmlGetLineNo(par), "no graph given "
-		    "for the variant t=%ld e=%ld c=%ld sp=%ld b=%ld%s%s%.0ld%s%s",
-		    t, e, c, sp, b, epb ? " ep_batch=1" : "", et != t ?
+		    "for the variant t=%ld e=%ld c=%ld sp=%ld b=%ld%s%s%.0ld%s%.0ld%s%s",
+		    t, e, c, sp, b, epb ? " ep_batch=1" : "", fold > 1 ?
+		    " ep_fold=" : "", fold > 1 ? fold : 0, et != t ?
 		    " expert_t=" : "", et != t ? et : 0, fp8 ? " fp8_recipe=" :
 		    "", fp8 ? fp8_recipe_words[fp8] : "");
 		goto fail;
@@ -803,6 +819,8 @@ parallelism_props(xmlNodePtr n, const struct plan *p)
 		prop_num(n, "recompute_layers", (double)p->recompute_layers);
 	if (g->has_variant && g->var_ep_batch)
 		prop_num(n, "ep_batch", 1);
+	if (g->has_variant && g->var_ep_batch && layers_ep_fold(g) > 1)
+		prop_num(n, "ep_fold", (double)layers_ep_fold(g));
 	if (layers_expert_t(g) != layers_var(g, g->var_t, 1))
 		prop_num(n, "expert_t", (double)layers_expert_t(g));
 	if (p->deepep)

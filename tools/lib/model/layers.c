@@ -57,11 +57,14 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 
 	for (int k = 0; k < 5; k++)
 		present += (col[k] = csvio_col_opt(t, variant_cols[k])) >= 0;
-	for (int k = 0; present == 0 && k < 2; k++)
-		if (csvio_col_opt(t, k ? "expert_t" : "ep_batch") >= 0)
+	static const char *const expert_cols[] = { "ep_batch", "expert_t",
+		"ep_fold" };
+
+	for (int k = 0; present == 0 && k < 3; k++)
+		if (csvio_col_opt(t, expert_cols[k]) >= 0)
 			return pl_errf(err, t->file, 1, "column '%s' without "
 			    "the variant's columns (t, e, c, sp, "
-			    "micro_batch_samples)", k ? "expert_t" : "ep_batch");
+			    "micro_batch_samples)", expert_cols[k]);
 	if (present == 0)
 		return 0;
 	for (int k = 0; k < 5; k++) {
@@ -104,13 +107,26 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 			    "(each tensor rank dispatches its own tokens)",
 			    g->var_t);
 	}
+	g->var_ep_fold = 1;
+	if ((col[0] = csvio_col_opt(t, "ep_fold")) >= 0) {
+		if (read_one_value(t, col[0], "ep_fold", 0, &g->var_ep_fold,
+		    err) < 0)
+			return -1;
+		if (!g->var_ep_batch || g->var_ep_fold >= g->var_e ||
+		    g->var_e % g->var_ep_fold)
+			return pl_errf(err, t->file, t->lines[0], "column "
+			    "'ep_fold': %ld, but a batch split's fold needs "
+			    "ep_batch 1 and divides e (%ld) below it",
+			    g->var_ep_fold, g->var_e);
+	}
 	/* what a batch split needs (docs/formats.md) */
 	if (g->var_ep_batch && (g->var_e < 2 || g->var_c != 1 ||
-	    g->var_b % g->var_e))
+	    g->var_b % (g->var_e / g->var_ep_fold)))
 		return pl_errf(err, t->file, t->lines[0], "column 'ep_batch': "
-		    "a batch split needs e > 1 dividing micro_batch_samples and "
-		    "c = 1 (e %ld, c %ld, micro_batch_samples %ld)", g->var_e,
-		    g->var_c, g->var_b);
+		    "a batch split needs e > 1, its sample ranks (e over the "
+		    "fold, %ld) dividing micro_batch_samples and c = 1 (e %ld, "
+		    "c %ld, micro_batch_samples %ld)", g->var_e /
+		    g->var_ep_fold, g->var_e, g->var_c, g->var_b);
 	g->has_variant = 1;
 	return 0;
 }
@@ -608,8 +624,10 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 	    g->accel, "accelerator_config", g->accel_config, err) < 0)
 		goto fail;
 	/* expert ranks that split the samples exchange no keys or values
-	 * (c is 1): bytes that say otherwise would be priced over no one */
-	for (size_t r = 0; g->var_ep_batch && r < g->n; r++) {
+	 * (c is 1) unless some fold over a sequence: bytes that say
+	 * otherwise would be priced over no one */
+	for (size_t r = 0; layers_ep_fold(g) == 1 && g->var_ep_batch &&
+	    r < g->n; r++) {
 		static const int kinds[] = { LCOLL_CONTEXT_ALL_GATHER,
 			LCOLL_CONTEXT_REDUCE_SCATTER, LCOLL_ALL_GATHER };
 
@@ -658,6 +676,23 @@ layers_expert_ranks(const struct layer_graph *g)
 	if (!g->has_variant)
 		return 1;
 	return g->var_e * (g->var_t / layers_expert_t(g));
+}
+
+long
+layers_ep_fold(const struct layer_graph *g)
+{
+	if (!g->has_variant)
+		return 1;
+	if (!g->var_ep_batch)
+		return g->var_e;
+	return g->var_ep_fold > 1 ? g->var_ep_fold : 1;
+}
+
+long
+layers_ep_samples(const struct layer_graph *g)
+{
+	return g->has_variant && g->var_ep_batch ? g->var_e /
+	    layers_ep_fold(g) : 1;
 }
 
 long
@@ -871,6 +906,8 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 			head[nc++] = "ep_batch";
 		if (layers_expert_t(g) != g->var_t)
 			head[nc++] = "expert_t";
+		if (g->var_ep_batch && layers_ep_fold(g) > 1)
+			head[nc++] = "ep_fold";
 	}
 	/* FP8's columns only in an FP8 graph */
 	if (g->var_fp8 != FP8_NONE) {
@@ -937,6 +974,11 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 				f[c++] = "1";
 			if (layers_expert_t(g) != g->var_t) {
 				snprintf(b[c], NUMFMT_LEN, "%ld", g->var_et);
+				f[c] = b[c], c++;
+			}
+			if (g->var_ep_batch && layers_ep_fold(g) > 1) {
+				snprintf(b[c], NUMFMT_LEN, "%ld",
+				    layers_ep_fold(g));
 				f[c] = b[c], c++;
 			}
 		}

@@ -124,6 +124,11 @@ struct layer_graph {
 	 * optional beside the variant's, 0 when absent: they share its
 	 * sequences, as context parallelism does) */
 	long var_ep_batch;
+	/* of a batch split's e devices, how many share each sequence as
+	 * context ranks (column ep_fold, optional beside ep_batch 1, 1
+	 * when absent): Megatron-Core's expert ranks over its context
+	 * ranks and then its data-parallel ones */
+	long var_ep_fold;
 	/* the experts' own tensor split (column expert_t, optional beside
 	 * the variant's, t when absent): t, or 1 where each expert is whole
 	 * on one device and the t ranks join the expert ranks (Megatron-
@@ -178,6 +183,10 @@ long layers_expert_t(const struct layer_graph *g);
 /* Megatron's expert-parallel size of the graph: e, times t where the
  * experts are whole (the tensor ranks join the expert ranks). */
 long layers_expert_ranks(const struct layer_graph *g);
+/* The variant's expert ranks that share a sequence (all e without a
+ * batch split, its fold with one) and those that split the samples. */
+long layers_ep_fold(const struct layer_graph *g);
+long layers_ep_samples(const struct layer_graph *g);
 
 /* A variant field of the graph (its var_t, var_sp, ...), or dflt for a
  * graph without the variant columns. */

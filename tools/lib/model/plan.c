@@ -325,9 +325,12 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	/* Megatron's t-group runs the all-reduces and reduce-scatters (and
 	 * the all-gathers of sequence parallelism); all-to-all is the expert
 	 * group's, e ranks t apart, or with whole experts (et 1) the t e
-	 * ranks of the tensor and expert ranks, adjacent; context parallelism's keys and values cross the c*e
-	 * devices sharing a sequence (t apart; a graph whose expert ranks
-	 * split the samples has none, layers.c).  An all-gather of a graph
+	 * ranks of the tensor and expert ranks, adjacent; context
+	 * parallelism's keys and values cross the c*e devices sharing a
+	 * sequence (t apart; a graph whose expert ranks split the samples
+	 * has none, layers.c, unless it folds some of them over a sequence:
+	 * then those, the first of the e, as Megatron-Core lays its expert
+	 * ranks over the context ranks first).  An all-gather of a graph
 	 * without the context kinds at t = 1 is context parallel's. */
 	v->coll[LCOLL_ALL_REDUCE] = group_cost(env, v->w, v->t, 1,
 	    NET_ALL_REDUCE);
@@ -336,9 +339,9 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	v->coll[LCOLL_ALL_TO_ALL] = group_cost_routed(env, v->w, v->e *
 	    (v->t / v->et), v->et, NET_ALL_TO_ALL, routed ? &rt : NULL);
 	v->coll[LCOLL_CONTEXT_ALL_GATHER] = group_cost(env, v->w,
-	    v->c * v->e, v->t, NET_ALL_GATHER);
+	    v->c * layers_ep_fold(g), v->t, NET_ALL_GATHER);
 	v->coll[LCOLL_CONTEXT_REDUCE_SCATTER] = group_cost(env, v->w,
-	    v->c * v->e, v->t, NET_REDUCE_SCATTER);
+	    v->c * layers_ep_fold(g), v->t, NET_REDUCE_SCATTER);
 	v->coll[LCOLL_ALL_GATHER] = v->t > 1 ?
 	    group_cost(env, v->w, v->t, 1, NET_ALL_GATHER) :
 	    v->coll[LCOLL_CONTEXT_ALL_GATHER];
