@@ -189,9 +189,9 @@ rows() {	# table
 		# tensor ranks expert ranks too), the dispatch (DeepEP and
 		# HybridEP kernels, whole experts only) and the FP8 recipe
 		et = opt_whole("expert_t", t)
-		if (et != t && et != 1) bad("expert_t " et ": the experts'"'"' tensor split is t (" t ") or 1")
-		if (et == 1 && t > 1 && flag("sequence_parallel") != 1) bad("expert_t 1 beside t " t " needs sequence_parallel 1")
-		if (et == 1 && t > 1 && experts_of(model) % (E * t)) bad("expert_t 1: e " E " x t " t " does not divide the " experts_of(model) " experts of " model)
+		if (t % et) bad("expert_t " et ": the experts'"'"' tensor split divides t (" t ")")
+		if (et < t && flag("sequence_parallel") != 1) bad("expert_t " et " below t " t " needs sequence_parallel 1")
+		if (et < t && experts_of(model) % (E * t / et)) bad("expert_t " et ": e " E " x t/expert_t " t / et " does not divide the " experts_of(model) " experts of " model)
 		disp = ("dispatcher" in col && $col["dispatcher"] != "") ? word("dispatcher", "alltoall deepep") : "alltoall"
 		if (disp == "deepep" && et > 1) bad("dispatcher deepep needs whole experts (expert_t 1, or t 1)")
 		fp8 = ("fp8_recipe" in col && $col["fp8_recipe"] != "") ? word("fp8_recipe", "none delayed tensorwise blockwise mxfp8") : "none"
@@ -422,7 +422,7 @@ for table in "$@"; do
 		    -v A="$A" -v G="$G" -v f="$f" -v k="$k" -v gated="$gated" \
 		    -v rl="$rl" -v p="$p" -v nv="$v" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
-		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$E$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp1")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")" \
+		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$E$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp$et")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v simulated="$simulated" \
 		    -v same="$tmp/$run.same.xml" '
@@ -436,17 +436,20 @@ for table in "$@"; do
 		# compute, its collectives and ZeRO gathers, its point-to-point
 		# traffic), the fill and drain ((S - 1)/v slots of it) and the
 		# exposed gradient reduction with the optimizer step
-		function scan(file, what,   line, peak, mem, S, i, comp, coll, p2p, v, mb, ee, eb, mc, md) {
+		function scan(file, what,   line, peak, mem, S, i, comp, coll, p2p, v, mb, ee, eb, ef, mc, md) {
 			peak = 0; S = 0
 			while ((getline line < file) > 0) {
 				if (line ~ /<parallelism /) {
 					# in Megatron'"'"'s terms, as the run'"'"'s own plan:
 					# a batch split'"'"'s expert ranks among d, with
-					# b / e samples each; a fold'"'"'s among c
+					# b / e samples each; a fold'"'"'s among c; a
+					# split with a fold f, f among c and e / f
+					# among d
 					ee = attr(line, "e") + 0; eb = attr(line, "ep_batch") + 0
-					mc = attr(line, "c") * (ee > 1 && !eb ? ee : 1)
-					md = attr(line, "d") * (ee > 1 && eb ? ee : 1)
-					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee (eb ? "" : " fold") : "") " b" (eb ? bsz / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "fp8_param_gather") == 1 ? " fp8-gather" : "") (attr(line, "deepep") == 1 ? " deepep" : "")
+					ef = attr(line, "ep_fold") + 0; if (ef < 1) ef = 1
+					mc = attr(line, "c") * (ee > 1 && !eb ? ee : ef)
+					md = attr(line, "d") * (ee > 1 && eb ? ee / ef : 1)
+					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee (eb ? "" : " fold") : "") " b" (eb ? bsz * ef / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "fp8_param_gather") == 1 ? " fp8-gather" : "") (attr(line, "deepep") == 1 ? " deepep" : "")
 					v = attr(line, "virtual_stages") + 0
 				}
 				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")

@@ -130,6 +130,22 @@ head -n 1 "$tmp/allc.csv" | grep -q ',ep_fold$' || say "-D: no ep_fold column"
 grep -q '^b2-t1-sp0-e8-c1-epb-fold4.csv,1,8,1,0,2,8,1,1,none,4$' "$tmp/allc.csv" ||
     say "-D: no fold of 4 of e 8 at b 1 a sample rank: $(grep fold "$tmp/allc.csv" | head -n 3)"
 
+# the experts' tensor split between 1 and t (Megatron's ETP 2 beside TP
+# 4): -E keeps expert_t 2 and the launch says so, with EP 2 (the 4 tensor
+# ranks, two groups of 2)
+"$BIN/graph-normalize" -c $model -a $acc -V t=4,sp=1,b=1,et=2 -o "$tmp/etp.csv" || exit 1
+sed 's/micro_batch_samples="8"/micro_batch_samples="1"/; s/ d="4" t="1" sp="0" e="8" / d="8" t="4" sp="1" e="1" expert_t="2" /' \
+    "$tmp/fold.xml" > "$tmp/etp.xml"
+price etp "$tmp/etp.csv" etp.out
+[ "$(attr "$tmp/etp.out" parallelism expert_t)" = 2 ] || say "-E dropped expert_t 2"
+"$BIN/dpsolve" -A $model -a $acc -n $net -N 128 -B 1024 -E "$tmp/etp.xml" \
+    -f megatron -o "$tmp/etp.sh" "$tmp/etp.csv" 2> "$tmp/etp.sh.err" ||
+    say "etp: -f megatron failed: $(cat "$tmp/etp.sh.err")"
+has etp '--tensor-model-parallel-size 4 '
+has etp '--expert-tensor-parallel-size 2 '
+has etp '--expert-model-parallel-size 2 '
+grep -q 'cannot run' "$tmp/etp.sh" && say "etp: Megatron refused: $(grep 'cannot run' "$tmp/etp.sh")"
+
 # the same at t 2 with sequence parallelism, e 4 (a copy is still 8 GPUs)
 "$BIN/graph-normalize" -c $model -a $acc -V t=2,sp=1,e=4,b=2,ep=batch -o "$tmp/split2.csv" &&
 "$BIN/graph-normalize" -c $model -a $acc -V t=2,sp=1,e=4,b=8 -o "$tmp/fold2.csv" || exit 1

@@ -590,28 +590,32 @@ test_variants(void)
 	n = analytic_variants(&m, 1, 8, 4, EP_FOLD, v, 256);
 	EQ_INT(n, 21, "llama3: 7 t/sp x 3 c variants");
 	m = model("mixtral-8x7b");
-	/* and whole experts (et = 1) at sp where t e divides the 8 experts:
-	 * t 2 with e 1, 2, 4, t 4 with e 1, 2, t 8 with e 1, each at 3 c */
+	/* and the experts' own tensor splits et = t/2 ... 1 at sp where the
+	 * t e / et expert ranks divide the 8 experts: t 2 et 1 with e 1, 2,
+	 * 4 (3); t 4 et 2 with e 1, 2, 4, et 1 with e 1, 2 (5); t 8 et 4
+	 * with e 1, 2, 4, et 2 with e 1, 2, et 1 with e 1 (6): 14, each at
+	 * 3 c */
 	n = analytic_variants(&m, 1, 8, 4, EP_FOLD, v, 256);
-	EQ_INT(n, 7 * 4 * 3 + 6 * 3, "mixtral: 7 t/sp x 4 e x 3 c variants, "
-	    "and 6 t/e x 3 c with whole experts");
+	EQ_INT(n, 7 * 4 * 3 + 14 * 3, "mixtral: 7 t/sp x 4 e x 3 c variants, "
+	    "and 14 t/e/et x 3 c with the experts' own tensor split");
 	/* split by samples: e 2, 4, 8 at c = 1, a micro-batch of e ranks'
-	 * one sample; e = 1 at c 1, 2, 4 as before */
-	/* whole experts: at e = 1 t 2, 4, 8 x 3 c; split, t 2 with e 2, 4
-	 * and t 4 with e 2 */
+	 * one sample; e = 1 at c 1, 2, 4 as before (6 et < t each); the
+	 * splits' et < t: e 2 with t 2 et 1, t 4 et 2 and 1, t 8 et 4 and
+	 * 2 (5), e 4 with t 2 et 1, t 4 et 2, t 8 et 4 (3) */
 	n = analytic_variants(&m, 1, 8, 4, EP_BATCH, v, 256);
-	EQ_INT(n, 7 * 3 + 7 * 3 + 3 * 3 + 3, "mixtral, batch splits: 7 t/sp "
-	    "x 3 c at e = 1, x 3 e at c = 1, and whole experts");
+	EQ_INT(n, 7 * 3 + 6 * 3 + 7 * 3 + 8, "mixtral, batch splits: 7 t/sp "
+	    "x 3 c at e = 1, x 3 e at c = 1, and the experts' own splits");
 	EQ_INT(v[3].e * v[3].b * v[3].ep_batch, 4, "after t = 1's three e = 1 "
 	    "variants: e = 2 split, 2 samples");
 	/* both: the folds and the splits, and the splits that fold 2 of
 	 * e 4, 2 or 4 of e 8 over a sequence (at most c's 4), 7 t/sp each,
-	 * and whole experts where t e divides the 8: t 2 with e 4, fold 2 */
+	 * and et < t where t e / et divides the 8: e 4 fold 2 with t 2 et
+	 * 1, t 4 et 2, t 8 et 4 */
 	n = analytic_variants(&m, 1, 8, 4, EP_FOLD | EP_BATCH, v, 256);
-	EQ_INT(n, 7 * 4 * 3 + 6 * 3 + 7 * 3 + 3 + 3 * 7 + 1, "mixtral, both "
+	EQ_INT(n, 7 * 4 * 3 + 14 * 3 + 7 * 3 + 8 + 3 * 7 + 3, "mixtral, both "
 	    "splits, and the splits with a fold");
 	n = analytic_variants(&m, 1, 8, 2, EP_FOLD | EP_BATCH, v, 256);
-	EQ_INT(n, 7 * 4 * 2 + 6 * 2 + 7 * 3 + 3 + 2 * 7 + 1, "at c up to 2, "
+	EQ_INT(n, 7 * 4 * 2 + 14 * 2 + 7 * 3 + 8 + 2 * 7 + 3, "at c up to 2, "
 	    "folds of 2 only");
 	m = model("bertlarge");
 	bad.t = 1, bad.sp = 1;
@@ -963,6 +967,59 @@ test_latent_and_experts(void)
  * parameters are the same; the gathered copies neither cross nor are
  * kept (2 x (4,096 - 2,048) x 4,096 bytes less).
  */
+/*
+ * Between the two (Megatron-Core's --expert-tensor-parallel-size 2 beside
+ * --tensor-model-parallel-size 4): Mixtral 8x7B at t = 4 with sp, e = 1,
+ * one 4,096-token sequence, 1,024 tokens a tensor rank.  With et = 2 the
+ * 4 tensor ranks are 2 expert ranks of 2 (4 experts each, split in two);
+ * each dispatches its 1,024 tokens' top-2 copies, and the 2 ranks of an
+ * expert gather theirs over their own group, 2 x 1,024 x 2 copies of
+ * 4,096 x 2 bytes, the expert kinds (with et = t the 4 gather 4 x 1,024 x
+ * 2 over t, the tensor kinds); each expert runs 1,024 copies through half
+ * its width.  The FLOPs, parameters and all-to-all are et = t's.
+ */
+static void
+test_expert_tensor_group(const struct model_cfg *m)
+{
+	struct variant full = { 4, 1, 1, 1, 1, 0, 4, 0, 0 }, half = full;
+	struct aop_graph gf, gh;
+	struct pl_err err;
+	struct sums f, hs;
+
+	half.et = 2;
+	if (analytic_build(m, NULL, &full, &gf, &err) < 0 ||
+	    analytic_build(m, NULL, &half, &gh, &err) < 0) {
+		printf("Bail out! mixtral et 2: %s\n", err.msg);
+		exit(1);
+	}
+	f = layer_sums(&gf, 0);
+	hs = layer_sums(&gh, 0);
+	EQ_DBL(hs.fwd_bytes[LCOLL_EXPERT_ALL_GATHER], 2.0 * 2 * 1024 * 2 *
+	    4096, 1e-12, "et = 2: the copies gathered over the 2 ranks of an "
+	    "expert");
+	EQ_DBL(hs.bwd_bytes[LCOLL_EXPERT_REDUCE_SCATTER], 2.0 * 2 * 1024 * 2 *
+	    4096, 1e-12, "and their gradients reduce-scattered back");
+	EQ_DBL(f.fwd_bytes[LCOLL_ALL_GATHER] - hs.fwd_bytes[LCOLL_ALL_GATHER],
+	    2.0 * 4 * 1024 * 2 * 4096, 1e-12, "none over the 4 tensor ranks "
+	    "(et = t gathers 4 x 1,024 x 2 there)");
+	EQ_INT(f.fwd[LCOLL_EXPERT_ALL_GATHER], 0, "et = t: no expert kinds");
+	EQ_DBL(hs.fwd_bytes[LCOLL_ALL_TO_ALL], f.fwd_bytes[LCOLL_ALL_TO_ALL],
+	    1e-12, "the same all-to-all");
+	EQ_DBL(hs.matmul_flops, f.matmul_flops, 1e-12, "the same FLOPs");
+	EQ_DBL(hs.params, f.params, 1e-12, "the same parameters a device");
+	for (size_t i = 0; i < gh.n; i++)
+		if (gh.op[i].layer == 0 && strcmp(gh.op[i].name, "expert_up") ==
+		    0) {
+			EQ_DBL(gh.op[i].gemm_m, 1024, 0, "et = 2: 1,024 copies "
+			    "an expert");
+			EQ_DBL(gh.op[i].gemm_n, 14336, 0, "through half its gate "
+			    "and up");
+			EQ_DBL(gh.op[i].gemm_batch, 4, 0, "4 experts a rank");
+		}
+	analytic_release(&gf);
+	analytic_release(&gh);
+}
+
 static void
 test_expert_tensor_split(void)
 {
@@ -1009,9 +1066,13 @@ test_expert_tensor_split(void)
 	bad = whole, bad.sp = 0;
 	OK(analytic_build(&m, NULL, &bad, &gw, &err) < 0, "et = 1 without "
 	    "sp refused (every tensor rank would hold all tokens)");
-	bad = whole, bad.t = 4, bad.et = 2;
-	OK(analytic_build(&m, NULL, &bad, &gw, &err) < 0, "et other than t "
-	    "or 1 refused");
+	test_expert_tensor_group(&m);
+	bad = whole, bad.t = 4, bad.et = 3;
+	OK(analytic_build(&m, NULL, &bad, &gw, &err) < 0, "et not dividing "
+	    "t refused");
+	bad = whole, bad.t = 4, bad.et = 2, bad.sp = 0;
+	OK(analytic_build(&m, NULL, &bad, &gw, &err) < 0, "et = 2 below t = "
+	    "4 without sp refused");
 	bad = whole, bad.t = 4, bad.e = 4;
 	OK(analytic_build(&m, NULL, &bad, &gw, &err) < 0, "16 expert ranks "
 	    "for 8 experts refused");

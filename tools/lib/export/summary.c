@@ -201,10 +201,10 @@ layout_short(char *buf, size_t len, const struct plan *p)
 		snprintf(vp, sizeof vp, ", VP %ld", p->v);
 	if (z > 1)
 		snprintf(zero, sizeof zero, ", ZeRO x%ld", z);
-	snprintf(buf, len, "TP %ld%s, PP %d%s, CP %ld, EP %ld%s, DP %ld, mb "
-	    "%ld, recompute %s%s%s", t, sp ? " SP" : "", p->nstages, vp, cp,
-	    layers_expert_ranks(g), layers_expert_t(g) != t ? " ETP 1" : "",
-	    dp, b / eb, p->recompute == RC_FULL ? (p->recompute_layers >
+	snprintf(buf, len, "TP %ld%s, PP %d%s, CP %ld, EP %ld%s%.0ld, DP %ld, "
+	    "mb %ld, recompute %s%s%s", t, sp ? " SP" : "", p->nstages, vp, cp,
+	    layers_expert_ranks(g), layers_expert_t(g) != t ? " ETP " : "",
+	    layers_expert_t(g) != t ? layers_expert_t(g) : 0, dp, b / eb, p->recompute == RC_FULL ? (p->recompute_layers >
 	    0 ? "block" : "full") : p->recompute == RC_SELECTIVE ?
 	    "selective" : "none", p->distopt ? ", dist-opt" : "", zero);
 	if (g->var_fp8 != FP8_NONE) {

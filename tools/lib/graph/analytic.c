@@ -40,7 +40,8 @@ struct dims {
 				 * (a batch split), or c times its fold */
 	double e;
 	double et, ep;		/* the experts' tensor and expert ranks:
-				 * (t, e), or (1, t e) */
+				 * (t, e), or (et, t e / et) for et
+				 * dividing t, (1, t e) the whole */
 	int fp8;		/* the variant's FP8 recipe (FP8_NONE: bf16) */
 	int dropout, gated, rms, bias, qk_norm;
 	int causal, flash;
@@ -498,15 +499,23 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 {
 	const struct dims *d = B->d;
 	int is_expert = experts > 0;
-	/* whole experts (et 1) exchange nothing over the tensor ranks */
+	/* whole experts (et 1) exchange nothing over the tensor ranks;
+	 * experts split over fewer than t (1 < et < t) exchange over their
+	 * own et ranks */
 	int split = !is_expert || d->et > 1;
-	double h = d->h, t = split ? d->t : 1, ups = d->gated ? 2 : 1;
+	int own = is_expert && split && d->et < d->t;
+	double h = d->h, t = is_expert ? d->et : d->t, ups = d->gated ? 2 : 1;
 	double copies = is_expert ? experts : 1;
 	char name[24];
 	struct aop *o;
 
 	snprintf(name, sizeof(name), "%s_f", prefix);
-	if (split)
+	if (own) {
+		o = collective(B, name, LCOLL_EXPERT_ALL_GATHER,
+		    LCOLL_EXPERT_REDUCE_SCATTER, 2 * tokens * h);
+		o->tp_role = TP_EXPERT;
+		B->enter = (long)(B->g->n - 1);
+	} else if (split)
 		tp_enter(B, name, 2 * tokens * h, is_expert ? TP_OUTSIDE :
 		    TP_COLUMN);
 	snprintf(name, sizeof(name), "%s_up", prefix);
@@ -537,7 +546,10 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 		o->param_split = is_expert ? SPLIT_E : SPLIT_NONE;
 	}
 	snprintf(name, sizeof(name), "%s_g", prefix);
-	if (split)
+	if (own)
+		collective(B, name, LCOLL_EXPERT_REDUCE_SCATTER,
+		    LCOLL_EXPERT_ALL_GATHER, 2 * tokens * h);
+	else if (split)
 		tp_leave(B, name, 2 * tokens * h, is_expert ? -1 : TP_ROW);
 }
 
@@ -561,8 +573,8 @@ moe(struct builder *B)
 	double local = d->experts / d->ep;
 	/* the token-expert pairs an expert rank runs: its t ranks' (gathered
 	 * over them) where the experts are split over t, else its own s/t
-	 * share's (et 1 comes with sp) */
-	double pairs = d->et == d->t ? n * k : n * k / d->shard;
+	 * share's gathered over its et ranks (et < t comes with sp) */
+	double pairs = d->et == d->t ? n * k : n * k * d->et / d->shard;
 	struct aop *o;
 
 	o = matmul(B, "router", n / d->shard, h, d->experts, h * d->experts,
@@ -872,22 +884,23 @@ check_variant(const struct model_cfg *m, const struct variant *v,
 		    "(%ld), key/value heads (%ld) and MLP width (%ld)", v->t,
 		    m->heads, m->kv_heads, m->ffn_hidden);
 		why = buf;
-	} else if (et != v->t && et != 1) {
+	} else if (et < 1 || v->t % et) {
 		snprintf(buf, sizeof(buf), "et = %ld: the experts' tensor "
-		    "split is t or 1", et);
+		    "split divides t", et);
 		why = buf;
 	} else if (m->expert_ffn_hidden % et ||
 	    m->shared_expert_ffn_hidden % v->t) {
-		snprintf(buf, sizeof(buf), "t = %ld does not divide an expert's "
-		    "width (%ld) and the shared experts' (%ld)", v->t,
-		    m->expert_ffn_hidden, m->shared_expert_ffn_hidden);
+		snprintf(buf, sizeof(buf), "et = %ld and t = %ld do not divide "
+		    "an expert's width (%ld) and the shared experts' (%ld)",
+		    et, v->t, m->expert_ffn_hidden,
+		    m->shared_expert_ffn_hidden);
 		why = buf;
 	} else if (et < v->t && m->experts == 1) {
 		why = "et < t needs a mixture-of-experts model";
 	} else if (et < v->t && !v->sp) {
 		/* without it every tensor rank holds all the tokens */
-		why = "whole experts beside t > 1 (et = 1) need sequence "
-		    "parallelism";
+		why = "an experts' tensor split below t (et < t) needs "
+		    "sequence parallelism";
 	} else if (v->sp && v->t == 1)
 		why = "sequence parallelism needs t > 1";
 	else if (v->e > 1 && m->experts == 1)
@@ -961,8 +974,7 @@ analytic_variants(const struct model_cfg *m, long b, long max_t, long max_c,
 					 * (Megatron's context-parallel size) */
 					for (long f = 1; f < (eb ? e : 2) &&
 					    f <= max_c; f *= 2)
-					for (long et = t; et >= 1; et = et > 1 ?
-					    1 : 0) {
+					for (long et = t; et >= 1; et /= 2) {
 						struct variant v = { t, e, c, sp,
 						    eb ? b * (e / f) : b, eb, et,
 						    FP8_NONE, f };
@@ -1201,7 +1213,8 @@ analytic_write_ops(FILE *fp, const struct aop_graph *g)
 	};
 	static const char *const colls[] = {
 		"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
-		"context_all_gather", "context_reduce_scatter"
+		"context_all_gather", "context_reduce_scatter",
+		"expert_all_gather", "expert_reduce_scatter"
 	};
 	char b[16][NUMFMT_LEN];
 	int bad = csvio_write_row(fp, header, 19);

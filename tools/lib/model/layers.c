@@ -10,8 +10,23 @@
 static const char *const coll_cols[LCOLL_N] = {
 	"all_reduce_bytes", "all_gather_bytes", "reduce_scatter_bytes",
 	"all_to_all_bytes", "context_all_gather_bytes",
-	"context_reduce_scatter_bytes"
+	"context_reduce_scatter_bytes", "expert_all_gather_bytes",
+	"expert_reduce_scatter_bytes"
 };
+
+/* Whether a graph's file has kind k's column: the expert kinds only
+ * where some row has their bytes (graphs without stay as they were). */
+static int
+writes_coll(const struct layer_graph *g, int k)
+{
+	if (k < LCOLL_EXPERT_ALL_GATHER)
+		return 1;
+	for (size_t i = 0; i < g->n; i++)
+		if (g->l[i].coll_bytes[LCOLL_EXPERT_ALL_GATHER] > 0 ||
+		    g->l[i].coll_bytes[LCOLL_EXPERT_REDUCE_SCATTER] > 0)
+			return 1;
+	return 0;
+}
 
 static const char *const recompute_cols[] = {
 	"checkpoint_bytes", "recompute_s", "selective_bytes",
@@ -93,13 +108,12 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 		if (read_one_value(t, col[0], "expert_t", 0, &g->var_et,
 		    err) < 0)
 			return -1;
-		/* the expert rows' tensor collectives are priced over the t
-		 * ranks: a split between 1 and t would need a group of its
-		 * own */
-		if (g->var_et != g->var_t && g->var_et != 1)
+		/* a split between 1 and t has a group of its own, the
+		 * expert kinds' */
+		if (g->var_t % g->var_et)
 			return pl_errf(err, t->file, t->lines[0], "column "
-			    "'expert_t': %ld, but the experts' tensor split is "
-			    "t (%ld) or 1", g->var_et, g->var_t);
+			    "'expert_t': %ld does not divide t (%ld)",
+			    g->var_et, g->var_t);
 		/* each tensor rank dispatches its own tokens: sp's shards */
 		if (g->var_et < g->var_t && !g->var_sp)
 			return pl_errf(err, t->file, t->lines[0], "column "
@@ -289,7 +303,7 @@ read_recompute(const struct csvio_table *t, struct layer_graph *g,
 	return 0;
 }
 
-static const char tp_roles[] = "cro";
+static const char tp_roles[] = "crox";
 
 /* A row's own copy of n tensor-parallel pairs (NULL for none). */
 static struct tp_pair *
@@ -344,7 +358,7 @@ read_tp_pairs(const struct csvio_table *t, size_t r, int col, struct layer *L,
 		    strstr(item, "::") != NULL)
 			return pl_errf(err, t->file, t->lines[r], "column "
 			    "'tp_overlap': item %d is not ROLE:BYTES:FORWARD_S:"
-			    "BACKWARD_S with ROLE c, r or o", n + 1);
+			    "BACKWARD_S with ROLE c, r, o or x", n + 1);
 		pair[n].role = (int)(strchr(tp_roles, field[0][0]) - tp_roles);
 		if (parse_double(field[1], 0, PL_NUMBER_MAX, &pair[n].bytes, why,
 		    sizeof why) < 0 ||
@@ -641,6 +655,17 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 				goto fail;
 			}
 	}
+	/* the expert kinds run over the experts' own tensor group: whole
+	 * experts (expert_t 1, or no variant) have no one to run them with */
+	for (size_t r = 0; layers_expert_t(g) == 1 && r < g->n; r++)
+		for (int k = LCOLL_EXPERT_ALL_GATHER; k < LCOLL_N; k++)
+			if (g->l[r].coll_bytes[k] > 0) {
+				pl_errf(err, tab->file, g->l[r].line, "column "
+				    "'%s': %g bytes, but whole experts (expert_t "
+				    "1) have no tensor group to run them over",
+				    coll_cols[k], g->l[r].coll_bytes[k]);
+				goto fail;
+			}
 	return 0;
 fail:
 	layers_release(g);
@@ -895,7 +920,8 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 	head[nc++] = "activation_bytes";
 	head[nc++] = "input_bytes";
 	for (int k = 0; k < LCOLL_N; k++)
-		head[nc++] = coll_cols[k];
+		if (writes_coll(g, k))
+			head[nc++] = coll_cols[k];
 	if (g->has_variant) {
 		head[nc++] = "dense_parameter_bytes";
 		for (int k = 0; k < 5; k++)
@@ -960,7 +986,8 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		f[c] = numfmt(b[c], L->activation_bytes), c++;
 		f[c] = numfmt(b[c], L->input_bytes), c++;
 		for (int k = 0; k < LCOLL_N; k++)
-			f[c] = numfmt(b[c], L->coll_bytes[k]), c++;
+			if (writes_coll(g, k))
+				f[c] = numfmt(b[c], L->coll_bytes[k]), c++;
 		if (g->has_variant) {
 			long v[5] = { g->var_t, g->var_e, g->var_c, g->var_sp,
 				g->var_b };

@@ -24,10 +24,14 @@
  * when t = 1, as graphs before the context kinds had it), all-to-all over
  * the expert group, and the context kinds (context parallelism's keys and
  * values, gathered forward and their gradients reduce-scattered
- * backward) over the c*e devices sharing a sequence. */
+ * backward) over the c*e devices sharing a sequence; the expert kinds
+ * over the experts' own tensor group where it is smaller than t (et
+ * adjacent ranks: the routed tokens gathered before the experts' column-
+ * parallel product and their outputs reduce-scattered after the row-
+ * parallel one). */
 enum { LCOLL_ALL_REDUCE, LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER,
 	LCOLL_ALL_TO_ALL, LCOLL_CONTEXT_ALL_GATHER, LCOLL_CONTEXT_REDUCE_SCATTER,
-	LCOLL_N };
+	LCOLL_EXPERT_ALL_GATHER, LCOLL_EXPERT_REDUCE_SCATTER, LCOLL_N };
 
 /*
  * A tensor-parallel collective and the matrix product beside it, which
@@ -38,9 +42,11 @@ enum { LCOLL_ALL_REDUCE, LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER,
  * backward with sp), or a column-parallel product outside Transformer
  * Engine's layers (the output projection, the experts), which only the
  * backward overlap reaches.  The layer-graph column `tp_overlap` lists
- * them, ROLE:BYTES:FORWARD_S:BACKWARD_S, ROLE c, r or o.
+ * them, ROLE:BYTES:FORWARD_S:BACKWARD_S, ROLE c, r or o, or x: the
+ * experts' column-parallel product over their own smaller tensor group
+ * (the expert kinds), reached as o is.
  */
-enum { TP_COLUMN, TP_ROW, TP_OUTSIDE };
+enum { TP_COLUMN, TP_ROW, TP_OUTSIDE, TP_EXPERT };
 #define LAYER_TP_PAIRS_MAX 16
 
 struct tp_pair {
@@ -130,9 +136,10 @@ struct layer_graph {
 	 * ranks and then its data-parallel ones */
 	long var_ep_fold;
 	/* the experts' own tensor split (column expert_t, optional beside
-	 * the variant's, t when absent): t, or 1 where each expert is whole
-	 * on one device and the t ranks join the expert ranks (Megatron-
-	 * Core's --expert-tensor-parallel-size 1, MoE Parallel Folding) */
+	 * the variant's, t when absent): t, or a divisor of it, down to 1
+	 * where each expert is whole on one device; the t/et groups of et
+	 * ranks join the expert ranks (Megatron-Core's
+	 * --expert-tensor-parallel-size, MoE Parallel Folding) */
 	long var_et;
 	/* the FP8 recipe its Transformer Engine layers run (column
 	 * fp8_recipe, optional: a word of config.h's fp8_recipe_words, the

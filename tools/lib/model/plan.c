@@ -228,7 +228,9 @@ hide(double *left, int k, double amount)
  * the product env->tp_comm_sm_share of a second, added to the exposed
  * time.  Bulk is TE's fused-norm column-parallel products'
  * (TELayerNormColumnParallelLinear: q/k/v and the MLP's first), the
- * TP_COLUMN pairs; TP_OUTSIDE (experts, head) get Megatron-LM's own.
+ * TP_COLUMN pairs; TP_OUTSIDE (experts, head) get Megatron-LM's own,
+ * and so do TP_EXPERT's, experts over their own smaller tensor group,
+ * with the expert kinds' times.
  */
 static void
 tp_hidden(const struct plan_variant *v, const struct plan_env *env,
@@ -245,9 +247,14 @@ tp_hidden(const struct plan_variant *v, const struct plan_env *env,
 	*hid_fwd = *hid_bwd = *extra_bwd = 0;
 	for (int k = 0; k < L->ntp; k++) {
 		const struct tp_pair *p = &L->tp[k];
-		double ag = pair_time(v, L, kind_s, LCOLL_ALL_GATHER, p->bytes);
-		double rs = pair_time(v, L, kind_s, LCOLL_REDUCE_SCATTER,
-		    p->bytes);
+		/* the experts' product over their own group: its kinds, and
+		 * the backward overlap TP_OUTSIDE's have */
+		int own = p->role == TP_EXPERT;
+		int kag = own ? LCOLL_EXPERT_ALL_GATHER : LCOLL_ALL_GATHER;
+		int krs = own ? LCOLL_EXPERT_REDUCE_SCATTER :
+		    LCOLL_REDUCE_SCATTER;
+		double ag = pair_time(v, L, kind_s, kag, p->bytes);
+		double rs = pair_time(v, L, kind_s, krs, p->bytes);
 		double ar = pair_time(v, L, kind_s, LCOLL_ALL_REDUCE, p->bytes);
 		double half = p->backward_s / 2;
 
@@ -266,8 +273,8 @@ tp_hidden(const struct plan_variant *v, const struct plan_env *env,
 			double bulk_sm = p->role == TP_COLUMN ? sm : 0;
 
 			*extra_bwd += ag - (1 - bulk_sm) * fmin(ag, half);
-			*hid_bwd += (1 - bulk_sm) * hide(left,
-			    LCOLL_REDUCE_SCATTER, fmin(rs, half));
+			*hid_bwd += (1 - bulk_sm) * hide(left, krs, fmin(rs,
+			    half));
 			if (tpo && p->role == TP_COLUMN)
 				*hid_fwd += hide(left, LCOLL_ALL_GATHER,
 				    fmin(ag, pipe * p->forward_s));
@@ -342,6 +349,13 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	    v->c * layers_ep_fold(g), v->t, NET_ALL_GATHER);
 	v->coll[LCOLL_CONTEXT_REDUCE_SCATTER] = group_cost(env, v->w,
 	    v->c * layers_ep_fold(g), v->t, NET_REDUCE_SCATTER);
+	/* the experts' own tensor group, where it is smaller than t: et
+	 * adjacent ranks (Megatron-Core builds its expert groups expert-
+	 * tensor rank first) */
+	v->coll[LCOLL_EXPERT_ALL_GATHER] = group_cost(env, v->w, v->et, 1,
+	    NET_ALL_GATHER);
+	v->coll[LCOLL_EXPERT_REDUCE_SCATTER] = group_cost(env, v->w, v->et, 1,
+	    NET_REDUCE_SCATTER);
 	v->coll[LCOLL_ALL_GATHER] = v->t > 1 ?
 	    group_cost(env, v->w, v->t, 1, NET_ALL_GATHER) :
 	    v->coll[LCOLL_CONTEXT_ALL_GATHER];
