@@ -175,7 +175,15 @@ rows() {	# table
 		# expert parallelism as Megatron counts it: e of the
 		# data-parallel ranks, each its own micro-batch (batch), or
 		# of the context-parallel ranks, sharing one (fold)
-		E = opt_whole("e", 1)
+		# e is the --expert-model-parallel-size of Megatron; with the
+		# experts own tensor split below t the t/expert_t groups of a
+		# tensor group are expert ranks too, so the e of the planner
+		# (its expert ranks a tensor group) is e expert_t / t
+		EP = opt_whole("e", 1)
+		et = opt_whole("expert_t", t)
+		if (t % et) bad("expert_t " et ": the experts'"'"' tensor split divides t (" t ")")
+		if ((EP * et) % t) bad("e " EP ": Megatron'"'"'s expert ranks are t/expert_t " t / et " a tensor group, so a multiple of it")
+		E = EP * et / t
 		esplit = ("expert_split" in col && $col["expert_split"] != "") ? word("expert_split", "batch fold") : "batch"
 		if (E > 1 && esplit == "batch" && c == 1 && d % E) bad("e " E " does not divide d " d " (expert_split batch: the expert ranks are data-parallel ranks)")
 		# beside context parallelism, Megatron-Core lays the expert
@@ -184,14 +192,12 @@ rows() {	# table
 		if (E > 1 && esplit == "fold" && c % E) bad("e " E " does not divide c " c " (expert_split fold: the expert ranks are context-parallel ranks)")
 		if (E == 1 && "expert_split" in col && $col["expert_split"] != "") bad("expert_split " esplit " needs e > 1")
 		model = config("models", $col["model"])
-		if (E > 1 && experts_of(model) % E) bad("e " E ": does not divide the " experts_of(model) " experts of " model)
-		# the tensor split of the experts (t, or 1: whole experts, the
-		# tensor ranks expert ranks too), the dispatch (DeepEP and
-		# HybridEP kernels, whole experts only) and the FP8 recipe
-		et = opt_whole("expert_t", t)
-		if (t % et) bad("expert_t " et ": the experts'"'"' tensor split divides t (" t ")")
+		if (EP > 1 && experts_of(model) % EP) bad("e " EP ": does not divide the " experts_of(model) " experts of " model)
+		# the tensor split of the experts (a divisor of t, down to 1:
+		# whole experts, the tensor ranks expert ranks too), the
+		# dispatch (DeepEP and HybridEP kernels, whole experts only)
+		# and the FP8 recipe
 		if (et < t && flag("sequence_parallel") != 1) bad("expert_t " et " below t " t " needs sequence_parallel 1")
-		if (et < t && experts_of(model) % (E * t / et)) bad("expert_t " et ": e " E " x t/expert_t " t / et " does not divide the " experts_of(model) " experts of " model)
 		disp = ("dispatcher" in col && $col["dispatcher"] != "") ? word("dispatcher", "alltoall deepep") : "alltoall"
 		if (disp == "deepep" && et > 1) bad("dispatcher deepep needs whole experts (expert_t 1, or t 1)")
 		fp8 = ("fp8_recipe" in col && $col["fp8_recipe"] != "") ? word("fp8_recipe", "none delayed tensorwise blockwise mxfp8") : "none"
@@ -422,7 +428,7 @@ for table in "$@"; do
 		    -v A="$A" -v G="$G" -v f="$f" -v k="$k" -v gated="$gated" \
 		    -v rl="$rl" -v p="$p" -v nv="$v" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
-		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$E$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp$et")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")" \
+		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$((E * t / et))$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp$et")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v simulated="$simulated" \
 		    -v same="$tmp/$run.same.xml" '
@@ -449,7 +455,7 @@ for table in "$@"; do
 					ef = attr(line, "ep_fold") + 0; if (ef < 1) ef = 1
 					mc = attr(line, "c") * (ee > 1 && !eb ? ee : ef)
 					md = attr(line, "d") * (ee > 1 && eb ? ee / ef : 1)
-					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee (eb ? "" : " fold") : "") " b" (eb ? bsz * ef / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "fp8_param_gather") == 1 ? " fp8-gather" : "") (attr(line, "deepep") == 1 ? " deepep" : "")
+					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee * attr(line, "t") / (attr(line, "expert_t") != "" ? attr(line, "expert_t") : attr(line, "t")) (eb ? "" : " fold") : "") " b" (eb ? bsz * ef / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "fp8_param_gather") == 1 ? " fp8-gather" : "") (attr(line, "deepep") == 1 ? " deepep" : "")
 					v = attr(line, "virtual_stages") + 0
 				}
 				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")

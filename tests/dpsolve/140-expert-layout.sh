@@ -86,7 +86,7 @@ grep -q 'routing' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
 awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sp") k = i; print; next }
 	{ $k = 0; print }' "$tmp/t_4-sp_1-e_2-et_1.csv" > "$tmp/nosp.csv"
 run -o "$tmp/x.xml" "$tmp/nosp.csv" 2> "$tmp/err" && say "whole experts without sp read"
-grep -q "column 'expert_t': whole experts beside t 4 need sp 1" "$tmp/err" ||
+grep -q "column 'expert_t': 1 below t 4 needs sp 1" "$tmp/err" ||
     say "unclear: $(cat "$tmp/err")"
 # DeepEP over an index without whole experts: nothing to search, said so
 run -H deepep -o "$tmp/x.xml" "$tmp/split.csv" 2> "$tmp/err" &&

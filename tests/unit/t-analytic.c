@@ -1016,6 +1016,20 @@ test_expert_tensor_group(const struct model_cfg *m)
 			    "and up");
 			EQ_DBL(gh.op[i].gemm_batch, 4, 0, "4 experts a rank");
 		}
+	/* the experts' gather is the dispatcher's, before the experts (no
+	 * product beside it to hide it): a layer's pairs are the
+	 * attention's f and g alone, whatever et */
+	{
+		struct layer_graph lf, lh;
+
+		analytic_layers(&gf, &lf);
+		analytic_layers(&gh, &lh);
+		EQ_INT(lf.l[1].ntp + lh.l[1].ntp, 4, "the experts' collectives "
+		    "paired with no product (2 pairs a layer, the "
+		    "attention's)");
+		layers_release(&lf);
+		layers_release(&lh);
+	}
 	analytic_release(&gf);
 	analytic_release(&gh);
 }

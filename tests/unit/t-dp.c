@@ -298,7 +298,12 @@ set_recompute(struct layer *l, double x, double y)
  * quarters of every row's parameters experts' (their data-parallel group
  * is t e apart, the dense one t: the search bounds each apart), every
  * row an all-to-all, and the t = 2 variant's experts whole half the time
- * (et = 1: its all-to-all over its two tensor ranks, else none). */
+ * (et = 1: its all-to-all over its two tensor ranks, else none);
+ * `experts` 2, the other layouts of the experts: the t = 1 variant a
+ * batch split of e = 4 with a fold of 2 (two sample ranks, each row's
+ * keys and values exchanged over its fold), the second variant at t = 4
+ * with its experts split over 2 (the expert kinds over their own 2
+ * ranks).  No draw more: the instances before stay as they were. */
 static size_t
 random_graphs(struct layer_graph *g, size_t n, int layers, int experts)
 {
@@ -312,15 +317,26 @@ random_graphs(struct layer_graph *g, size_t n, int layers, int experts)
 		g[k].var_e = g[k].var_c = 1;
 		if (experts && k == 0)
 			g[k].var_e = 2;
+		if (experts == 2 && k == 0) {
+			g[k].var_e = 4;
+			g[k].var_ep_batch = 1;
+			g[k].var_ep_fold = 2;
+		}
+		if (experts == 2 && k == 1)
+			g[k].var_t = 4;
 		/* the t = 2 variant's experts whole half the time: its two
 		 * tensor ranks are its expert ranks (et = 1) */
 		if (experts && k == 1 && uniform() < 0.5)
 			g[k].var_et = 1;
+		if (experts == 2 && k == 1)
+			g[k].var_et = 2;
 		if (experts && k == 1)
 			g[k].var_sp = 1;
 		/* the t = 2 variant at another micro-batch size, half the
 		 * time: the search chooses b with the rest */
 		g[k].var_b = k && uniform() < 0.5 ? 3 - b : b;
+		if (experts == 2 && k == 0)
+			g[k].var_b *= 2;	/* its two sample ranks' */
 	}
 	for (size_t i = 0; i < n; i++) {
 		double f = 0.001 * (1 + 9 * uniform()), p = 1e6 * (1 + 20 *
@@ -347,6 +363,11 @@ random_graphs(struct layer_graph *g, size_t n, int layers, int experts)
 			g[0].l[i].dense_parameter_bytes = p / 4;
 			g[0].l[i].coll_bytes[LCOLL_ALL_TO_ALL] = 2 * in;
 		}
+		if (experts == 2) {
+			g[0].l[i].coll_bytes[LCOLL_CONTEXT_ALL_GATHER] = in / 2;
+			g[0].l[i].coll_bytes[LCOLL_CONTEXT_REDUCE_SCATTER] =
+			    in / 2;
+		}
 		set_recompute(&g[0].l[i], uniform(), uniform());
 		if (ng > 1) {
 			set_row(&g[1], i, f * 0.55, f * 1.1, p / 2, a * 0.6,
@@ -354,6 +375,12 @@ random_graphs(struct layer_graph *g, size_t n, int layers, int experts)
 			g[1].l[i].coll_bytes[LCOLL_ALL_REDUCE] = 4 * in;
 			if (experts)
 				g[1].l[i].coll_bytes[LCOLL_ALL_TO_ALL] = in;
+			if (experts == 2) {
+				g[1].l[i].coll_bytes[LCOLL_EXPERT_ALL_GATHER] =
+				    in / 2;
+				g[1].l[i].coll_bytes[
+				    LCOLL_EXPERT_REDUCE_SCATTER] = in / 2;
+			}
 			set_recompute(&g[1].l[i], uniform(), uniform());
 		}
 	}
@@ -382,6 +409,9 @@ random_instances(void)
 	int agree = 0, exact = 0, flat_ok = 0, infeasible = 0, zero = 0;
 	int total = 550, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
 	int fp8_gather = 0, zbh1 = 0, zbv = 0, dualpipev = 0;
+	/* the experts' other layouts chosen: a batch split with a fold, an
+	 * expert tensor group below t */
+	int fold = 0, etp = 0;
 	int zero_heavy_solved = 0, zero_pipelines = 0, block = 0;
 	int block_named = 0;
 	/* Megatron's space: agreement, instances where it costs something,
@@ -423,7 +453,8 @@ random_instances(void)
 			    uniform());
 		net.level[1].oversubscription = uniform() < 0.3 ? 2 : 1;
 		network_finish(&net, "net", NULL);
-		ng = random_graphs(g, n, layers, !layers && it % 5 == 4);
+		ng = random_graphs(g, n, layers, layers || it % 5 != 4 ? 0 :
+		    it % 10 == 9 ? 2 : 1);
 		/* every third instance's first variant in FP8 (not drawn:
 		 * the instances stay those of before), three quarters of
 		 * each kind of weight, the four recipes in turn; the FP8
@@ -558,6 +589,10 @@ random_instances(void)
 			zbh1 += best.schedule == PLAN_ZBH1;
 			zbv += best.schedule == PLAN_ZBV;
 			dualpipev += best.schedule == PLAN_DUALPIPEV;
+			fold += layers_ep_fold(best.g) > 1 &&
+			    best.g->var_ep_batch;
+			etp += layers_expert_t(best.g) > 1 &&
+			    layers_expert_t(best.g) < best.g->var_t;
 			interleaved += best.v > 1;
 			if (plan_evaluate(&env, &best, &r, NULL) == 0) {
 				exact += r.step_s == step && r.fits;
@@ -674,17 +709,22 @@ random_instances(void)
 	/* DualPipeV, searched there too, comes within 2-5% on some but
 	 * wins none: its pairs hide collectives, and these chains' best
 	 * plans have few */
+	OK(fold > 0 && etp > 0, "a batch split with a fold and an expert "
+	    "tensor group below t win somewhere (on every tenth instance's "
+	    "experts)");
 	OK(zbv > 0, "ZB-V wins somewhere (searched with DualPipeV on every "
 	    "fourth)");
 	printf("# %d infeasible, %d solved with ZeRO (%d of the short-memory "
 	    "ones, %d with more than one stage), %d interleaved; "
 	    "recompute none/full/selective %d/%d/%d (block %d), distributed "
 	    "optimizer %d (gathering FP8 %d), ZB-H1 %d, ZB-V %d, DualPipeV %d; "
-	    "%ld plans enumerated; "
+	    "experts folded over a sequence in a batch split %d, split over "
+	    "fewer tensor ranks than t %d; %ld plans enumerated; "
 	    "Megatron's space dearer in %d (the encoder rule in %d)\n",
 	    infeasible, zero, zero_heavy_solved, zero_pipelines, interleaved,
 	    modes[0], modes[1], modes[2], block, distopt, fp8_gather, zbh1,
-	    zbv, dualpipev, brute_plans, mega_dearer, mega_encoder_dearer);
+	    zbv, dualpipev, fold, etp, brute_plans, mega_dearer,
+	    mega_encoder_dearer);
 }
 
 /*

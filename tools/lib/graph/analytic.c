@@ -509,15 +509,17 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 	char name[24];
 	struct aop *o;
 
+	/* the experts' gather is the dispatcher's (Megatron-Core's
+	 * MoEAlltoAllTokenDispatcher gathers the routed copies over the
+	 * experts' tensor group once, and their grouped product keeps the
+	 * gathered input): no product beside it hides it, and its backward,
+	 * a reduce-scatter after the experts' input gradient, neither */
 	snprintf(name, sizeof(name), "%s_f", prefix);
-	if (own) {
-		o = collective(B, name, LCOLL_EXPERT_ALL_GATHER,
+	if (own)
+		collective(B, name, LCOLL_EXPERT_ALL_GATHER,
 		    LCOLL_EXPERT_REDUCE_SCATTER, 2 * tokens * h);
-		o->tp_role = TP_EXPERT;
-		B->enter = (long)(B->g->n - 1);
-	} else if (split)
-		tp_enter(B, name, 2 * tokens * h, is_expert ? TP_OUTSIDE :
-		    TP_COLUMN);
+	else if (split)
+		tp_enter(B, name, 2 * tokens * h, is_expert ? -1 : TP_COLUMN);
 	snprintf(name, sizeof(name), "%s_up", prefix);
 	o = matmul(B, name, tokens, h, ups * f / t,
 	    copies * (ups * h * f + (d->bias ? ups * f : 0)) / t,
@@ -930,8 +932,9 @@ check_variant(const struct model_cfg *m, const struct variant *v,
 		    variant_ep_fold(v));
 		why = buf;
 	} else if (m->seq_len % (v->c * variant_ep_fold(v))) {
-		snprintf(buf, sizeof(buf), "c * e = %ld does not divide the "
-		    "sequence (%ld)", v->c * variant_ep_fold(v), m->seq_len);
+		snprintf(buf, sizeof(buf), "c times the expert ranks over a "
+		    "sequence, %ld, does not divide it (%ld)", v->c *
+		    variant_ep_fold(v), m->seq_len);
 		why = buf;
 	} else if (v->sp && (v->b * m->seq_len / (v->c * v->e)) % v->t) {
 		why = "t does not divide the tokens a device holds";

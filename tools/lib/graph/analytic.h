@@ -21,11 +21,12 @@
  * e/f split the samples (Megatron-Core lays its expert ranks over the
  * context ranks first, then the data-parallel ones: EP 4 over CP 2 and
  * DP 4 takes both context ranks and two data ranks), so a device of the
- * variant holds b*s/(c*e) tokens every way.  The experts have a tensor split of
- * their own, et: t, or 1 (with sp: each of the t ranks dispatches its own
- * s/t share of the tokens to t*e expert ranks, which hold E/(t e) whole
- * experts).  The formulas, and where each comes from, are in
- * docs/model.md.
+ * variant holds b*s/(c*e) tokens every way.  The experts have a tensor
+ * split of their own, et, a divisor of t (below t with sp: each of the t
+ * ranks dispatches its own s/t share of the tokens to t*e/et expert
+ * ranks, groups of et adjacent ranks that gather what they receive over
+ * their own group; at et 1 they hold E/(t e) whole experts).  The
+ * formulas, and where each comes from, are in docs/model.md.
  */
 #ifndef NP_ANALYTIC_H
 #define NP_ANALYTIC_H
@@ -115,8 +116,8 @@ struct aop_graph {
  * heads and the MLP width; e divides the experts; c*e divides the
  * sequence, or with ep_batch c = 1, the fold divides e and the sequence
  * and e over it divides b; sp only with t > 1;
- * e > 1 only with experts; et is t or 1, 1 only with experts and sp, and
- * t e / et divides the experts) and builds the
+ * e > 1 only with experts; et divides t, below t only with experts and
+ * sp, and t e / et divides the experts) and builds the
  * graph.  `what` names the variant in messages.
  */
 int analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
@@ -137,8 +138,8 @@ double analytic_gemm_utilisation(const struct accel_cfg *a, double m,
  * micro-batch of b*e; with both, also the batch splits that fold 2, 4,
  * ... e/2 of their ranks over a sequence, at most max_c, b samples each
  * sample rank),
- * the experts' tensor split et = t and, where the
- * model admits it, 1; those the model admits, in that nesting order.
+ * the experts' tensor split et = t and, where the model admits them, t/2,
+ * ... 1; those the model admits, in that nesting order.
  * Returns how many there are (only the first `cap` are stored).
  */
 size_t analytic_variants(const struct model_cfg *m, long b, long max_t,

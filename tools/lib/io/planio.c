@@ -195,8 +195,8 @@ read_entries(struct variants *vs, const struct csvio_table *t, int col,
 				layers_release(&g);
 				return pl_errf(err, t->file, t->lines[r], "column "
 				    "'file': the same t, e, c, sp, "
-				    "micro_batch_samples, ep_batch, expert_t and "
-				    "fp8_recipe as line %zu",
+				    "micro_batch_samples, ep_batch, ep_fold, "
+				    "expert_t and fp8_recipe as line %zu",
 				    t->lines[j - first]);
 			}
 		add_graph(vs, &g);
@@ -265,7 +265,7 @@ check_variants(const struct variants *vs, struct pl_err *err)
 			if (same_variant(&vs->g[j], b))
 				return pl_errf(err, b->file, 0, "inconsistent "
 				    "variants: the same t, e, c, sp, b, ep_batch, "
-				    "expert_t and fp8_recipe as %s",
+				    "ep_fold, expert_t and fp8_recipe as %s",
 				    vs->g[j].file);
 	}
 	return 0;

@@ -117,8 +117,8 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 		/* each tensor rank dispatches its own tokens: sp's shards */
 		if (g->var_et < g->var_t && !g->var_sp)
 			return pl_errf(err, t->file, t->lines[0], "column "
-			    "'expert_t': whole experts beside t %ld need sp 1 "
-			    "(each tensor rank dispatches its own tokens)",
+			    "'expert_t': %ld below t %ld needs sp 1 (each "
+			    "tensor rank dispatches its own tokens)", g->var_et,
 			    g->var_t);
 	}
 	g->var_ep_fold = 1;
@@ -303,7 +303,7 @@ read_recompute(const struct csvio_table *t, struct layer_graph *g,
 	return 0;
 }
 
-static const char tp_roles[] = "crox";
+static const char tp_roles[] = "cro";
 
 /* A row's own copy of n tensor-parallel pairs (NULL for none). */
 static struct tp_pair *
@@ -358,7 +358,7 @@ read_tp_pairs(const struct csvio_table *t, size_t r, int col, struct layer *L,
 		    strstr(item, "::") != NULL)
 			return pl_errf(err, t->file, t->lines[r], "column "
 			    "'tp_overlap': item %d is not ROLE:BYTES:FORWARD_S:"
-			    "BACKWARD_S with ROLE c, r, o or x", n + 1);
+			    "BACKWARD_S with ROLE c, r or o", n + 1);
 		pair[n].role = (int)(strchr(tp_roles, field[0][0]) - tp_roles);
 		if (parse_double(field[1], 0, PL_NUMBER_MAX, &pair[n].bytes, why,
 		    sizeof why) < 0 ||
@@ -655,15 +655,20 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 				goto fail;
 			}
 	}
-	/* the expert kinds run over the experts' own tensor group: whole
-	 * experts (expert_t 1, or no variant) have no one to run them with */
-	for (size_t r = 0; layers_expert_t(g) == 1 && r < g->n; r++)
+	/* the expert kinds run over the experts' own tensor group, where it
+	 * is smaller than t: whole experts (expert_t 1, or no variant) have
+	 * no one to run them with, and at expert_t t the tensor kinds are
+	 * theirs */
+	for (size_t r = 0; r < g->n; r++)
 		for (int k = LCOLL_EXPERT_ALL_GATHER; k < LCOLL_N; k++)
-			if (g->l[r].coll_bytes[k] > 0) {
+			if (g->l[r].coll_bytes[k] > 0 && (layers_expert_t(g) ==
+			    1 || layers_expert_t(g) == g->var_t)) {
 				pl_errf(err, tab->file, g->l[r].line, "column "
-				    "'%s': %g bytes, but whole experts (expert_t "
-				    "1) have no tensor group to run them over",
-				    coll_cols[k], g->l[r].coll_bytes[k]);
+				    "'%s': %g bytes, but only an expert_t between "
+				    "1 and t (%ld) has a group of its own to run "
+				    "them over", coll_cols[k],
+				    g->l[r].coll_bytes[k], layers_var(g, g->var_t,
+				    1));
 				goto fail;
 			}
 	return 0;

@@ -40,13 +40,12 @@ enum { LCOLL_ALL_REDUCE, LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER,
  * forward with sp, its input gradient reduced backward), a row-parallel
  * one left through g (its output reduced forward, the gradient gathered
  * backward with sp), or a column-parallel product outside Transformer
- * Engine's layers (the output projection, the experts), which only the
- * backward overlap reaches.  The layer-graph column `tp_overlap` lists
- * them, ROLE:BYTES:FORWARD_S:BACKWARD_S, ROLE c, r or o, or x: the
- * experts' column-parallel product over their own smaller tensor group
- * (the expert kinds), reached as o is.
+ * Engine's layers (the output projection), which only the backward
+ * overlap reaches.  (The experts' gather is the dispatcher's: no product
+ * beside it.)  The layer-graph column `tp_overlap` lists
+ * them, ROLE:BYTES:FORWARD_S:BACKWARD_S, ROLE c, r or o.
  */
-enum { TP_COLUMN, TP_ROW, TP_OUTSIDE, TP_EXPERT };
+enum { TP_COLUMN, TP_ROW, TP_OUTSIDE };
 #define LAYER_TP_PAIRS_MAX 16
 
 struct tp_pair {

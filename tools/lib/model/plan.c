@@ -228,9 +228,7 @@ hide(double *left, int k, double amount)
  * the product env->tp_comm_sm_share of a second, added to the exposed
  * time.  Bulk is TE's fused-norm column-parallel products'
  * (TELayerNormColumnParallelLinear: q/k/v and the MLP's first), the
- * TP_COLUMN pairs; TP_OUTSIDE (experts, head) get Megatron-LM's own,
- * and so do TP_EXPERT's, experts over their own smaller tensor group,
- * with the expert kinds' times.
+ * TP_COLUMN pairs; TP_OUTSIDE (the head) gets Megatron-LM's own.
  */
 static void
 tp_hidden(const struct plan_variant *v, const struct plan_env *env,
@@ -247,14 +245,9 @@ tp_hidden(const struct plan_variant *v, const struct plan_env *env,
 	*hid_fwd = *hid_bwd = *extra_bwd = 0;
 	for (int k = 0; k < L->ntp; k++) {
 		const struct tp_pair *p = &L->tp[k];
-		/* the experts' product over their own group: its kinds, and
-		 * the backward overlap TP_OUTSIDE's have */
-		int own = p->role == TP_EXPERT;
-		int kag = own ? LCOLL_EXPERT_ALL_GATHER : LCOLL_ALL_GATHER;
-		int krs = own ? LCOLL_EXPERT_REDUCE_SCATTER :
-		    LCOLL_REDUCE_SCATTER;
-		double ag = pair_time(v, L, kind_s, kag, p->bytes);
-		double rs = pair_time(v, L, kind_s, krs, p->bytes);
+		double ag = pair_time(v, L, kind_s, LCOLL_ALL_GATHER, p->bytes);
+		double rs = pair_time(v, L, kind_s, LCOLL_REDUCE_SCATTER,
+		    p->bytes);
 		double ar = pair_time(v, L, kind_s, LCOLL_ALL_REDUCE, p->bytes);
 		double half = p->backward_s / 2;
 
@@ -273,8 +266,8 @@ tp_hidden(const struct plan_variant *v, const struct plan_env *env,
 			double bulk_sm = p->role == TP_COLUMN ? sm : 0;
 
 			*extra_bwd += ag - (1 - bulk_sm) * fmin(ag, half);
-			*hid_bwd += (1 - bulk_sm) * hide(left, krs, fmin(rs,
-			    half));
+			*hid_bwd += (1 - bulk_sm) * hide(left,
+			    LCOLL_REDUCE_SCATTER, fmin(rs, half));
 			if (tpo && p->role == TP_COLUMN)
 				*hid_fwd += hide(left, LCOLL_ALL_GATHER,
 				    fmin(ag, pipe * p->forward_s));
@@ -331,8 +324,8 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 
 	/* Megatron's t-group runs the all-reduces and reduce-scatters (and
 	 * the all-gathers of sequence parallelism); all-to-all is the expert
-	 * group's, e ranks t apart, or with whole experts (et 1) the t e
-	 * ranks of the tensor and expert ranks, adjacent; context
+	 * group's, e t/et ranks et apart (e ranks t apart at et t, the t e
+	 * tensor and expert ranks, adjacent, with whole experts); context
 	 * parallelism's keys and values cross the c*e devices sharing a
 	 * sequence (t apart; a graph whose expert ranks split the samples
 	 * has none, layers.c, unless it folds some of them over a sequence:
