@@ -6,7 +6,8 @@
 # on H100 and GB200 (FP8, whole experts; HybridEP priced as DeepEP, or
 # the plain all-to-all) and Qwen3-235B-A22B on 256 H100 (FP8, TP 2 with
 # whole experts beside it, EP 32, interleaved with the ends counted in
-# the split), Llama 3 8B on B200 and GB200 and Llama 3.1
+# the split) and 256 B200 (MXFP8, EP 8), Llama 3 8B on B200 and GB200 and
+# Llama 3.1
 # 405B on H100 and B200 (FP8),
 # priced as the README says.  Not held to the accuracy
 # targets; held to what holds whatever the model's error: every row priced,
