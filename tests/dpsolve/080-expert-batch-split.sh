@@ -74,10 +74,12 @@ price again "$tmp/index.csv" again.out && cmp -s "$tmp/split.out" "$tmp/again.ou
     say "-E of -E's output changed it"
 
 # Megatron's launch: a rank's micro-batch, context parallelism only folded
-launch() {	# name
+launch() {	# name [graph-or-index]: a plan's launch, which Megatron runs
 	"$BIN/dpsolve" -A $model -a $acc -n $net -N 128 -B 1024 -E "$tmp/$1.xml" \
-	    -f megatron -o "$tmp/$1.sh" "$tmp/index.csv" 2> "$tmp/$1.sh.err" ||
+	    -f megatron -o "$tmp/$1.sh" "${2:-$tmp/index.csv}" 2> "$tmp/$1.sh.err" ||
 	    say "$1: -f megatron failed: $(cat "$tmp/$1.sh.err")"
+	! grep -q 'cannot run' "$tmp/$1.sh" ||
+	    say "$1: Megatron refused: $(grep 'cannot run' "$tmp/$1.sh")"
 }
 has() { grep -q -- "$2" "$tmp/$1.sh" || say "$1: no '$2' in the launch"; }
 launch split
@@ -116,14 +118,11 @@ awk -v a="$(attr "$tmp/both.out" stage collective_s)" -v b="$(attr "$tmp/both-no
     'BEGIN { x = a - b; y = c - d; exit !(y > 0 && (x - y) * (x - y) < 1e-18 * y * y) }' ||
     say "the fold's key/value exchange: $(attr "$tmp/both.out" stage collective_s) - $(attr "$tmp/both-nokv.out" stage collective_s), the e 2 fold's $(attr "$tmp/fold2e.out" stage collective_s) - $(attr "$tmp/fold2e-nokv.out" stage collective_s)"
 [ "$(attr "$tmp/both.out" parallelism ep_fold)" = 2 ] || say "-E dropped ep_fold"
-"$BIN/dpsolve" -A $model -a $acc -n $net -N 128 -B 1024 -E "$tmp/both.xml" \
-    -f megatron -o "$tmp/both.sh" "$tmp/both.csv" 2> "$tmp/both.sh.err" ||
-    say "both: -f megatron failed: $(cat "$tmp/both.sh.err")"
+launch both "$tmp/both.csv"
 has both '--micro-batch-size 1 '
 has both '--context-parallel-size 2 '
 has both '--expert-model-parallel-size 8 '
 has both "Megatron's context-parallel size 2, data-parallel size 16, 1 a rank"
-grep -q 'cannot run' "$tmp/both.sh" && say "both: Megatron refused: $(grep 'cannot run' "$tmp/both.sh")"
 # -D lists the folds of 2 and 4 (up to c 4) beside the two splits
 "$BIN/graph-normalize" -D "$tmp/allc" -V t=1,b=1 -c $model -a $acc -o "$tmp/allc.csv" || say "-D c 4 failed"
 head -n 1 "$tmp/allc.csv" | grep -q ',ep_fold$' || say "-D: no ep_fold column"
@@ -138,13 +137,10 @@ sed 's/micro_batch_samples="8"/micro_batch_samples="1"/; s/ d="4" t="1" sp="0" e
     "$tmp/fold.xml" > "$tmp/etp.xml"
 price etp "$tmp/etp.csv" etp.out
 [ "$(attr "$tmp/etp.out" parallelism expert_t)" = 2 ] || say "-E dropped expert_t 2"
-"$BIN/dpsolve" -A $model -a $acc -n $net -N 128 -B 1024 -E "$tmp/etp.xml" \
-    -f megatron -o "$tmp/etp.sh" "$tmp/etp.csv" 2> "$tmp/etp.sh.err" ||
-    say "etp: -f megatron failed: $(cat "$tmp/etp.sh.err")"
+launch etp "$tmp/etp.csv"
 has etp '--tensor-model-parallel-size 4 '
 has etp '--expert-tensor-parallel-size 2 '
 has etp '--expert-model-parallel-size 2 '
-grep -q 'cannot run' "$tmp/etp.sh" && say "etp: Megatron refused: $(grep 'cannot run' "$tmp/etp.sh")"
 
 # the same at t 2 with sequence parallelism, e 4 (a copy is still 8 GPUs)
 "$BIN/graph-normalize" -c $model -a $acc -V t=2,sp=1,e=4,b=2,ep=batch -o "$tmp/split2.csv" &&
