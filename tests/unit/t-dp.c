@@ -1322,6 +1322,24 @@ recompute_collectives_and_scatter_gather(void)
 	layers_release(&g);
 }
 
+/* A one-stage plan priced, its stage's collectives against `want` (the
+ * evaluation's refusal reported, not read past). */
+static void
+one_stage_collectives(const struct plan_env *env, const struct plan *p,
+    double want, const char *what)
+{
+	struct plan_result r;
+	struct pl_err err;
+
+	if (plan_evaluate(env, p, &r, &err) != 0) {
+		printf("# %s\n", err.msg);
+		OK(0, what);
+		return;
+	}
+	EQ_DBL(r.stage[0].collective_s, want, 1e-15, what);
+	plan_result_release(&r);
+}
+
 /*
  * Context parallelism's keys and values cross the context group, not the
  * tensor group: two nodes of two devices (level 0: 1e10 B/s, level 1:
@@ -1382,15 +1400,8 @@ context_parallel_group(void)
 	g.var_et = 2;
 	g.l[1].coll_bytes[LCOLL_EXPERT_ALL_GATHER] = 1e6;
 	g.l[1].coll_bytes[LCOLL_EXPERT_REDUCE_SCATTER] = 1e6;
-	if (plan_evaluate(&env, &p, &r, &err) != 0) {
-		printf("# %s\n", err.msg);
-		OK(0, "t = 4, et = 2 evaluates");
-		layers_release(&g);
-		return;
-	}
-	EQ_DBL(r.stage[0].collective_s, 1e-4, 1e-15,
-	    "the experts' gather and reduce-scatter within a node: 0.1 ms");
-	plan_result_release(&r);
+	one_stage_collectives(&env, &p, 1e-4, "t = 4, et = 2: the experts' "
+	    "gather and reduce-scatter within a node: 0.1 ms");
 	g.l[1].coll_bytes[LCOLL_EXPERT_ALL_GATHER] = 0;
 	g.l[1].coll_bytes[LCOLL_EXPERT_REDUCE_SCATTER] = 0;
 	g.var_t = 1;
@@ -1403,15 +1414,8 @@ context_parallel_group(void)
 	g.l[1].coll_bytes[LCOLL_CONTEXT_ALL_GATHER] = 1e6;
 	g.l[1].coll_bytes[LCOLL_CONTEXT_REDUCE_SCATTER] = 1e6;
 	env.global_batch = 2;
-	if (plan_evaluate(&env, &p, &r, &err) != 0) {
-		printf("# %s\n", err.msg);
-		OK(0, "e = 4 split, fold 2 evaluates");
-		layers_release(&g);
-		return;
-	}
-	EQ_DBL(r.stage[0].collective_s, 1e-4, 1e-15,
-	    "keys and values over the fold's 2 ranks, a node: 0.1 ms");
-	plan_result_release(&r);
+	one_stage_collectives(&env, &p, 1e-4, "e = 4 split, fold 2: keys and "
+	    "values over the fold's 2 ranks, a node: 0.1 ms");
 	layers_release(&g);
 }
 

@@ -14,13 +14,11 @@ static const char *const coll_cols[LCOLL_N] = {
 	"expert_reduce_scatter_bytes"
 };
 
-/* Whether a graph's file has kind k's column: the expert kinds only
- * where some row has their bytes (graphs without stay as they were). */
+/* Whether a graph's file has the expert kinds' columns: only where some
+ * row has their bytes (graphs without stay as they were). */
 static int
-writes_coll(const struct layer_graph *g, int k)
+writes_expert_colls(const struct layer_graph *g)
 {
-	if (k < LCOLL_EXPERT_ALL_GATHER)
-		return 1;
 	for (size_t i = 0; i < g->n; i++)
 		if (g->l[i].coll_bytes[LCOLL_EXPERT_ALL_GATHER] > 0 ||
 		    g->l[i].coll_bytes[LCOLL_EXPERT_REDUCE_SCATTER] > 0)
@@ -912,6 +910,9 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 	const char *head[48], *f[48];
 	char b[48][NUMFMT_LEN], *pairs = NULL;
 	size_t nc = 0;
+	/* the collective kinds written: all but the expert kinds, and
+	 * those where present */
+	int ncoll = writes_expert_colls(g) ? LCOLL_N : LCOLL_EXPERT_ALL_GATHER;
 	int bad;
 
 	head[nc++] = "layer_id";
@@ -924,9 +925,8 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 	head[nc++] = "parameter_bytes";
 	head[nc++] = "activation_bytes";
 	head[nc++] = "input_bytes";
-	for (int k = 0; k < LCOLL_N; k++)
-		if (writes_coll(g, k))
-			head[nc++] = coll_cols[k];
+	for (int k = 0; k < ncoll; k++)
+		head[nc++] = coll_cols[k];
 	if (g->has_variant) {
 		head[nc++] = "dense_parameter_bytes";
 		for (int k = 0; k < 5; k++)
@@ -990,9 +990,8 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		f[c] = numfmt(b[c], L->parameter_bytes), c++;
 		f[c] = numfmt(b[c], L->activation_bytes), c++;
 		f[c] = numfmt(b[c], L->input_bytes), c++;
-		for (int k = 0; k < LCOLL_N; k++)
-			if (writes_coll(g, k))
-				f[c] = numfmt(b[c], L->coll_bytes[k]), c++;
+		for (int k = 0; k < ncoll; k++)
+			f[c] = numfmt(b[c], L->coll_bytes[k]), c++;
 		if (g->has_variant) {
 			long v[5] = { g->var_t, g->var_e, g->var_c, g->var_sp,
 				g->var_b };
