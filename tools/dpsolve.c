@@ -36,6 +36,7 @@ struct opts {
 	int optimizer, rc_min, rc_max, zero, format, flat, seq_times;
 	int distopt_min, distopt_max, overlap, scatter_gather;
 	int fp8_gather_min, fp8_gather_max;	/* -Q */
+	int fsdp_min, fsdp_max;			/* -I: FSDP2 */
 	int sched_min, sched_max;		/* -Y: PLAN_1F1B.. */
 	int tp_overlap, tp_grad_blocking;
 	int deepep;		/* -H deepep: DeepEP's hierarchical dispatch */
@@ -56,7 +57,7 @@ usage(FILE *fp, int status)
 {
 	fprintf(fp,
 	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
-	    "[-G megatron|torch] [-H alltoall|deepep] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] [-Q on|off|both] "
+	    "[-G megatron|torch] [-H alltoall|deepep] [-I off|both|only] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] [-Q on|off|both] "
 	    "[-R layers] [-T stats.csv] [-U on|off] "
 	    "[-V on|off] [-W async|blocking] [-X megatron|none] [-Y 1f1b|zbh1|zbv|dualpipev|both|all] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron|summary] "
 	    "[-g bf16|fp32] [-k N] [-m label] [-o file] "
@@ -83,6 +84,7 @@ usage(FILE *fp, int status)
 		    "  -v vmax             most virtual (interleaved) stages (default 4)\n"
 		    "  -D on|off|both      the distributed optimizer (default both: searched)\n"
 		    "  -Q on|off|both      FP8 graphs' parameter gather in FP8 with the distributed optimizer (default both)\n"
+		    "  -I off|both|only    PyTorch's FSDP2 as torchtitan runs it, beside Megatron's data parallelism (default off; -X none)\n"
 		    "  -Z auto|off         ZeRO where nothing fits without it (default auto) or never\n"
 		    "  -z zmax             largest ZeRO degree (power of two, default 64)\n"
 		    "  -O adam|sgd         the optimizer of the memory model (default adam)\n"
@@ -310,6 +312,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 		{ "model", required_argument, NULL, 'A' },
 		{ "ddp", required_argument, NULL, 'G' },
 		{ "schedule", required_argument, NULL, 'Y' },
+		{ "fsdp", required_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
@@ -330,7 +333,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->top_n = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":A:B:C:D:E:FG:H:M:N:O:P:Q:R:S:T:U:V:W:X:Y:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FG:H:I:M:N:O:P:Q:R:S:T:U:V:W:X:Y:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		if (ch > 0 && ch < OPT_SEEN_MAX)
 			o->seen[ch] = 1;
@@ -353,6 +356,19 @@ parse_args(int argc, char *argv[], struct opts *o)
 				o->distopt_min = 0, o->distopt_max = 1;
 			else {
 				warnx("-D: '%s' is not on, off or both", optarg);
+				usage(stderr, 2);
+			}
+			break;
+		case 'I':	/* FSDP2 beside Megatron's data parallelism */
+			if (word(optarg, "off"))
+				o->fsdp_min = o->fsdp_max = 0;
+			else if (word(optarg, "both"))
+				o->fsdp_min = 0, o->fsdp_max = 1;
+			else if (word(optarg, "only"))
+				o->fsdp_min = o->fsdp_max = 1;
+			else {
+				warnx("-I: '%s' is not off, both or only",
+				    optarg);
 				usage(stderr, 2);
 			}
 			break;
@@ -523,7 +539,7 @@ main(int argc, char *argv[])
 	}
 	{
 		int c = opt_first_outside(o.seen,
-		    "ABDEFGHMNOPQRTUVWXYZacfghkmnorvz");
+		    "ABDEFGHIMNOPQRTUVWXYZacfghkmnorvz");
 
 		if (c != 0) {
 			warnx("-%c: only with -C nest", c);
@@ -544,6 +560,17 @@ main(int argc, char *argv[])
 	if (o.evaluate && o.seen['Q']) {
 		warnx("-Q: a plan records its parameter gather "
 		    "(fp8_param_gather=\"1\"), not with -E");
+		usage(stderr, 2);
+	}
+	if (o.evaluate && o.seen['I']) {
+		warnx("-I: a plan records its data parallelism (fsdp=\"1\" "
+		    "or \"2\"), not with -E");
+		usage(stderr, 2);
+	}
+	if (o.fsdp_max > 0 && o.megatron) {
+		warnx("-I %s: Megatron-LM does not run FSDP2 plans (torchtitan "
+		    "does): search them with -X none", o.fsdp_min ? "only" :
+		    "both");
 		usage(stderr, 2);
 	}
 	if (o.fp8_gather_min > 0 && o.distopt_max == 0) {
@@ -657,7 +684,8 @@ main(int argc, char *argv[])
 		struct dp_options dpo = { o.rc_min, o.rc_max, o.zero, o.zmax,
 		    o.vmax, o.distopt_min, o.distopt_max, o.overlap,
 		    o.tp_overlap, o.block_max, 0, 0, o.fp8_gather_min,
-		    o.fp8_gather_max, o.sched_min, o.sched_max };
+		    o.fp8_gather_max, o.sched_min, o.sched_max, o.fsdp_min,
+		    o.fsdp_max };
 		size_t ng = 0;
 
 		for (size_t i = 0; i < vs.n; i++)

@@ -680,6 +680,10 @@ main(int argc, char *argv[])
 			die("%s: stage %d has %ld ZeRO copies: pipesim "
 			    "simulates plans without them", o.plan, i,
 			    p.stage[i].z);
+	if (p.fsdp)
+		die("%s: fsdp %d: pipesim does not yet simulate FSDP2's "
+		    "gathers and reduce-scatters (dpsolve -E prices them)",
+		    o.plan, p.fsdp);
 	v = p.v > 1 ? (int)p.v : 1;
 	/* a plan searched under a split schedule (dpsolve -Y) runs it
 	 * unless told */

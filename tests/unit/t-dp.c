@@ -189,6 +189,8 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 		for (long k = o->recompute_min; k <= o->recompute_max +
 		    (o->recompute_min <= RC_FULL && o->recompute_max >=
 		    RC_FULL ? o->block_max : 0); k++)
+		for (int fsdp = 0; fsdp <= (o->fsdp_max && !zero_on ?
+		    PLAN_FSDP_KEPT : 0); fsdp++)
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
 		for (int f8 = 0; f8 <= (dopt && !zero_on ?
 		    o->fp8_gather_max : 0); f8++)
@@ -200,6 +202,15 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 			struct plan_stage st[8];
 			int S = 0;
 			size_t start = 0;
+
+			/* FSDP2: without Megatron's data parallelism, one
+			 * chunk, 1F1B, no block recomputation, on graphs it
+			 * prices; resharding on one stage (below) */
+			if (fsdp ? dopt || nv > 1 || sc != PLAN_1F1B ||
+			    k > o->recompute_max ||
+			    plan_fsdp_refused(g[vi]) != NULL :
+			    o->fsdp_min > 0)
+				continue;
 
 			/* the FP8 gather: FP8 graphs only, without ZeRO,
 			 * and there on every distributed-optimizer plan
@@ -221,7 +232,8 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 			/* and two stages or more (DualPipeV's micro-batches,
 			 * ZB-V's and its layers a chunk: the evaluator's to
 			 * refuse) */
-			if (sc != PLAN_1F1B && S < 2)
+			if ((sc != PLAN_1F1B && S < 2) ||
+			    (fsdp == PLAN_FSDP_RESHARD && S > 1))
 				continue;
 			for (long d = 1; d * v.b <= env->global_batch &&
 			    d * v.w <= env->devices; d++) {
@@ -231,8 +243,9 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 				    .recompute = block ? RC_FULL : (int)k,
 				    .nstages = S,
 				    .stage = st, .v = nv, .distopt = dopt,
-				    .overlap_grad = o->overlap,
+				    .overlap_grad = o->overlap && !fsdp,
 				    .overlap_param = o->overlap && dopt,
+				    .fsdp = fsdp,
 				    .ends_in_split = ends,
 				    .recompute_layers = block ? k -
 				    o->recompute_max : 0,
@@ -409,6 +422,7 @@ random_instances(void)
 	int agree = 0, exact = 0, flat_ok = 0, infeasible = 0, zero = 0;
 	int total = 550, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
 	int fp8_gather = 0, zbh1 = 0, zbv = 0, dualpipev = 0;
+	int fsdp[PLAN_FSDP_KEPT + 1] = { 0 };	/* the winners' */
 	/* the experts' other layouts chosen: a batch split with a fold, an
 	 * expert tensor group below t */
 	int fold = 0, etp = 0;
@@ -434,7 +448,7 @@ random_instances(void)
 		struct layer_graph *gm[2] = { &g[0], &g[1] };
 		struct plan_env env, fenv;
 		struct dp_options o = { RC_NONE, RC_SELECTIVE, DP_ZERO_AUTO, 4,
-		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0, 0, 0, 0, 0, 0, 0 };
+		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 		struct dp_stats st;
 		struct plan best, fbest;
 		struct plan_result r;
@@ -509,6 +523,10 @@ random_instances(void)
 		 * ZB-V and DualPipeV too on every other of those (not drawn) */
 		o.sched_max = it % 2 == 0 ? PLAN_1F1B : it % 4 == 1 ?
 		    PLAN_ZBH1 : PLAN_DUALPIPEV;
+		/* FSDP2 searched beside the rest on every fourth instance,
+		 * alone on every twelfth of those (not drawn) */
+		o.fsdp_max = it % 4 == 2;
+		o.fsdp_min = it % 48 == 2;
 		if (zero_heavy) {
 			env.devices = net.ndevices;
 			env.memory_bytes = need * (0.02 + 0.1 * uniform());
@@ -585,6 +603,7 @@ random_instances(void)
 				}
 			}
 			distopt += best.distopt;
+			fsdp[best.fsdp]++;
 			fp8_gather += best.fp8_param_gather;
 			zbh1 += best.schedule == PLAN_ZBH1;
 			zbv += best.schedule == PLAN_ZBV;
@@ -635,6 +654,7 @@ random_instances(void)
 			mo.zero = DP_ZERO_OFF;
 			mo.megatron_batch = 1;
 			mo.sched_max = PLAN_1F1B;	/* dpsolve: -X none */
+			mo.fsdp_min = mo.fsdp_max = 0;	/* the same */
 			mo.classic_split = encoder;
 			mwant = brute_mode(&env, gm, ng, 0, &mo, 1, encoder ?
 			    &enc : NULL);
@@ -704,6 +724,9 @@ random_instances(void)
 	OK(distopt > 10 && distopt < total - infeasible - 10,
 	    "the distributed optimizer wins somewhere, not everywhere");
 	OK(fp8_gather > 5, "the FP8 parameter gather wins somewhere");
+	OK(fsdp[PLAN_FSDP_RESHARD] > 0 && fsdp[PLAN_FSDP_KEPT] > 0, "FSDP2 "
+	    "wins somewhere, resharded after forward and kept gathered "
+	    "(searched on every fourth instance)");
 	OK(zbh1 > 5, "ZB-H1 wins somewhere (searched on every other "
 	    "instance)");
 	/* DualPipeV, searched there too, comes within 2-5% on some but
@@ -717,12 +740,14 @@ random_instances(void)
 	printf("# %d infeasible, %d solved with ZeRO (%d of the short-memory "
 	    "ones, %d with more than one stage), %d interleaved; "
 	    "recompute none/full/selective %d/%d/%d (block %d), distributed "
-	    "optimizer %d (gathering FP8 %d), ZB-H1 %d, ZB-V %d, DualPipeV %d; "
+	    "optimizer %d (gathering FP8 %d), FSDP2 %d resharded and %d "
+	    "kept, ZB-H1 %d, ZB-V %d, DualPipeV %d; "
 	    "experts folded over a sequence in a batch split %d, split over "
 	    "fewer tensor ranks than t %d; %ld plans enumerated; "
 	    "Megatron's space dearer in %d (the encoder rule in %d)\n",
 	    infeasible, zero, zero_heavy_solved, zero_pipelines, interleaved,
-	    modes[0], modes[1], modes[2], block, distopt, fp8_gather, zbh1,
+	    modes[0], modes[1], modes[2], block, distopt, fp8_gather,
+	    fsdp[PLAN_FSDP_RESHARD], fsdp[PLAN_FSDP_KEPT], zbh1,
 	    zbv, dualpipev, fold, etp, brute_plans, mega_dearer,
 	    mega_encoder_dearer);
 }
@@ -740,7 +765,7 @@ network_awareness(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env, fenv;
 	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best, fbest;
 	struct plan_result r, fr;
@@ -811,7 +836,7 @@ block_by_hand(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
 	struct dp_options o = { RC_NONE, RC_FULL, DP_ZERO_OFF, 1, 1, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	struct plan_result r;
@@ -869,7 +894,7 @@ zero_when_needed(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
 	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	double step;
@@ -1421,6 +1446,123 @@ context_parallel_group(void)
 
 
 /*
+ * FSDP2 by hand (plan.c, fsdp_stage_cost; docs/model.md, "FSDP2"), on one
+ * level of 1e9 B/s without latency, d = 2: an all-reduce of X bytes takes
+ * 2 (2 - 1)/2 X / 1e9 = X / 1e9 s, a unit's gather half that of its bf16
+ * bytes, its fp32 reduce-scatter half that of twice them.  Three rows (an
+ * embedding, a block, a head): forward 10, 30, 20 ms, backward 20, 60,
+ * 40 ms, 2e7, 4e7, 2e7 parameter bytes; so gathers of 10, 20, 10 ms and
+ * reduce-scatters of 20, 40, 20 ms.  B = 4, b = 1: m = 2; Adam's step at
+ * 1e11 B/s, 32 bytes a parameter over the d = 2 shards.
+ *
+ * Resharded, one stage.  Forward: the embedding's gather, then each row
+ * beside the next one's gather: 10 + max(10, 20) + max(30, 10) + 20 = 80
+ * ms.  Backward: the head (kept) 0-40 ms, the block's gather beside it
+ * (0-20), the block 40-100 (the embedding's gather 40-50), the embedding
+ * 100-120.  Reduce-scatters: the head's 40-60, the block's 100-140, the
+ * embedding's 140-160: 40 ms past the backward's end, exposed once.  A
+ * micro-batch: 80 + 120 = 200 ms (its traffic, 40 + 30 + 80 = 150 ms, is
+ * less); 180 ms of it compute, 20 ms waits.  Step: 2 x 0.2 + 0.04 +
+ * 32 x 2e7 / 1e11 = 0.4464 s.  Memory: the fp32 shards 2 x 4e7 and the
+ * gathered embedding, block and head (the two neighbours and the head)
+ * 8e7: 1.6e8 weight bytes; gradients 8e7 sharded and 3 x 4e7 (the block's
+ * bf16 and fp32): 2e8; Adam's moments 4 x 4e7 = 1.6e8.
+ *
+ * Kept, stages 0 | 1 2 (4 devices): no traffic a micro-batch, loads 30
+ * and 150 ms.  Stage 0's sync: its gather (10) + its reduce-scatter (20)
+ * + its step (32 x 1e7 / 2 / 1e11 = 1.6 ms) = 31.6 ms; stage 1's: the
+ * block's gather 20 (the head's 10 hides behind the block's 30 ms) + 40 +
+ * 20 + 4.8 = 84.8 ms, of which the drain hides stage 0's backward, 20 ms:
+ * step (2 + 1) x 0.15 + 0.0648 = 0.5148 s.  Stage 1's memory: weights
+ * 6e7 gathered + 2 x 3e7 shards = 1.2e8; gradients 6e7 sharded, 1.2e8
+ * accumulated unsharded in fp32, 4e7 of the block's bf16 = 2.2e8.
+ */
+static void
+fsdp_by_hand(void)
+{
+	struct network net;
+	struct layer_graph g;
+	struct plan_env env;
+	struct plan_stage one[1] = { { 0, 2, 1, 0, 0 } };
+	struct plan_stage two[2] = { { 0, 0, 1, 0, 0 }, { 1, 2, 1, 0, 0 } };
+	struct plan p = { .g = &g, .d = 2, .nstages = 1, .stage = one,
+	    .fsdp = PLAN_FSDP_RESHARD };
+	struct plan_result r;
+	struct pl_err err;
+
+	four_devices(&net);
+	graph_alloc(&g, 3);
+	set_row(&g, 0, 0.01, 0.02, 2e7, 1e6, 0);
+	set_row(&g, 1, 0.03, 0.06, 4e7, 1e6, 0);
+	set_row(&g, 2, 0.02, 0.04, 2e7, 1e6, 0);
+	env = (struct plan_env){ .net = &net, .devices = 4,
+	    .memory_bytes = 1e12, .optimizer = OPT_ADAM, .global_batch = 4,
+	    .grad_bytes_per_param = 4, .grad_copies = 1,
+	    .optimizer_Bps = 1e11 };
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 resharded, one "
+	    "stage");
+	EQ_DBL(r.stage[0].forward_s, 0.08, 1e-12, "FSDP2: the forward pass "
+	    "waits for the first gather, then the block's (80 ms)");
+	EQ_DBL(r.stage[0].load_s, 0.2, 1e-12, "FSDP2: a micro-batch, "
+	    "forward 80 ms and backward 120 ms");
+	EQ_DBL(r.stage[0].zero_s, 0.02, 1e-12, "FSDP2: 20 ms of waits a "
+	    "micro-batch");
+	EQ_DBL(r.stage[0].sync_s, 0.04 + 0.0064, 1e-12, "FSDP2: the last "
+	    "reduce-scatters' 40 ms and Adam's step on the shard");
+	EQ_DBL(r.step_s, 0.4464, 1e-12, "FSDP2 resharded: step 0.4464 s");
+	EQ_DBL(r.stage[0].mem.weights, 1.6e8, 1e-12, "FSDP2: the fp32 "
+	    "shards and three gathered units");
+	EQ_DBL(r.stage[0].mem.gradients, 2e8, 1e-12, "FSDP2: sharded "
+	    "gradients and the block's bf16 and fp32 ones");
+	EQ_DBL(r.stage[0].mem.optimizer, 1.6e8, 1e-12, "FSDP2: Adam's "
+	    "moments on the shard");
+	plan_result_release(&r);
+	/* at a quarter of the bandwidth the traffic sets the micro-batch:
+	 * gathers of 40, 80, 40 ms, reduce-scatters of 80, 160, 80; forward
+	 * 40 + 80 + 40 + 20 = 180 ms, backward 160 ms, but 160 + 120 + 320
+	 * = 600 ms of traffic; the last reduce-scatters end 220 ms past the
+	 * backward pass (the head's 40-120, the block's 140-300, the
+	 * embedding's 300-380): step 2 x 0.6 + 0.22 + 0.0064 = 1.4264 s */
+	memset(&net, 0, sizeof net);
+	net.nlevels = 1;
+	level(&net, 0, 4, 2.5e8, 0);
+	network_finish(&net, "net", &err);
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 resharded, a "
+	    "slow network");
+	EQ_DBL(r.stage[0].load_s, 0.6, 1e-12, "FSDP2: the gathers and "
+	    "reduce-scatters share the network, 600 ms a micro-batch");
+	EQ_DBL(r.step_s, 1.4264, 1e-12, "FSDP2 resharded, a slow network: "
+	    "step 1.4264 s");
+	plan_result_release(&r);
+	four_devices(&net);
+	p.nstages = 2;
+	p.stage = two;
+	p.fsdp = PLAN_FSDP_KEPT;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 kept, two stages");
+	EQ_DBL(r.stage[0].load_s, 0.03, 1e-12, "FSDP2 kept: no traffic a "
+	    "micro-batch");
+	EQ_DBL(r.stage[0].sync_s, 0.0316, 1e-12, "FSDP2 kept: stage 0's "
+	    "gather, reduce-scatter and step");
+	EQ_DBL(r.stage[1].sync_s, 0.0848, 1e-12, "FSDP2 kept: stage 1's");
+	EQ_DBL(r.step_s, 0.5148, 1e-12, "FSDP2 kept: step 0.5148 s");
+	EQ_DBL(r.stage[1].mem.weights, 1.2e8, 1e-12, "FSDP2 kept: the "
+	    "stage's weights gathered beside their shards");
+	EQ_DBL(r.stage[1].mem.gradients, 2.2e8, 1e-12, "FSDP2 kept: "
+	    "gradients accumulated unsharded in fp32");
+	plan_result_release(&r);
+	/* refused: two stages resharded, the distributed optimizer */
+	p.fsdp = PLAN_FSDP_RESHARD;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0 && strstr(err.msg,
+	    "one stage only"), "FSDP2 resharded on two stages: refused");
+	p.fsdp = PLAN_FSDP_KEPT;
+	p.distopt = 1;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0 && strstr(err.msg,
+	    "replaces Megatron's"), "FSDP2 with the distributed optimizer: "
+	    "refused");
+	layers_release(&g);
+}
+
+/*
  * The optimizer step's shards by hand, on one level of 1e9 B/s, fp32
  * gradients (Adam: 2 x 4 + 30 = 38 bytes a parameter): two rows of 2e6
  * parameter bytes (1e6 parameters) each, half of each dense, at e = 2
@@ -1478,7 +1620,7 @@ static void
 drain_floors(void)
 {
 	struct dp_options o = { RC_NONE, RC_NONE, DP_ZERO_OFF, 1, 1, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	const struct layer_graph *gp[1];
 	struct network net;
 	struct layer_graph g;
@@ -1562,6 +1704,7 @@ main(void)
 {
 	recompute_collectives_and_scatter_gather();
 	optimizer_shards();
+	fsdp_by_hand();
 	context_parallel_group();
 	alpha_floor();
 	beta_floor();

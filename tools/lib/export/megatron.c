@@ -206,6 +206,10 @@ megatron_check(const struct plan *p, long global_batch,
 			break;
 		}
 	free(sp.k);
+	if (p->fsdp)
+		cannot(w, "PyTorch's FSDP2 as torchtitan runs it (fsdp %d; "
+		    "Megatron's own FSDP gathers and reduces otherwise)",
+		    p->fsdp);
 	if (zd > 1)
 		cannot(w, "ZeRO-%d over %ld copies of a stage (DeepSpeed's "
 		    "\"zero_optimization\": {\"stage\": %d}; Megatron shards "

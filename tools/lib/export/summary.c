@@ -65,6 +65,13 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 	    "recomputation %s; %s%s%s", t, sp ? " (sequence parallel)" : "",
 	    p->nstages, vp, cp, ep, dp, mb, global_batch,
 	    mb * dp > 0 ? (global_batch + mb * dp - 1) / (mb * dp) : 0, rc,
+	    p->fsdp == PLAN_FSDP_RESHARD ? "FSDP2 over DP and CP (weights, "
+	    "gradients and Adam's states sharded; each block gathered for "
+	    "every micro-batch's forward and backward pass; torchtitan's, "
+	    "not Megatron-LM's)" : p->fsdp == PLAN_FSDP_KEPT ? "FSDP2 over "
+	    "DP and CP (weights, gradients and Adam's states sharded; the "
+	    "weights gathered once a step and kept, the gradients reduced "
+	    "once; torchtitan's with pipelining, not Megatron-LM's)" :
 	    p->distopt ? "distributed optimizer (Adam's states over DP)" :
 	    "optimizer states replicated", zero, p->deepep ? "; tokens "
 	    "dispatched by DeepEP (a node once, then NVLink)" : "");
@@ -206,7 +213,9 @@ layout_short(char *buf, size_t len, const struct plan *p)
 	    layers_expert_ranks(g), layers_expert_t(g) != t ? " ETP " : "",
 	    layers_expert_t(g) != t ? layers_expert_t(g) : 0, dp, b / eb, p->recompute == RC_FULL ? (p->recompute_layers >
 	    0 ? "block" : "full") : p->recompute == RC_SELECTIVE ?
-	    "selective" : "none", p->distopt ? ", dist-opt" : "", zero);
+	    "selective" : "none", p->fsdp == PLAN_FSDP_RESHARD ? ", FSDP2" :
+	    p->fsdp == PLAN_FSDP_KEPT ? ", FSDP2 kept" : p->distopt ?
+	    ", dist-opt" : "", zero);
 	if (g->var_fp8 != FP8_NONE) {
 		size_t at = strlen(buf);
 

@@ -92,6 +92,15 @@ mem_breakdown_of(const struct mem_totals *t, const struct mem_stage *s,
 		out->gradients /= z;
 	if (s->zero_stage >= 3)
 		out->weights /= z;
+	if (s->fsdp) {
+		/* 2 bytes a parameter in params: the fp32 shards are twice
+		 * that over the shards, Adam's moments four times */
+		double shard = t->params / fmax(1, s->fsdp_shards);
+
+		out->weights = 2 * shard + s->fsdp_gathered_bytes;
+		out->gradients = 2 * shard + s->fsdp_grad_bytes;
+		out->optimizer = optimizer == OPT_ADAM ? 4 * shard : 0;
+	}
 	out->inflight = mem_inflight(s);
 	out->kept = t->kept;
 	out->activations = t->kept + t->working;

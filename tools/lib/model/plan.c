@@ -155,9 +155,21 @@ plan_mode_of(const struct plan *p)
 	struct plan_mode m = { p->recompute, p->v > 1 ? p->v : 1, p->distopt,
 		p->overlap_grad, p->overlap_param, p->ends_in_split,
 		p->tp_overlap, p->recompute_layers, p->fp8_param_gather,
-		p->schedule };
+		p->schedule, p->fsdp };
 
 	return m;
+}
+
+const char *
+plan_fsdp_refused(const struct layer_graph *g)
+{
+	if (g->var_fp8 != FP8_NONE)
+		return "an FP8 recipe (torchtitan's float8 is not priced)";
+	for (size_t i = 0; i < g->n; i++)
+		if (g->l[i].parameter_bytes > g->l[i].dense_parameter_bytes)
+			return "experts' parameters (their sharding beside "
+			    "expert parallelism is not priced yet)";
+	return NULL;
 }
 
 int
@@ -682,6 +694,54 @@ plan_stage_sync(struct plan_cell *c, size_t first, size_t last, long u)
 	return grad_s + param_s;
 }
 
+/* Row i's bf16 parameter bytes on a device (an FSDP unit's, gathered). */
+static double
+row_params(const struct plan_variant *v, size_t i)
+{
+	return v->pf_param[i + 1] - v->pf_param[i];
+}
+
+/*
+ * FSDP2's memory beside its shards (mem_stage.fsdp), as PyTorch's
+ * fully_shard runs torchtitan's units, a row each.  Reshard after
+ * forward: at a backward pass's peak the unit it runs and the one
+ * prefetched are gathered, and the last row (torchtitan's norm and
+ * output, not resharded after forward) with them; the unit's bf16
+ * gradient and its fp32 copy for the reduce-scatter, 6 bytes a
+ * parameter, beside them.  Kept: the stage's weights stay gathered
+ * the whole step, and with gradient sync off until the last backward
+ * pass (torch.distributed.pipelining's stage) each unit's gradient is
+ * accumulated unsharded in the reduce dtype, fp32, besides one unit's
+ * bf16 gradient as autograd makes it.
+ */
+static void
+fsdp_memory(const struct plan_cell *c, size_t first, size_t last,
+    struct mem_stage *s)
+{
+	const struct plan_variant *v = c->v;
+	double all = v->pf_param[last + 1] - v->pf_param[first];
+	double unit = 0;
+
+	for (size_t i = first; i <= last; i++)
+		unit = fmax(unit, row_params(v, i));
+	s->fsdp = c->mode.fsdp;
+	s->fsdp_shards = (double)(c->d * v->c);
+	if (c->mode.fsdp == PLAN_FSDP_KEPT) {
+		s->fsdp_gathered_bytes = all;
+		s->fsdp_grad_bytes = 2 * all + unit;
+	} else {
+		/* two neighbours and the last row, or the last two */
+		double head = row_params(v, last);
+		double most = last > first ? row_params(v, last - 1) : 0;
+
+		for (size_t i = first; i + 1 < last; i++)
+			most = fmax(most, row_params(v, i) +
+			    row_params(v, i + 1));
+		s->fsdp_gathered_bytes = most + head;
+		s->fsdp_grad_bytes = 3 * unit;
+	}
+}
+
 struct mem_stage
 plan_mem_stage(const struct plan_cell *c, size_t first, size_t last, long z,
     int zs, long k)
@@ -712,6 +772,8 @@ plan_mem_stage(const struct plan_cell *c, size_t first, size_t last, long z,
 		s.optimizer_shards_dense = (double)(c->d * z * v->c * v->e);
 		s.optimizer_shards_expert = (double)(c->d * z * v->c);
 	}
+	if (c->mode.fsdp)
+		fsdp_memory(c, first, last, &s);
 	return s;
 }
 
@@ -881,6 +943,9 @@ optimizer_step_s(const struct plan_cell *c, size_t first, size_t last,
 	    fp8_weight_cast_bytes(c, &s)) / c->env->optimizer_Bps;
 }
 
+static double fsdp_optimizer_s(const struct plan_cell *c, size_t first,
+    size_t last);
+
 /* What the mode leaves exposed of a parameter gather beside a forward
  * pass of fwd_s. */
 static double
@@ -905,6 +970,8 @@ plan_row_sync_floor(struct plan_cell *c, size_t i, long u, double bwd_max,
 {
 	double grad_s, param_s;
 
+	if (c->mode.fsdp)	/* the reductions may hide (fsdp_stage_cost) */
+		return fsdp_optimizer_s(c, i, i);
 	stage_sync(c, i, i, u, 1, 0, &grad_s, &param_s);
 	return exposed_sync(c, grad_s, param_s, bwd_max, fwd_max) +
 	    optimizer_step_s(c, i, i, 1, 0);
@@ -928,6 +995,154 @@ plan_boundary_s(const struct plan_variant *v, const struct network *net,
 		return net_time(net_p2p(net, level), bytes);
 	return net_time(net_p2p(net, level), bytes / (double)v->t) +
 	    net_time(v->coll[LCOLL_ALL_GATHER], bytes);
+}
+
+/*
+ * FSDP2 (plan_mode.fsdp; docs/model.md, "FSDP2"): a row a unit, its
+ * weights all-gathered in bf16 over the d c devices of its data-parallel
+ * group (half that group's all-reduce of its bytes) and its gradient
+ * reduce-scattered in fp32 (half an all-reduce of twice its bf16 bytes),
+ * each on a stream of its own beside the compute, one unit ahead (the
+ * forward's next unit gathered while this one runs, the backward's
+ * previous one).  Rows of no parameters are no units.
+ */
+static double
+fsdp_gather_s(struct net_cost g, double bytes)
+{
+	return bytes > 0 ? net_time(g, bytes) / 2 : 0;
+}
+
+static double
+fsdp_reduce_s(struct net_cost g, double bytes)
+{
+	return bytes > 0 ? net_time(g, 2 * bytes) / 2 : 0;
+}
+
+/* Row i's passes of one micro-batch as plan_stage_cost splits a stage's:
+ * its forward compute and half the collectives it runs without
+ * recomputation; the rest (FSDP refuses block recomputation). */
+static void
+row_passes(const struct plan_cell *c, size_t i, double *fwd, double *bwd)
+{
+	const struct plan_variant *v = c->v;
+	struct plan_mode none = c->mode;
+	const double *coll = plan_coll(v, &c->mode), *coll_none;
+	double half;
+
+	none.recompute = RC_NONE;
+	coll_none = plan_coll(v, &none);
+	half = (coll_none[i + 1] - coll_none[i]) / 2;
+	*fwd = v->pf_fwd[i + 1] - v->pf_fwd[i] + half;
+	*bwd = v->pf_bwd[i + 1] - v->pf_bwd[i] +
+	    v->pf_rerun[c->mode.recompute][i + 1] -
+	    v->pf_rerun[c->mode.recompute][i] + coll[i + 1] - coll[i] - half;
+}
+
+/*
+ * The optimizer step of an FSDP2 shard: PyTorch's Adam on the fp32
+ * sharded weights, after the gradient norm (read the gradient, 4 bytes;
+ * then read the gradient, the weight and both moments, 16, and write the
+ * last three, 12): 32 bytes a parameter, no half-precision copy (the
+ * gather casts on the way).  SGD reads the gradient and the weight and
+ * writes the weight: 12.
+ */
+static double
+fsdp_optimizer_s(const struct plan_cell *c, size_t first, size_t last)
+{
+	double per_param = c->env->optimizer == OPT_ADAM ? 32 : 12;
+	double params = (c->v->pf_param[last + 1] - c->v->pf_param[first]) / 2;
+
+	if (c->env->optimizer_Bps <= 0)
+		return 0;
+	return per_param * params / (double)(c->d * c->v->c) /
+	    c->env->optimizer_Bps;
+}
+
+/*
+ * Prices rows [first, last] at slot u under FSDP2 into o, which holds
+ * the stage's costs without it.  Reshard after forward (the only stage):
+ * a micro-batch's forward pass waits for the first unit's gather and
+ * then runs each unit in the longer of its compute and the next unit's
+ * gather; the backward pass the same from the last unit (kept gathered)
+ * down, the previous unit's gather beside each; a unit's reduce-scatter
+ * starts when its backward has ended and the one before it is done, and
+ * what of the last micro-batch's is left when the backward pass ends is
+ * exposed after it.  The gathers and reduce-scatters share the network:
+ * a micro-batch takes at least all of them.  Kept: no traffic a
+ * micro-batch; the step's first forward pass waits as above, and every
+ * unit's reduce-scatter runs after the last backward pass, exposed.
+ */
+static void
+fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
+    struct stage_cost *o)
+{
+	const struct plan_variant *v = c->v;
+	struct net_cost g;
+	double gathers = 0, reduces = 0, wait = 0, passes = 0;
+	double fwd_t, t, rs, back_gathers = 0;
+
+	if (!c->have[(size_t)u * NZ])
+		group_costs(c, u, 1);
+	g = c->sync_dense[(size_t)u * NZ];
+	/* the forward pass: the first unit's gather, then each unit's
+	 * compute beside the next unit's gather */
+	fwd_t = fsdp_gather_s(g, row_params(v, first));
+	for (size_t i = first; i <= last; i++) {
+		double f, b, next = i < last ? fsdp_gather_s(g,
+		    row_params(v, i + 1)) : 0;
+
+		row_passes(c, i, &f, &b);
+		gathers += fsdp_gather_s(g, row_params(v, i));
+		reduces += fsdp_reduce_s(g, row_params(v, i));
+		passes += f + b;
+		fwd_t += fmax(f, next);
+		wait += fmax(0, next - f);
+	}
+	wait += fsdp_gather_s(g, row_params(v, first));
+	o->optimizer_s = fsdp_optimizer_s(c, first, last);
+	o->grad_dense_cost = g;
+	o->grad_expert_cost = (struct net_cost){ 0, 0 };
+	o->gather_dense_bytes = o->gather_expert_bytes = 0;
+	if (c->mode.fsdp == PLAN_FSDP_KEPT) {
+		o->grad_s = reduces;
+		o->param_s = gathers;
+		o->param_exposed_s = wait;
+		o->sync_total_s = gathers + reduces + o->optimizer_s;
+		o->sync_s = wait + reduces + o->optimizer_s;
+		return;
+	}
+	/* the backward pass from the last unit down, and the reduce-
+	 * scatters behind it */
+	t = rs = 0;
+	for (size_t i = last + 1; i-- > first;) {
+		double f, b, prev = i > first ? fsdp_gather_s(g,
+		    row_params(v, i - 1)) : 0;
+		double end;
+
+		row_passes(c, i, &f, &b);
+		end = t + b;
+		rs = fmax(rs, end) + fsdp_reduce_s(g, row_params(v, i));
+		back_gathers += prev;
+		t = i > first ? fmax(end, t + prev) : end;
+	}
+	{
+		double mb = fmax(fwd_t + t, gathers + back_gathers + reduces);
+		double m = (double)c->m;
+
+		o->zero_s = mb - passes;
+		o->load_s = mb + o->p2p_in_s + o->p2p_out_s;
+		o->forward_s = fwd_t;
+		o->backward_s = mb - fwd_t;
+		o->forward_comm_s = o->forward_s - fmin(o->forward_s,
+		    v->pf_fwd[last + 1] - v->pf_fwd[first]);
+		o->backward_comm_s = fmax(0, o->collective_s + o->zero_s -
+		    o->forward_comm_s);
+		o->grad_s = m * reduces;
+		o->param_s = m * (gathers + back_gathers);
+		o->param_exposed_s = 0;
+		o->sync_total_s = o->grad_s + o->param_s + o->optimizer_s;
+		o->sync_s = rs - t + o->optimizer_s;
+	}
 }
 
 void
@@ -1040,6 +1255,8 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	o->sync_s = exposed_sync(c, grad_s, param_s, c->mode.schedule !=
 	    PLAN_1F1B ? o->weight_gradient_s / (double)c->mode.v : bwd +
 	    rerun, fwd) + o->optimizer_s;
+	if (c->mode.fsdp)
+		fsdp_stage_cost(c, first, last, u, o);
 	o->first_device = u * v->w;
 	o->devices = z * v->w;
 	o->fits = 1;
@@ -1141,6 +1358,32 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 	if (p->v < 0)
 		return pl_errf(err, NULL, p->line, "virtual stages %ld: not positive",
 		    p->v);
+	if (p->fsdp) {
+		const char *why = plan_fsdp_refused(g);
+		int copies = 0;
+
+		for (int i = 0; i < p->nstages; i++)
+			copies |= p->stage[i].z > 1;
+		if (why != NULL)
+			return pl_errf(err, NULL, p->line, "fsdp %d: not priced "
+			    "on a graph with %s", p->fsdp, why);
+		if (p->distopt || p->overlap_grad || p->overlap_param ||
+		    p->tp_overlap || copies)
+			return pl_errf(err, NULL, p->line, "fsdp %d: FSDP2 "
+			    "replaces Megatron's data parallelism: not with the "
+			    "distributed optimizer, its overlaps, "
+			    "tp_comm_overlap or ZeRO copies", p->fsdp);
+		if (p->v > 1 || p->schedule != PLAN_1F1B ||
+		    p->recompute_layers > 0)
+			return pl_errf(err, NULL, p->line, "fsdp %d: priced "
+			    "under 1F1B with one chunk a stage and without "
+			    "block recomputation only", p->fsdp);
+		if (p->fsdp == PLAN_FSDP_RESHARD && p->nstages > 1)
+			return pl_errf(err, NULL, p->line, "fsdp 1 (resharded "
+			    "after forward) with %d stages: priced on one "
+			    "stage only (pipelined, torchtitan keeps the "
+			    "weights gathered: fsdp 2)", p->nstages);
+	}
 	if (p->overlap_param && !p->distopt)
 		return pl_errf(err, NULL, p->line, "overlapping the parameter gather "
 		    "needs the distributed optimizer");

@@ -103,7 +103,26 @@ struct plan_mode {
 	 * (plan_step_zbh1), and the V-shaped PLAN_ZBV and PLAN_DUALPIPEV
 	 * (v = 2, a stage's chunks the V's two arms; plan_split_step) */
 	int schedule;
+	/* PyTorch's FSDP2 as torchtitan applies it (docs/model.md, "FSDP2")
+	 * in place of Megatron's data parallelism: every parameter, its
+	 * gradient and Adam's states sharded over the stage's data-parallel
+	 * group (d c devices), a row a unit, gathered in bf16 and its
+	 * gradient reduce-scattered in fp32.  PLAN_FSDP_RESHARD: each unit
+	 * gathered for every micro-batch's forward and again for its
+	 * backward pass, its gradient reduce-scattered after each (one
+	 * stage: torchtitan's default without pipelining); PLAN_FSDP_KEPT:
+	 * gathered on the step's first forward pass and kept, the gradients
+	 * reduce-scattered once after the last backward pass (its default
+	 * with pipelining).  0: off. */
+	int fsdp;
 };
+
+/* plan_mode.fsdp */
+enum { PLAN_FSDP_OFF, PLAN_FSDP_RESHARD, PLAN_FSDP_KEPT };
+
+/* Why FSDP2 is not priced on graph g (a phrase), or NULL: not yet with
+ * experts' parameters or an FP8 recipe. */
+const char *plan_fsdp_refused(const struct layer_graph *g);
 
 /* The schedules the search prices (plan_mode.schedule). */
 enum { PLAN_1F1B, PLAN_ZBH1, PLAN_ZBV, PLAN_DUALPIPEV, PLAN_NSCHED };
@@ -139,6 +158,7 @@ struct plan {
 	int deepep;			/* the dispatch it was priced with
 					 * (plan_env.deepep) */
 	int schedule;			/* as plan_mode's */
+	int fsdp;			/* as plan_mode's */
 	size_t line;			/* of <parallelism> in a plan file, 0 */
 };
 

@@ -274,6 +274,7 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 	s->plan->overlap_param = c->mode.overlap_param;
 	s->plan->fp8_param_gather = c->mode.fp8_param_gather;
 	s->plan->schedule = c->mode.schedule;
+	s->plan->fsdp = c->mode.fsdp;
 	s->plan->ends_in_split = c->mode.ends_in_split;
 	s->plan->tp_overlap = plan_records_tp_overlap(&c->mode, c->v->g);
 	s->plan->deepep = s->env->deepep && layers_has_experts(c->v->g);
@@ -712,6 +713,15 @@ list_modes(const struct search *s, struct plan_mode *out)
 		int rc = k < nk ? o->recompute_min + (int)k : RC_FULL;
 		long layers = k < nk ? 0 : k - nk + 1;
 
+		/* FSDP2: one chunk a stage under 1F1B, nothing of
+		 * Megatron's data parallelism (its own replaces it) */
+		for (int f = PLAN_FSDP_RESHARD; f <= PLAN_FSDP_KEPT &&
+		    o->fsdp_max > 0 && !s->zero_on && !o->megatron_batch &&
+		    layers == 0; f++)
+			out[n++] = (struct plan_mode){ rc, 1, 0, 0, 0, 0, 0,
+			    0, 0, PLAN_1F1B, f };
+		if (o->fsdp_min > 0)
+			continue;
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
 		for (int f8 = 0; f8 <= (dopt ? f8max : 0); f8++)
 		for (long nv = 1; nv <= vmax; nv++)
@@ -721,7 +731,8 @@ list_modes(const struct search *s, struct plan_mode *out)
 			if (sc == PLAN_1F1B || nv == plan_schedule_chunks(sc))
 				out[n++] = (struct plan_mode){ rc, nv, dopt,
 				    o->overlap, o->overlap && dopt, ends,
-				    o->tp_overlap, layers, f8, sc };
+				    o->tp_overlap, layers, f8, sc,
+				    PLAN_FSDP_OFF };
 	}
 	return n;
 }
@@ -737,6 +748,8 @@ mode_runs_on(const struct search *s, const struct plan_mode *md,
 	/* the split schedules need the weights' gradient's share (their W
 	 * passes) */
 	if (md->schedule != PLAN_1F1B && !g->has_wgrad)
+		return 0;
+	if (md->fsdp && plan_fsdp_refused(g) != NULL)
 		return 0;
 	if (g->var_fp8 == FP8_NONE)
 		return !md->fp8_param_gather;
@@ -826,7 +839,8 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 	/* a kind's modes: v = 1 under 1F1B and ZB-H1; each v > 1 with the
 	 * ends counted or not, and at v = 2 so under ZB-V and DualPipeV */
 	s->modes = modes = xcalloc((size_t)(RC_N + block_depths(s->o)) * 3 *
-	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 4 : 2), sizeof *modes);
+	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 4 : 2) + 2 * RC_N,
+	    sizeof *modes);
 	s->nmodes = nmodes = list_modes(s, modes);
 	st = xcalloc(ng * nmodes, sizeof *st);
 	for (size_t vi = 0; vi < ng; vi++) {
@@ -860,13 +874,15 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			 * weights' gather, less what that stage's backward
 			 * and forward pass can hide when they overlap */
 			x->head_sync_floor = v->pf_dense[1] > 0;
-			if (v->pf_dense[rows] > 0) {
+			/* FSDP2's floors: its optimizer step alone (the
+			 * reductions may hide behind the passes) */
+			if (v->pf_dense[rows] > 0 && !md->fsdp) {
 				x->sync_floor_frac = s->zero_on ||
 				    md->distopt ? 0.5 : 1;
 				x->param_floor_frac = md->distopt &&
 				    !s->zero_on ? 0.5 : 0;
 			}
-			if (!s->zero_on) {
+			if (!s->zero_on && !md->fsdp) {
 				double gb = s->env->grad_bytes_per_param > 0 ?
 				    s->env->grad_bytes_per_param : 2;
 
@@ -1018,6 +1034,9 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			continue;
 		/* one stage has no drain to fill: 1F1B's plan */
 		if (md->schedule != PLAN_1F1B && it->K < 2)
+			continue;
+		/* FSDP2 reshards after forward on one stage only */
+		if (md->fsdp == PLAN_FSDP_RESHARD && it->K > 1)
 			continue;
 		/* Megatron: B = b d times whole accumulation steps */
 		if (s->o->megatron_batch && s->env->global_batch % (v->b *

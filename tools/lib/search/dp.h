@@ -60,6 +60,11 @@ struct dp_options {
 	 * one chunk a stage, ZB-V and DualPipeV two (DualPipeV 2S micro-
 	 * batches or more); other interleavings are 1F1B's */
 	int sched_min, sched_max;
+	/* FSDP2 (plan_mode.fsdp) beside Megatron's data parallelism: 0..0
+	 * never, 0..1 searched as well, 1..1 alone; its modes without ZeRO
+	 * copies, interleaving, the distributed optimizer or a split
+	 * schedule, resharding after forward only on one stage */
+	int fsdp_min, fsdp_max;
 };
 
 struct dp_stats {

@@ -1,0 +1,88 @@
+# FSDP2 as torchtitan runs it (issue 36, item 1; docs/model.md, "FSDP2"):
+# Llama 3 8B on 64 H100.  -I only finds an FSDP2 plan, -I both is never
+# slower than either space alone and equals the faster, -E prices the plan
+# again to the bit.  Its optimizer states are Adam's two fp32 moments
+# sharded over the 64 data-parallel ranks: 8 bytes a parameter, 4 a
+# parameter byte of the graph over 64, summed here from the graph itself.
+# Refused: -I with -X megatron or with -E (usage), fsdp="1" on two stages,
+# fsdp="3", fsdp beside the distributed optimizer, an FP8 graph; the
+# Megatron launch says it cannot run the plan, pipesim refuses it.
+set -u
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+acc=configs/accelerators/h100-80gb.xml
+net=configs/networks/spineleaf-h100-128.xml
+model=configs/models/llama3-8b.xml
+say() { echo "$*"; fail=1; }
+run() { "$BIN/dpsolve" -A $model -a $acc -n $net -N 64 -B 512 "$@"; }
+step() { sed -n 's/.*<result step_s="\([^"]*\)".*/\1/p' "$1"; }
+attr() { sed -n "s/.*<$2 [^>]* $3=\"\\([^\"]*\\)\".*/\\1/p" "$1" | head -1; }
+
+"$BIN/graph-normalize" -D "$tmp/g" -a $acc -c $model -V b=1,t=1,c=1 \
+    -o "$tmp/g/index.csv" || exit 1
+graph=$tmp/g/$(sed -n '2s/,.*//p' "$tmp/g/index.csv")
+run -X none -I only -o "$tmp/only.xml" "$tmp/g/index.csv" &&
+run -X none -I off -o "$tmp/off.xml" "$tmp/g/index.csv" &&
+run -X none -I both -o "$tmp/both.xml" "$tmp/g/index.csv" || exit 1
+grep -q ' fsdp="[12]"' "$tmp/only.xml" || say "-I only: no FSDP2 plan"
+grep -q ' fsdp=' "$tmp/off.xml" && say "-I off: an FSDP2 plan"
+awk -v a="$(step "$tmp/both.xml")" -v b="$(step "$tmp/only.xml")" \
+    -v c="$(step "$tmp/off.xml")" 'BEGIN { exit !(a == (b < c ? b : c)) }' ||
+    say "-I both: $(step "$tmp/both.xml"), only $(step "$tmp/only.xml"), off $(step "$tmp/off.xml")"
+run -E "$tmp/only.xml" -o "$tmp/e.xml" "$tmp/g/index.csv" &&
+    [ "$(step "$tmp/e.xml")" = "$(step "$tmp/only.xml")" ] ||
+    say "-E of the FSDP2 plan: $(step "$tmp/e.xml"), searched $(step "$tmp/only.xml")"
+# one stage (resharded): Adam's moments, 4 x the graph's parameter bytes / d
+if [ "$(attr "$tmp/only.xml" parallelism fsdp)" = 1 ]; then
+	d=$(attr "$tmp/only.xml" parallelism d)
+	got=$(attr "$tmp/only.xml" stage optimizer_bytes)
+	awk -F, -v d="$d" -v got="$got" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "parameter_bytes") k = i; next }
+		{ p += $k } END { w = 4 * p / d; exit !(got > 0.999999 * w && got < 1.000001 * w) }' "$graph" ||
+	    say "optimizer_bytes $got: not Adam's moments over $d shards"
+else
+	say "-I only: not the one-stage plan ($(grep '<parallelism' "$tmp/only.xml"))"
+fi
+run -E "$tmp/only.xml" -f megatron -o "$tmp/launch.sh" "$tmp/g/index.csv" ||
+    say "-f megatron of an FSDP2 plan failed"
+grep -q "cannot run this plan: PyTorch's FSDP2" "$tmp/launch.sh" ||
+    say "launch: $(grep cannot "$tmp/launch.sh")"
+"$BIN/pipesim" -a $acc -n $net -N 64 -B 512 -p "$tmp/only.xml" \
+    -o "$tmp/x.csv" "$tmp/g/index.csv" 2> "$tmp/err" && say "pipesim ran an FSDP2 plan"
+grep -q 'does not yet simulate FSDP2' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
+
+# refused
+run -I both -o "$tmp/x.xml" "$tmp/g/index.csv" 2> /dev/null
+[ $? -eq 2 ] || say "-I both with -X megatron: not a usage error"
+run -X none -I only -E "$tmp/only.xml" -o "$tmp/x.xml" "$tmp/g/index.csv" 2> /dev/null
+[ $? -eq 2 ] || say "-I with -E: not a usage error"
+run -X none -I only -k 8 -o "$tmp/k.xml" "$tmp/g/index.csv" || exit 1
+kept=$(grep -o '<runner_up [^>]* p="2" [^>]* fsdp="2"' "$tmp/k.xml" | head -1)
+[ -n "$kept" ] || say "-k 8: no two-stage kept plan among the runner-ups"
+bad() {	# a plan edited by sed, refused with a message naming it
+	sed "$1" "$tmp/only.xml" > "$tmp/bad.xml"
+	run -E "$tmp/bad.xml" -o "$tmp/x.xml" "$tmp/g/index.csv" 2> "$tmp/err" &&
+	    say "read: $1"
+	grep -q "$2" "$tmp/err" || say "$1: unclear: $(cat "$tmp/err")"
+	[ -e "$tmp/x.xml" ] && say "$1: a refused plan was written"
+	rm -f "$tmp/x.xml"
+}
+bad 's/ fsdp="1"/ fsdp="3"/' 'fsdp: 3 is not 0'
+bad 's/distributed_optimizer="0"/distributed_optimizer="1"/' "replaces Megatron's data parallelism"
+# two stages resharded: the one stage cut after layer 15
+awk '/<parallelism/ { sub(/ p="1"/, " p=\"2\""); sub(/ d="64"/, " d=\"32\"") }
+	/<stage / { s = $0; sub(/ last_layer="[0-9]*"/, " last_layer=\"15\"", s)
+		sub(/ layers="[0-9]*"/, " layers=\"17\"", s); print s
+		sub(/ index="0"/, " index=\"1\""); sub(/ first_layer="-1"/, " first_layer=\"16\"")
+		sub(/ layers="[0-9]*"/, " layers=\"17\"") }
+	{ print }' "$tmp/only.xml" > "$tmp/two.xml"
+run -E "$tmp/two.xml" -o "$tmp/x.xml" "$tmp/g/index.csv" 2> "$tmp/err" &&
+    say "fsdp 1 read on two stages"
+grep -q 'priced on one stage only' "$tmp/err" || say "two stages: unclear: $(cat "$tmp/err")"
+sed 's/ fsdp="1"/ fsdp="2"/' "$tmp/two.xml" > "$tmp/kept.xml"
+run -E "$tmp/kept.xml" -o "$tmp/x.xml" "$tmp/g/index.csv" || say "fsdp 2 on two stages refused"
+"$BIN/graph-normalize" -c $model -a $acc -V t=1,c=1,b=1,fp8=delayed -o "$tmp/f8.csv" || exit 1
+sed 's/ fsdp="1"/ fsdp="1" fp8_recipe="delayed"/' "$tmp/only.xml" > "$tmp/f8.xml"
+run -E "$tmp/f8.xml" -o "$tmp/x.xml" "$tmp/f8.csv" 2> "$tmp/err" && say "FSDP2 priced on an FP8 graph"
+grep -q 'not priced on a graph with an FP8 recipe' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
+exit $fail
