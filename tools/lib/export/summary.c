@@ -134,7 +134,8 @@ summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
 	}
 	fprintf(fp, " on %s: %ld GPUs, a global batch of %ld samples\n",
 	    m->network, n, m->global_batch);
-	fprintf(fp, "%splan (Megatron-LM's terms): %s\n", prefix, layout);
+	fprintf(fp, "%splan (%s terms): %s\n", prefix, p->fsdp ? "torchtitan's" :
+	    "Megatron-LM's", layout);
 	fprintf(fp, "%sstep %.4g s: %s samples/s", prefix, r->step_s,
 	    rate(num, sizeof num, r->throughput_samples_per_s));
 	if (s > 0)
