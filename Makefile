@@ -349,9 +349,14 @@ plan: $(PLAN_GRAPHS) bin/dpsolve
 	    $(PLAN_GRAPHS)
 	@bin/dpsolve $(PLAN_ARGS) -f megatron -o $(PLAN_DIR)/launch.sh \
 	    $(PLAN_GRAPHS)
+	@bin/dpsolve $(PLAN_ARGS) -f torchtitan -o $(PLAN_DIR)/job.toml \
+	    $(PLAN_GRAPHS)
 	@echo; cat $(PLAN_DIR)/summary.txt; echo
-	@sed -n '/^[^#]/,$$p' $(PLAN_DIR)/launch.sh
-	@echo; echo "kept in $(PLAN_DIR)/: plan.xml, summary.txt, launch.sh"
+	@if grep -q ' fsdp=' $(PLAN_DIR)/plan.xml; then \
+	    sed -n '/^[^#]/,$$p' $(PLAN_DIR)/job.toml; else \
+	    sed -n '/^[^#]/,$$p' $(PLAN_DIR)/launch.sh; fi
+	@echo; echo "kept in $(PLAN_DIR)/: plan.xml, summary.txt, launch.sh" \
+	    "(Megatron-LM), job.toml (torchtitan)"
 
 # ---- make sweep: network co-design sweeps (configs/sweeps/) ---------------
 # make sweep SWEEP=name: every point (model, cluster size, network) is its

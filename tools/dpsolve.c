@@ -19,6 +19,7 @@
 #include "base/csvio.h"
 #include "base/util.h"
 #include "export/megatron.h"
+#include "export/torchtitan.h"
 #include "export/summary.h"
 #include "io/planio.h"
 #include "model/config.h"
@@ -41,6 +42,7 @@ struct opts {
 	int tp_overlap, tp_grad_blocking;
 	int deepep;		/* -H deepep: DeepEP's hierarchical dispatch */
 	int megatron;		/* -X: search only what Megatron-LM runs */
+	int torchtitan;		/* -X torchtitan: only what it runs */
 	unsigned char seen[OPT_SEEN_MAX];	/* the options given */
 };
 
@@ -59,7 +61,7 @@ usage(FILE *fp, int status)
 	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
 	    "[-G megatron|torch] [-H alltoall|deepep] [-I off|both|only] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] [-Q on|off|both] "
 	    "[-R layers] [-T stats.csv] [-U on|off] "
-	    "[-V on|off] [-W async|blocking] [-X megatron|none] [-Y 1f1b|zbh1|zbv|dualpipev|both|all] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron|summary] "
+	    "[-V on|off] [-W async|blocking] [-X megatron|torchtitan|none] [-Y 1f1b|zbh1|zbv|dualpipev|both|all] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron|summary|torchtitan] "
 	    "[-g bf16|fp32] [-k N] [-m label] [-o file] "
 	    "[-r none|full|selective|all] [-v vmax] [-z zmax] "
 	    "-a accelerator.xml -n network.xml graph.csv|index.csv ...\n"
@@ -75,7 +77,7 @@ usage(FILE *fp, int status)
 		    "  -B batch            the global batch in samples (default 4096)\n"
 		    "  -N devices          use the first devices of the network (default all)\n"
 		    "  -M bytes            the memory a device's tensors may fill (default: the device less a reserve, 6.1 GB of 80 GiB)\n"
-		    "  -X megatron|none    search only what Megatron-LM runs (default) or nestplan's whole space\n"
+		    "  -X megatron|torchtitan|none  search only what Megatron-LM runs (default), what torchtitan runs (FSDP2), or nestplan's whole space\n"
 		    "  -Y 1f1b|zbh1|zbv|dualpipev|both|all\n"
 		    "                      pipeline schedules searched (default 1f1b; with -X none: zbh1 ZB-H1,\n"
 		    "                      zbv ZB-V, dualpipev DualPipeV; both 1F1B and ZB-H1, all every one)\n"
@@ -99,7 +101,7 @@ usage(FILE *fp, int status)
 		    "  -k N                the N fastest distinct layouts, exactly (runner-ups; default 1)\n"
 		    "  -E plan.xml         evaluate this plan instead of searching\n"
 		    "  -m label            the model name written into the plan\n"
-		    "  -f xml|csv|megatron|summary  output: the plan (xml, default off a terminal), its stages, the launch, or a person's summary (default on a terminal)\n"
+		    "  -f xml|csv|megatron|summary|torchtitan  output: the plan (xml, default off a terminal), its stages, the Megatron-LM launch, a person's summary (default on a terminal), or the torchtitan job\n"
 		    "  -o file             write there (default standard output)\n"
 		    "  -c plan.csv         also write the plan's stages as CSV\n"
 		    "  -T stats.csv        write solve time, peak memory and search counts\n"
@@ -245,6 +247,9 @@ write_one(FILE *fp, int format, const struct plan_meta *m,
 	else if (format == PLANIO_SUMMARY) {
 		summary_write(fp, "", m, &li->summary, p, r);
 		summary_ranked(fp, "", p, r, n);
+	} else if (format == PLANIO_TORCHTITAN) {
+		torchtitan_write(fp, m, &li->summary, li->node_devices, p, r);
+		summary_ranked(fp, "# ", p, r, n);
 	} else {
 		megatron_write(fp, m, &li->summary, li->node_devices, p, r);
 		summary_ranked(fp, "# ", p, r, n);
@@ -433,8 +438,9 @@ parse_args(int argc, char *argv[], struct opts *o)
 			    DP_ZERO_OFF : DP_ZERO_AUTO;
 			break;
 		case 'X':	/* the framework whose plans are searched */
-			o->megatron = !opt_word('X', optarg,
-			    "megatron", "none", usage);
+			o->torchtitan = word(optarg, "torchtitan");
+			o->megatron = !o->torchtitan && !opt_word('X',
+			    optarg, "megatron", "none", usage);
 			break;
 		case 'G':	/* PyTorch DDP keeps a bucket copy */
 			o->grad_copies = opt_word('G', optarg,
@@ -444,8 +450,8 @@ parse_args(int argc, char *argv[], struct opts *o)
 		case 'c': o->csv = optarg; break;
 		case 'f':
 			if ((o->format = planio_format(optarg)) < 0) {
-				warnx("-f: '%s' is not xml, csv, megatron or "
-				    "summary", optarg);
+				warnx("-f: '%s' is not xml, csv, megatron, "
+				    "summary or torchtitan", optarg);
 				usage(stderr, 2);
 			}
 			break;
@@ -565,6 +571,18 @@ main(int argc, char *argv[])
 	if (o.evaluate && o.seen['I']) {
 		warnx("-I: a plan records its data parallelism (fsdp=\"1\" "
 		    "or \"2\"), not with -E");
+		usage(stderr, 2);
+	}
+	if (o.torchtitan && o.seen['I']) {
+		warnx("-I: -X torchtitan searches FSDP2 plans alone (its data "
+		    "parallelism beside tensor, context and pipeline "
+		    "parallelism)");
+		usage(stderr, 2);
+	}
+	if (o.torchtitan && (o.sched_max > PLAN_1F1B || o.rc_min ==
+	    RC_SELECTIVE || o.block_max > 0)) {
+		warnx("-X torchtitan: its schedules and recomputation are not "
+		    "mapped beyond 1F1B and none or full (-Y, -r, -R)");
 		usage(stderr, 2);
 	}
 	if (o.fsdp_max > 0 && o.megatron) {
@@ -691,6 +709,8 @@ main(int argc, char *argv[])
 		for (size_t i = 0; i < vs.n; i++)
 			if (batch_fits(&vs.g[i], o.batch) && (!o.megatron ||
 			    megatron_variant_ok(&vs.g[i], li.model)) &&
+			    (!o.torchtitan || torchtitan_variant_ok(&vs.g[i],
+			    li.model)) &&
 			    (!o.deepep || deepep_variant_ok(&vs.g[i],
 			    o.megatron)))
 				gp[ng++] = &vs.g[i];
@@ -726,6 +746,27 @@ main(int argc, char *argv[])
 			dpo.megatron_batch = 1;
 			dpo.classic_split = megatron_encoder(gp[0], li.model);
 		}
+		if (o.torchtitan) {
+			const char *name;
+
+			if (li.model && torchtitan_flavor(li.model, &name) ==
+			    NULL)
+				die("%s: torchtitan v0.2.2 has no Llama 3 flavor "
+				    "of this shape (-X none searches nestplan's "
+				    "whole space)", o.model);
+			if (ng == 0)
+				die("%s: torchtitan runs none of the variants "
+				    "(no experts or FP8; tensor parallelism "
+				    "with sequence parallelism; the sequence a "
+				    "multiple of t and 2 c)", argv[0]);
+			dpo.zero = DP_ZERO_OFF;
+			dpo.megatron_batch = 1;	/* whole batches */
+			dpo.fsdp_min = dpo.fsdp_max = 1;
+			dpo.vmax = 1;
+			dpo.tp_overlap = 0;
+			if (dpo.recompute_max > RC_FULL)
+				dpo.recompute_max = RC_FULL;
+		}
 		if (o.flat) {
 			network_flatten(&net, &flat);
 			env.net = &flat;
@@ -737,7 +778,12 @@ main(int argc, char *argv[])
 			die_err(&err);
 		if (rc == 1)
 			die("%s: no plan fits: %ld devices of %.0f bytes%s", argv[0],
-			    env.devices, env.memory_bytes, o.megatron ?
+			    env.devices, env.memory_bytes, o.torchtitan ?
+			    " that torchtitan runs (FSDP2 over two devices or "
+			    "more, the global batch a multiple of b d; -X none "
+			    "searches them all)" : dpo.fsdp_min > 0 ? " as "
+			    "FSDP2 (-I only: nothing else, ZeRO copies "
+			    "included, is searched)" : o.megatron ?
 			    " that Megatron-LM runs (no ZeRO copies, the global "
 			    "batch a multiple of b d; -X none searches them "
 			    "all)" : o.sched_min == PLAN_ZBH1 ? " under ZB-H1 "
@@ -756,6 +802,15 @@ main(int argc, char *argv[])
 			    &why) > 0)
 				die("internal error: the Megatron search chose a "
 				    "plan Megatron-LM cannot run: %s", why.why[0]);
+		}
+		for (size_t k = 0; o.torchtitan && k < nplans; k++) {
+			struct megatron_why why;
+
+			if (torchtitan_check(&plans[k], env.global_batch,
+			    li.model, &why) > 0)
+				die("internal error: the torchtitan search chose "
+				    "a plan torchtitan cannot run: %s",
+				    why.why[0]);
 		}
 		/* the breakdown is always the network-aware evaluator's */
 		env.net = &net;

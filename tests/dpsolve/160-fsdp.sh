@@ -4,6 +4,8 @@
 # again to the bit.  Its optimizer states are Adam's two fp32 moments
 # sharded over the 64 data-parallel ranks: 8 bytes a parameter, 4 a
 # parameter byte of the graph over 64, summed here from the graph itself.
+# torchtitan's job (-f torchtitan, -X torchtitan): its keys, degrees,
+# batches and a two-stage plan's modules.
 # Refused: -I with -X megatron or with -E (usage), fsdp="1" on two stages,
 # fsdp="3", fsdp beside the distributed optimizer, an FP8 graph; the
 # Megatron launch says it cannot run the plan, pipesim refuses it.
@@ -78,11 +80,55 @@ awk '/<parallelism/ { sub(/ p="1"/, " p=\"2\""); sub(/ d="64"/, " d=\"32\"") }
 	{ print }' "$tmp/only.xml" > "$tmp/two.xml"
 run -E "$tmp/two.xml" -o "$tmp/x.xml" "$tmp/g/index.csv" 2> "$tmp/err" &&
     say "fsdp 1 read on two stages"
-grep -q 'priced on one stage only' "$tmp/err" || say "two stages: unclear: $(cat "$tmp/err")"
+grep -q 'resharded after forward on more than one stage' "$tmp/err" || say "two stages: unclear: $(cat "$tmp/err")"
 sed 's/ fsdp="1"/ fsdp="2"/' "$tmp/two.xml" > "$tmp/kept.xml"
 run -E "$tmp/kept.xml" -o "$tmp/x.xml" "$tmp/g/index.csv" || say "fsdp 2 on two stages refused"
 "$BIN/graph-normalize" -c $model -a $acc -V t=1,c=1,b=1,fp8=delayed -o "$tmp/f8.csv" || exit 1
 sed 's/ fsdp="1"/ fsdp="1" fp8_recipe="delayed"/' "$tmp/only.xml" > "$tmp/f8.xml"
 run -E "$tmp/f8.xml" -o "$tmp/x.xml" "$tmp/f8.csv" 2> "$tmp/err" && say "FSDP2 priced on an FP8 graph"
 grep -q 'not priced on a graph with an FP8 recipe' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
+# torchtitan's job (issue 36, item 2): every key one of torchtitan's
+# v0.2.2, the degrees and batches the plan's, a pipelined plan's modules
+# each once in order; -X torchtitan searches FSDP2 plans alone
+toml_keys() {	# every section.key printed, checked against the list
+	awk '/^\[/ { sec = substr($0, 2, length($0) - 2); next }
+		/^[a-z_]+ = / { print sec "." $1 }' "$1" > "$tmp/keys"
+	[ -s "$tmp/keys" ] || say "$1: no keys"
+	while read -r k; do
+		grep -qx "$k" tests/torchtitan/keys-v0.2.2.txt ||
+		    say "$1: $k is not one of torchtitan's keys"
+	done < "$tmp/keys"
+}
+val() { sed -n "s/^$2 = //p" "$1"; }
+run -X torchtitan -f torchtitan -o "$tmp/job.toml" "$tmp/g/index.csv" ||
+    say "-X torchtitan failed"
+grep -q 'cannot run' "$tmp/job.toml" && say "torchtitan: $(grep cannot "$tmp/job.toml")"
+toml_keys "$tmp/job.toml"
+[ "$(val "$tmp/job.toml" flavor)" = '"8B"' ] || say "flavor: $(val "$tmp/job.toml" flavor)"
+[ "$(val "$tmp/job.toml" global_batch_size)" = 512 ] || say "global batch: $(val "$tmp/job.toml" global_batch_size)"
+[ $(($(val "$tmp/job.toml" data_parallel_shard_degree) * $(val "$tmp/job.toml" tensor_parallel_degree) * \
+    $(val "$tmp/job.toml" context_parallel_degree) * $(val "$tmp/job.toml" pipeline_parallel_degree))) -eq 64 ] ||
+    say "the degrees do not make the 64 GPUs"
+run -E "$tmp/kept.xml" -f torchtitan -o "$tmp/kept.toml" "$tmp/g/index.csv" || say "kept: no job"
+toml_keys "$tmp/kept.toml"
+[ "$(val "$tmp/kept.toml" pipeline_parallel_degree)" = 2 ] &&
+    [ "$(val "$tmp/kept.toml" fsdp_reshard_after_forward)" = '"default"' ] &&
+    [ "$(val "$tmp/kept.toml" local_batch_size)" = 16 ] &&
+    [ "$(val "$tmp/kept.toml" pipeline_parallel_microbatch_size)" = 1 ] ||
+    say "kept: $(grep -v '^#' "$tmp/kept.toml" | tr '\n' ' ')"
+want='[["tok_embeddings"'
+i=0
+while [ $i -lt 32 ]; do
+	[ $i -eq 16 ] && want="$want], [" || want="$want, "
+	want="$want\"layers.$i\""
+	i=$((i + 1))
+done
+want="$want, \"norm\", \"output\"]]"
+[ "$(val "$tmp/kept.toml" module_fqns_per_model_part)" = "$want" ] ||
+    say "modules: $(val "$tmp/kept.toml" module_fqns_per_model_part)"
+run -X none -E "$tmp/off.xml" -f torchtitan -o "$tmp/off.toml" "$tmp/g/index.csv" &&
+    grep -q "cannot run this plan: Megatron's distributed optimizer" "$tmp/off.toml" ||
+    say "Megatron's plan as a torchtitan job: $(grep cannot "$tmp/off.toml")"
+grep -q '^\[parallelism\]' "$tmp/off.toml" && say "an unrunnable job not commented out"
+
 exit $fail

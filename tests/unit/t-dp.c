@@ -206,8 +206,8 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 			/* FSDP2: without Megatron's data parallelism, one
 			 * chunk, 1F1B, no block recomputation, on graphs it
 			 * prices; resharding on one stage (below) */
-			if (fsdp ? dopt || nv > 1 || sc != PLAN_1F1B ||
-			    k > o->recompute_max ||
+			if (fsdp ? dopt != o->distopt_min || f8 || nv > 1 ||
+			    sc != PLAN_1F1B || k > o->recompute_max ||
 			    plan_fsdp_refused(g[vi]) != NULL :
 			    o->fsdp_min > 0)
 				continue;
@@ -232,19 +232,24 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 			/* and two stages or more (DualPipeV's micro-batches,
 			 * ZB-V's and its layers a chunk: the evaluator's to
 			 * refuse) */
-			if ((sc != PLAN_1F1B && S < 2) ||
-			    (fsdp == PLAN_FSDP_RESHARD && S > 1))
+			if (sc != PLAN_1F1B && S < 2)
 				continue;
 			for (long d = 1; d * v.b <= env->global_batch &&
 			    d * v.w <= env->devices; d++) {
 				struct plan_cell c;
 				int block = k > o->recompute_max;
+
+				/* FSDP2: resharded on one stage, kept on more,
+				 * over two devices or more */
+				if (fsdp && plan_fsdp_layout_refused(fsdp, S,
+				    d * v.c) != NULL)
+					continue;
 				struct plan p = { .g = g[vi], .d = d,
 				    .recompute = block ? RC_FULL : (int)k,
 				    .nstages = S,
-				    .stage = st, .v = nv, .distopt = dopt,
+				    .stage = st, .v = nv, .distopt = dopt && !fsdp,
 				    .overlap_grad = o->overlap && !fsdp,
-				    .overlap_param = o->overlap && dopt,
+				    .overlap_param = o->overlap && dopt && !fsdp,
 				    .fsdp = fsdp,
 				    .ends_in_split = ends,
 				    .recompute_layers = block ? k -
@@ -524,9 +529,13 @@ random_instances(void)
 		o.sched_max = it % 2 == 0 ? PLAN_1F1B : it % 4 == 1 ?
 		    PLAN_ZBH1 : PLAN_DUALPIPEV;
 		/* FSDP2 searched beside the rest on every fourth instance,
-		 * alone on every twelfth of those (not drawn) */
+		 * alone on every twelfth of those (not drawn), */
 		o.fsdp_max = it % 4 == 2;
 		o.fsdp_min = it % 48 == 2;
+		/* and beside the distributed optimizer alone on every other
+		 * of those (FSDP2 is listed once whatever -D says) */
+		if (it % 8 == 6 && o.distopt_max > 0)
+			o.distopt_min = 1;
 		if (zero_heavy) {
 			env.devices = net.ndevices;
 			env.memory_bytes = need * (0.02 + 0.1 * uniform());
@@ -1452,30 +1461,38 @@ context_parallel_group(void)
  * bytes, its fp32 reduce-scatter half that of twice them.  Three rows (an
  * embedding, a block, a head): forward 10, 30, 20 ms, backward 20, 60,
  * 40 ms, 2e7, 4e7, 2e7 parameter bytes; so gathers of 10, 20, 10 ms and
- * reduce-scatters of 20, 40, 20 ms.  B = 4, b = 1: m = 2; Adam's step at
- * 1e11 B/s, 32 bytes a parameter over the d = 2 shards.
+ * reduce-scatters of 20, 40, 20 ms.  B = 4, b = 1: m = 2; Adam's step
+ * at 1e11 B/s, 40 bytes a parameter (the clipping's 12, Adam's 28) over
+ * the d = 2 shards.
  *
  * Resharded, one stage.  Forward: the embedding's gather, then each row
  * beside the next one's gather: 10 + max(10, 20) + max(30, 10) + 20 = 80
  * ms.  Backward: the head (kept) 0-40 ms, the block's gather beside it
- * (0-20), the block 40-100 (the embedding's gather 40-50), the embedding
- * 100-120.  Reduce-scatters: the head's 40-60, the block's 100-140, the
- * embedding's 140-160: 40 ms past the backward's end, exposed once.  A
- * micro-batch: 80 + 120 = 200 ms (its traffic, 40 + 30 + 80 = 150 ms, is
- * less); 180 ms of it compute, 20 ms waits.  Step: 2 x 0.2 + 0.04 +
- * 32 x 2e7 / 1e11 = 0.4464 s.  Memory: the fp32 shards 2 x 4e7 and the
- * gathered embedding, block and head (the two neighbours and the head)
- * 8e7: 1.6e8 weight bytes; gradients 8e7 sharded and 3 x 4e7 (the block's
- * bf16 and fp32): 2e8; Adam's moments 4 x 4e7 = 1.6e8.
+ * (0-20); the head's reduce-scatter 40-60; the block 40-100 (the
+ * embedding's gather 40-50), its reduce-scatter 100-140; the embedding
+ * 100-120, which waits for the block's reduce-scatter (140) before its own,
+ * 140-160; the pass ends with it, 160 ms.  A micro-batch: 80 + 160 = 240
+ * ms (its traffic, 40 + 30 + 80 = 150 ms, is less), 180 ms of it compute.
+ * Step: 2 x 0.24 + 40 x 2e7 / 1e11 = 0.488 s.  Memory: the fp32 shards
+ * 2 x 4e7 and two neighbouring units gathered, 6e7: 1.4e8 weight bytes;
+ * gradients 8e7 sharded and 3 x 4e7 (the block's bf16 and fp32): 2e8;
+ * Adam's moments 4 x 4e7 = 1.6e8.
+ *
+ * At a quarter of the bandwidth the traffic sets the micro-batch: gathers
+ * of 40, 80, 40 ms, reduce-scatters of 80, 160, 80; forward 40 + 80 + 40
+ * + 20 = 180 ms; backward: the head 0-40 (its reduce-scatter 40-120), the
+ * block 80-140 after its gather (reduce-scatter 140-300), the embedding
+ * 140-160 (300-380): 180 + 380 = 560 ms, but 160 + 120 + 320 = 600 ms of
+ * traffic: step 2 x 0.6 + 0.008 = 1.208 s.
  *
  * Kept, stages 0 | 1 2 (4 devices): no traffic a micro-batch, loads 30
  * and 150 ms.  Stage 0's sync: its gather (10) + its reduce-scatter (20)
- * + its step (32 x 1e7 / 2 / 1e11 = 1.6 ms) = 31.6 ms; stage 1's: the
+ * + its step (40 x 1e7 / 2 / 1e11 = 2 ms) = 32 ms; stage 1's: the
  * block's gather 20 (the head's 10 hides behind the block's 30 ms) + 40 +
- * 20 + 4.8 = 84.8 ms, of which the drain hides stage 0's backward, 20 ms:
- * step (2 + 1) x 0.15 + 0.0648 = 0.5148 s.  Stage 1's memory: weights
- * 6e7 gathered + 2 x 3e7 shards = 1.2e8; gradients 6e7 sharded, 1.2e8
- * accumulated unsharded in fp32, 4e7 of the block's bf16 = 2.2e8.
+ * 20 + 6 = 86 ms, of which the drain hides stage 0's backward, 20 ms:
+ * step (2 + 1) x 0.15 + 0.066 = 0.516 s.  Stage 1's memory: weights 6e7
+ * gathered + 2 x 3e7 shards = 1.2e8; gradients 1.2e8 accumulated
+ * unsharded in fp32 and 4e7 of the block's bf16 = 1.6e8.
  */
 static void
 fsdp_by_hand(void)
@@ -1503,26 +1520,20 @@ fsdp_by_hand(void)
 	    "stage");
 	EQ_DBL(r.stage[0].forward_s, 0.08, 1e-12, "FSDP2: the forward pass "
 	    "waits for the first gather, then the block's (80 ms)");
-	EQ_DBL(r.stage[0].load_s, 0.2, 1e-12, "FSDP2: a micro-batch, "
-	    "forward 80 ms and backward 120 ms");
-	EQ_DBL(r.stage[0].zero_s, 0.02, 1e-12, "FSDP2: 20 ms of waits a "
+	EQ_DBL(r.stage[0].load_s, 0.24, 1e-12, "FSDP2: a micro-batch, "
+	    "forward 80 ms and backward 160 ms to its last reduce-scatter");
+	EQ_DBL(r.stage[0].zero_s, 0.06, 1e-12, "FSDP2: 60 ms of waits a "
 	    "micro-batch");
-	EQ_DBL(r.stage[0].sync_s, 0.04 + 0.0064, 1e-12, "FSDP2: the last "
-	    "reduce-scatters' 40 ms and Adam's step on the shard");
-	EQ_DBL(r.step_s, 0.4464, 1e-12, "FSDP2 resharded: step 0.4464 s");
-	EQ_DBL(r.stage[0].mem.weights, 1.6e8, 1e-12, "FSDP2: the fp32 "
-	    "shards and three gathered units");
+	EQ_DBL(r.stage[0].sync_s, 0.008, 1e-12, "FSDP2: Adam's step on the "
+	    "shard, nothing else after the last micro-batch");
+	EQ_DBL(r.step_s, 0.488, 1e-12, "FSDP2 resharded: step 0.488 s");
+	EQ_DBL(r.stage[0].mem.weights, 1.4e8, 1e-12, "FSDP2: the fp32 "
+	    "shards and two neighbouring units gathered");
 	EQ_DBL(r.stage[0].mem.gradients, 2e8, 1e-12, "FSDP2: sharded "
 	    "gradients and the block's bf16 and fp32 ones");
 	EQ_DBL(r.stage[0].mem.optimizer, 1.6e8, 1e-12, "FSDP2: Adam's "
 	    "moments on the shard");
 	plan_result_release(&r);
-	/* at a quarter of the bandwidth the traffic sets the micro-batch:
-	 * gathers of 40, 80, 40 ms, reduce-scatters of 80, 160, 80; forward
-	 * 40 + 80 + 40 + 20 = 180 ms, backward 160 ms, but 160 + 120 + 320
-	 * = 600 ms of traffic; the last reduce-scatters end 220 ms past the
-	 * backward pass (the head's 40-120, the block's 140-300, the
-	 * embedding's 300-380): step 2 x 0.6 + 0.22 + 0.0064 = 1.4264 s */
 	memset(&net, 0, sizeof net);
 	net.nlevels = 1;
 	level(&net, 0, 4, 2.5e8, 0);
@@ -1531,8 +1542,8 @@ fsdp_by_hand(void)
 	    "slow network");
 	EQ_DBL(r.stage[0].load_s, 0.6, 1e-12, "FSDP2: the gathers and "
 	    "reduce-scatters share the network, 600 ms a micro-batch");
-	EQ_DBL(r.step_s, 1.4264, 1e-12, "FSDP2 resharded, a slow network: "
-	    "step 1.4264 s");
+	EQ_DBL(r.step_s, 1.208, 1e-12, "FSDP2 resharded, a slow network: "
+	    "step 1.208 s");
 	plan_result_release(&r);
 	four_devices(&net);
 	p.nstages = 2;
@@ -1541,20 +1552,30 @@ fsdp_by_hand(void)
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 kept, two stages");
 	EQ_DBL(r.stage[0].load_s, 0.03, 1e-12, "FSDP2 kept: no traffic a "
 	    "micro-batch");
-	EQ_DBL(r.stage[0].sync_s, 0.0316, 1e-12, "FSDP2 kept: stage 0's "
+	EQ_DBL(r.stage[0].sync_s, 0.032, 1e-12, "FSDP2 kept: stage 0's "
 	    "gather, reduce-scatter and step");
-	EQ_DBL(r.stage[1].sync_s, 0.0848, 1e-12, "FSDP2 kept: stage 1's");
-	EQ_DBL(r.step_s, 0.5148, 1e-12, "FSDP2 kept: step 0.5148 s");
+	EQ_DBL(r.stage[1].sync_s, 0.086, 1e-12, "FSDP2 kept: stage 1's");
+	EQ_DBL(r.step_s, 0.516, 1e-12, "FSDP2 kept: step 0.516 s");
 	EQ_DBL(r.stage[1].mem.weights, 1.2e8, 1e-12, "FSDP2 kept: the "
 	    "stage's weights gathered beside their shards");
-	EQ_DBL(r.stage[1].mem.gradients, 2.2e8, 1e-12, "FSDP2 kept: "
+	EQ_DBL(r.stage[1].mem.gradients, 1.6e8, 1e-12, "FSDP2 kept: "
 	    "gradients accumulated unsharded in fp32");
 	plan_result_release(&r);
-	/* refused: two stages resharded, the distributed optimizer */
+	/* refused: two stages resharded, one kept, one device, the
+	 * distributed optimizer */
 	p.fsdp = PLAN_FSDP_RESHARD;
 	OK(plan_evaluate(&env, &p, &r, &err) < 0 && strstr(err.msg,
-	    "one stage only"), "FSDP2 resharded on two stages: refused");
+	    "more than one stage"), "FSDP2 resharded on two stages: refused");
+	p.nstages = 1;
+	p.stage = one;
 	p.fsdp = PLAN_FSDP_KEPT;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0 && strstr(err.msg,
+	    "kept gathered on one stage"), "FSDP2 kept on one stage: refused");
+	p.fsdp = PLAN_FSDP_RESHARD;
+	p.d = 1;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0 && strstr(err.msg,
+	    "over one device"), "FSDP2 over one device: refused");
+	p.d = 2;
 	p.distopt = 1;
 	OK(plan_evaluate(&env, &p, &r, &err) < 0 && strstr(err.msg,
 	    "replaces Megatron's"), "FSDP2 with the distributed optimizer: "

@@ -19,9 +19,9 @@ int
 planio_format(const char *name)
 {
 	static const char *const names[] = { "xml", "csv", "megatron",
-		"summary" };
+		"summary", "torchtitan" };
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (strcmp(name, names[i]) == 0)
 			return i;
 	return -1;

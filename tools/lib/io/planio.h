@@ -14,9 +14,11 @@
 #include "model/layers.h"
 #include "model/plan.h"
 
-enum { PLANIO_XML, PLANIO_CSV, PLANIO_MEGATRON, PLANIO_SUMMARY };
+enum { PLANIO_XML, PLANIO_CSV, PLANIO_MEGATRON, PLANIO_SUMMARY,
+	PLANIO_TORCHTITAN };
 
-/* "xml", "csv", "megatron", "summary" -> PLANIO_*, else -1. */
+/* "xml", "csv", "megatron", "summary", "torchtitan" -> PLANIO_*, else
+ * -1. */
 int planio_format(const char *name);
 
 /* The variants of one model: the same layers, one graph each. */

@@ -98,7 +98,7 @@ mem_breakdown_of(const struct mem_totals *t, const struct mem_stage *s,
 		double shard = t->params / fmax(1, s->fsdp_shards);
 
 		out->weights = 2 * shard + s->fsdp_gathered_bytes;
-		out->gradients = 2 * shard + s->fsdp_grad_bytes;
+		out->gradients = s->fsdp_grad_bytes;
 		out->optimizer = optimizer == OPT_ADAM ? 4 * shard : 0;
 	}
 	out->inflight = mem_inflight(s);

@@ -59,10 +59,10 @@ struct mem_stage {
 	 * data-parallel group of the dense parameters and of the experts'
 	 * (0 or 1: not sharded beyond ZeRO) */
 	double optimizer_shards_dense, optimizer_shards_expert;
-	/* FSDP2 (plan_mode.fsdp, 0: off): the fp32 weights, their fp32
-	 * gradients and Adam's two moments, 16 bytes a parameter, sharded
-	 * over fsdp_shards devices; beside them the bf16 units gathered at
-	 * the peak and the unsharded gradients' bytes there */
+	/* FSDP2 (plan_mode.fsdp, 0: off): the fp32 weights and Adam's two
+	 * moments, 12 bytes a parameter, sharded over fsdp_shards devices;
+	 * beside them the bf16 units gathered at the peak, and the
+	 * gradients there (sharded, unsharded or both: plan.c) */
 	int fsdp;
 	double fsdp_shards, fsdp_gathered_bytes, fsdp_grad_bytes;
 };

@@ -172,6 +172,22 @@ plan_fsdp_refused(const struct layer_graph *g)
 	return NULL;
 }
 
+const char *
+plan_fsdp_layout_refused(int fsdp, long S, long group)
+{
+	if (group < 2)
+		return "over one device (torchtitan's fully_shard needs a "
+		    "data-parallel or context rank beside it)";
+	if (fsdp == PLAN_FSDP_RESHARD && S > 1)
+		return "resharded after forward on more than one stage "
+		    "(pipelined, torchtitan keeps the weights gathered: fsdp 2)";
+	if (fsdp == PLAN_FSDP_KEPT && S < 2)
+		return "kept gathered on one stage (without pipelining, "
+		    "torchtitan reshards after backward and reduces every "
+		    "micro-batch: fsdp 1)";
+	return NULL;
+}
+
 int
 plan_records_tp_overlap(const struct plan_mode *m, const struct layer_graph *g)
 {
@@ -703,16 +719,18 @@ row_params(const struct plan_variant *v, size_t i)
 
 /*
  * FSDP2's memory beside its shards (mem_stage.fsdp), as PyTorch's
- * fully_shard runs torchtitan's units, a row each.  Reshard after
- * forward: at a backward pass's peak the unit it runs and the one
- * prefetched are gathered, and the last row (torchtitan's norm and
- * output, not resharded after forward) with them; the unit's bf16
- * gradient and its fp32 copy for the reduce-scatter, 6 bytes a
- * parameter, beside them.  Kept: the stage's weights stay gathered
- * the whole step, and with gradient sync off until the last backward
- * pass (torch.distributed.pipelining's stage) each unit's gradient is
- * accumulated unsharded in the reduce dtype, fp32, besides one unit's
- * bf16 gradient as autograd makes it.
+ * fully_shard runs torchtitan's units, a row each.  Resharded after
+ * forward: at most two neighbouring units gathered at once (the one
+ * running and the one prefetched; the last row, which torchtitan does
+ * not reshard after forward, is resharded after its own backward pass),
+ * and the largest unit's bf16 gradient with its fp32 copy for the
+ * reduce-scatter, 6 bytes a parameter.  Kept: the stage's weights stay
+ * gathered the whole step, and with gradient sync off until the last
+ * backward pass (torch.distributed.pipelining's stage) each unit's
+ * gradient is accumulated unsharded in the reduce dtype, fp32, beside
+ * one unit's bf16 gradient as autograd makes it; the sharded gradients
+ * come only with the reduce-scatters after the last backward pass, the
+ * activations gone (zero_grad sets them to none at the step's start).
  */
 static void
 fsdp_memory(const struct plan_cell *c, size_t first, size_t last,
@@ -720,25 +738,23 @@ fsdp_memory(const struct plan_cell *c, size_t first, size_t last,
 {
 	const struct plan_variant *v = c->v;
 	double all = v->pf_param[last + 1] - v->pf_param[first];
-	double unit = 0;
+	double unit = 0, pair = 0;
 
-	for (size_t i = first; i <= last; i++)
+	for (size_t i = first; i <= last; i++) {
 		unit = fmax(unit, row_params(v, i));
+		if (i < last)
+			pair = fmax(pair, row_params(v, i) +
+			    row_params(v, i + 1));
+	}
 	s->fsdp = c->mode.fsdp;
 	s->fsdp_shards = (double)(c->d * v->c);
 	if (c->mode.fsdp == PLAN_FSDP_KEPT) {
 		s->fsdp_gathered_bytes = all;
 		s->fsdp_grad_bytes = 2 * all + unit;
 	} else {
-		/* two neighbours and the last row, or the last two */
-		double head = row_params(v, last);
-		double most = last > first ? row_params(v, last - 1) : 0;
-
-		for (size_t i = first; i + 1 < last; i++)
-			most = fmax(most, row_params(v, i) +
-			    row_params(v, i + 1));
-		s->fsdp_gathered_bytes = most + head;
-		s->fsdp_grad_bytes = 3 * unit;
+		s->fsdp_gathered_bytes = fmax(unit, pair);
+		/* the fp32 shards the reduce-scatters accumulate into */
+		s->fsdp_grad_bytes = 2 * all / s->fsdp_shards + 3 * unit;
 	}
 }
 
@@ -1040,16 +1056,18 @@ row_passes(const struct plan_cell *c, size_t i, double *fwd, double *bwd)
 
 /*
  * The optimizer step of an FSDP2 shard: PyTorch's Adam on the fp32
- * sharded weights, after the gradient norm (read the gradient, 4 bytes;
- * then read the gradient, the weight and both moments, 16, and write the
- * last three, 12): 32 bytes a parameter, no half-precision copy (the
- * gather casts on the way).  SGD reads the gradient and the weight and
- * writes the weight: 12.
+ * sharded weights after torchtitan's gradient clipping, which reads the
+ * gradient for its norm (4 bytes) and scales it in place (clip_grads_
+ * with_norm_'s _foreach_mul_, always: read and write 8); then read the
+ * gradient, the weight and both moments (16) and write the last three
+ * (12): 40 bytes a parameter, no half-precision copy (the gather casts on
+ * the way).  SGD: the clipping's 12, then read the gradient and the
+ * weight and write the weight, 24.
  */
 static double
 fsdp_optimizer_s(const struct plan_cell *c, size_t first, size_t last)
 {
-	double per_param = c->env->optimizer == OPT_ADAM ? 32 : 12;
+	double per_param = c->env->optimizer == OPT_ADAM ? 40 : 24;
 	double params = (c->v->pf_param[last + 1] - c->v->pf_param[first]) / 2;
 
 	if (c->env->optimizer_Bps <= 0)
@@ -1060,17 +1078,20 @@ fsdp_optimizer_s(const struct plan_cell *c, size_t first, size_t last)
 
 /*
  * Prices rows [first, last] at slot u under FSDP2 into o, which holds
- * the stage's costs without it.  Reshard after forward (the only stage):
- * a micro-batch's forward pass waits for the first unit's gather and
- * then runs each unit in the longer of its compute and the next unit's
- * gather; the backward pass the same from the last unit (kept gathered)
- * down, the previous unit's gather beside each; a unit's reduce-scatter
- * starts when its backward has ended and the one before it is done, and
- * what of the last micro-batch's is left when the backward pass ends is
- * exposed after it.  The gathers and reduce-scatters share the network:
- * a micro-batch takes at least all of them.  Kept: no traffic a
- * micro-batch; the step's first forward pass waits as above, and every
- * unit's reduce-scatter runs after the last backward pass, exposed.
+ * the stage's costs without it.  Resharded after forward (one stage): a
+ * micro-batch's forward pass waits for the first unit's gather and then
+ * runs each unit in the longer of its compute and the next unit's
+ * gather.  Its backward pass runs from the last unit (kept gathered)
+ * down, the previous unit's gather beside each; after a unit's backward
+ * the compute stream waits for the reduce-scatter before (FSDP2's post-
+ * backward reuses its memory) and then starts the unit's own; the pass
+ * ends when the last reduce-scatter does (the root's post-backward
+ * callback waits for them, every micro-batch: torchtitan never marks a
+ * backward pass other than the last).  The gathers and reduce-scatters
+ * share the network: a micro-batch takes at least all of their time.
+ * Kept (pipelined): no traffic a micro-batch; the step's first forward
+ * pass waits as above, and every unit's reduce-scatter runs after the
+ * last backward pass, exposed.
  */
 static void
 fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
@@ -1111,22 +1132,22 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		o->sync_s = wait + reduces + o->optimizer_s;
 		return;
 	}
-	/* the backward pass from the last unit down, and the reduce-
-	 * scatters behind it */
+	/* the backward pass from the last unit down: t where the unit
+	 * starts, rs where the reduce-scatter before it ends */
 	t = rs = 0;
 	for (size_t i = last + 1; i-- > first;) {
 		double f, b, prev = i > first ? fsdp_gather_s(g,
 		    row_params(v, i - 1)) : 0;
-		double end;
+		double post;
 
 		row_passes(c, i, &f, &b);
-		end = t + b;
-		rs = fmax(rs, end) + fsdp_reduce_s(g, row_params(v, i));
+		post = fmax(t + b, rs);
+		rs = post + fsdp_reduce_s(g, row_params(v, i));
 		back_gathers += prev;
-		t = i > first ? fmax(end, t + prev) : end;
+		t = fmax(post, t + prev);
 	}
 	{
-		double mb = fmax(fwd_t + t, gathers + back_gathers + reduces);
+		double mb = fmax(fwd_t + rs, gathers + back_gathers + reduces);
 		double m = (double)c->m;
 
 		o->zero_s = mb - passes;
@@ -1141,7 +1162,7 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		o->param_s = m * (gathers + back_gathers);
 		o->param_exposed_s = 0;
 		o->sync_total_s = o->grad_s + o->param_s + o->optimizer_s;
-		o->sync_s = rs - t + o->optimizer_s;
+		o->sync_s = o->optimizer_s;
 	}
 }
 
@@ -1378,11 +1399,13 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			return pl_errf(err, NULL, p->line, "fsdp %d: priced "
 			    "under 1F1B with one chunk a stage and without "
 			    "block recomputation only", p->fsdp);
-		if (p->fsdp == PLAN_FSDP_RESHARD && p->nstages > 1)
-			return pl_errf(err, NULL, p->line, "fsdp 1 (resharded "
-			    "after forward) with %d stages: priced on one "
-			    "stage only (pipelined, torchtitan keeps the "
-			    "weights gathered: fsdp 2)", p->nstages);
+		why = plan_fsdp_layout_refused(p->fsdp, p->nstages, p->d *
+		    layers_var(g, g->var_c, 1));
+		if (why != NULL)
+			return pl_errf(err, NULL, p->line, "fsdp %d with %d "
+			    "stage%s and d = %ld: not as torchtitan runs it, %s",
+			    p->fsdp, p->nstages, p->nstages > 1 ? "s" : "", p->d,
+			    why);
 	}
 	if (p->overlap_param && !p->distopt)
 		return pl_errf(err, NULL, p->line, "overlapping the parameter gather "

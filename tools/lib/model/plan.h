@@ -124,6 +124,13 @@ enum { PLAN_FSDP_OFF, PLAN_FSDP_RESHARD, PLAN_FSDP_KEPT };
  * experts' parameters or an FP8 recipe. */
 const char *plan_fsdp_refused(const struct layer_graph *g);
 
+/* Why FSDP2 mode `fsdp` does not run S stages over a data-parallel group
+ * of `group` devices (d c) as torchtitan runs it (a phrase), or NULL:
+ * resharded after forward on one stage only, kept on two or more (one
+ * stage reshards after backward and reduces every micro-batch whatever
+ * it is told), over two devices or more (over one it applies none). */
+const char *plan_fsdp_layout_refused(int fsdp, long S, long group);
+
 /* The schedules the search prices (plan_mode.schedule). */
 enum { PLAN_1F1B, PLAN_ZBH1, PLAN_ZBV, PLAN_DUALPIPEV, PLAN_NSCHED };
 

@@ -716,8 +716,8 @@ list_modes(const struct search *s, struct plan_mode *out)
 		/* FSDP2: one chunk a stage under 1F1B, nothing of
 		 * Megatron's data parallelism (its own replaces it) */
 		for (int f = PLAN_FSDP_RESHARD; f <= PLAN_FSDP_KEPT &&
-		    o->fsdp_max > 0 && !s->zero_on && !o->megatron_batch &&
-		    layers == 0; f++)
+		    o->fsdp_max > 0 && !s->zero_on && layers == 0 &&
+		    o->sched_min == PLAN_1F1B; f++)
 			out[n++] = (struct plan_mode){ rc, 1, 0, 0, 0, 0, 0,
 			    0, 0, PLAN_1F1B, f };
 		if (o->fsdp_min > 0)
@@ -1035,8 +1035,11 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		/* one stage has no drain to fill: 1F1B's plan */
 		if (md->schedule != PLAN_1F1B && it->K < 2)
 			continue;
-		/* FSDP2 reshards after forward on one stage only */
-		if (md->fsdp == PLAN_FSDP_RESHARD && it->K > 1)
+		/* FSDP2 as torchtitan runs it: resharded after forward on
+		 * one stage, kept when pipelined, over two devices or more
+		 * (plan_fsdp_layout_refused) */
+		if (md->fsdp && plan_fsdp_layout_refused(md->fsdp, it->K,
+		    it->d * v->c) != NULL)
 			continue;
 		/* Megatron: B = b d times whole accumulation steps */
 		if (s->o->megatron_batch && s->env->global_batch % (v->b *

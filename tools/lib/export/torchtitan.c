@@ -1,0 +1,242 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "export/torchtitan.h"
+
+/*
+ * torchtitan v0.2.2's Llama 3 flavors (torchtitan/models/llama3/
+ * __init__.py, llama3_args): dim, n_layers, n_heads, n_kv_heads, and the
+ * FFN width its ffn_dim_multiplier and multiple_of give (int(8 dim / 3),
+ * times the multiplier, rounded up to the multiple).
+ */
+static const struct flavor {
+	long hidden, layers, heads, kv_heads, ffn;
+	const char *name, *flavor;
+} flavors[] = {
+	{ 4096, 32, 32, 8, 14336, "llama3", "8B" },	/* 1.3, 1024 */
+	{ 8192, 80, 64, 8, 28672, "llama3", "70B" },	/* 1.3, 4096 */
+	{ 16384, 126, 128, 8, 53248, "llama3", "405B" },	/* 1.2, 4096 */
+};
+
+const char *
+torchtitan_flavor(const struct model_cfg *model, const char **name)
+{
+	for (size_t i = 0; model && i < sizeof flavors / sizeof flavors[0];
+	    i++) {
+		const struct flavor *f = &flavors[i];
+
+		if (model->architecture == ARCH_DECODER && model->experts <= 1 &&
+		    model->q_lora_rank == 0 && model->kv_lora_rank == 0 &&
+		    model->hidden == f->hidden && model->layers == f->layers &&
+		    model->heads == f->heads && model->kv_heads ==
+		    f->kv_heads && model->ffn_hidden == f->ffn) {
+			*name = f->name;
+			return f->flavor;
+		}
+	}
+	return NULL;
+}
+
+static void
+cannot(struct megatron_why *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->n == MEGATRON_MAX_WHY)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(w->why[w->n++], sizeof w->why[0], fmt, ap);
+	va_end(ap);
+}
+
+int
+torchtitan_variant_ok(const struct layer_graph *g,
+    const struct model_cfg *model)
+{
+	long t = layers_var(g, g->var_t, 1), c = layers_var(g, g->var_c, 1);
+	long s = summary_seq_len(g, model);
+
+	return !layers_has_experts(g) && g->var_fp8 == FP8_NONE &&
+	    (t == 1 || (g->has_variant && g->var_sp)) &&
+	    (s <= 0 || (s % t == 0 && s % (2 * c) == 0));
+}
+
+int
+torchtitan_check(const struct plan *p, long global_batch,
+    const struct model_cfg *model, struct megatron_why *w)
+{
+	const struct layer_graph *g = p->g;
+	long t = layers_var(g, g->var_t, 1), c = layers_var(g, g->var_c, 1);
+	long b = layers_var(g, g->var_b, 1), s = summary_seq_len(g, model);
+	int sp = g->has_variant && g->var_sp, copies = 0;
+	const char *name;
+
+	w->n = 0;
+	for (int i = 0; i < p->nstages; i++)
+		copies |= p->stage[i].z > 1;
+	if (layers_has_experts(g))
+		cannot(w, "a mixture's experts (torchtitan's expert layouts "
+		    "are not mapped yet)");
+	if (g->var_fp8 != FP8_NONE)
+		cannot(w, "FP8 linear layers (torchtitan's float8 converters "
+		    "are not mapped yet)");
+	if (copies)
+		cannot(w, "ZeRO copies of a stage (torchtitan shards with "
+		    "FSDP2 over the data-parallel ranks)");
+	if (!p->fsdp && p->distopt)
+		cannot(w, "Megatron's distributed optimizer (torchtitan "
+		    "shards with FSDP2: dpsolve -X torchtitan, or -I)");
+	else if (!p->fsdp && p->d > 1 && (t > 1 || c > 1 ||
+	    p->nstages > 1))
+		cannot(w, "data parallelism without FSDP2 beside tensor, "
+		    "context or pipeline parallelism (its DDP runs alone: "
+		    "\"DDP has not supported > 1D parallelism\")");
+	if (t > 1 && !sp)
+		cannot(w, "tensor parallelism without sequence parallelism "
+		    "(torchtitan's shards the norms' sequence always)");
+	if (p->v > 1 || p->schedule != PLAN_1F1B)
+		cannot(w, "%s as priced (its schedules are PyTorch's, "
+		    "not mapped yet)", p->v > 1 ? "interleaving" :
+		    plan_schedule_name[p->schedule]);
+	if (p->recompute == RC_SELECTIVE || p->recompute_layers > 0)
+		cannot(w, "Megatron's %s recomputation (torchtitan's selective "
+		    "is per operator or per layer)", p->recompute_layers > 0 ?
+		    "block" : "selective");
+	if (p->tp_overlap)
+		cannot(w, "Transformer Engine's tensor-parallel overlap "
+		    "(torchtitan's async TP is not priced)");
+	if (s > 0 && (s % t || s % (2 * c)))
+		cannot(w, "a sequence of %ld tokens: torchtitan needs a "
+		    "multiple of t = %ld and of 2 c = %ld", s, t, 2 * c);
+	if (global_batch % (b * p->d))
+		cannot(w, "a global batch of %ld is not a multiple of the "
+		    "micro-batch times the data-parallel degree, %ld", global_batch,
+		    b * p->d);
+	if (model && torchtitan_flavor(model, &name) == NULL)
+		cannot(w, "no Llama 3 flavor of the model's shape (torchtitan "
+		    "trains its registered models: add one)");
+	return w->n;
+}
+
+/* A line of the job, commented out when torchtitan cannot run it. */
+static void
+line(FILE *fp, int off, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (off)
+		fputs("# ", fp);
+	va_start(ap, fmt);
+	vfprintf(fp, fmt, ap);
+	va_end(ap);
+	fputc('\n', fp);
+}
+
+/* torchtitan's module names of row i: the embedding, a block, the head
+ * (its norm and output); a row of another kind gets none. */
+static void
+row_modules(FILE *fp, const struct layer_graph *g, size_t i, long *block,
+    int *first)
+{
+	const char *kind = g->l[i].kind;
+	const char *sep = *first ? "" : ", ";
+
+	if (strcmp(kind, "embedding") == 0)
+		fprintf(fp, "%s\"tok_embeddings\"", sep);
+	else if (strcmp(kind, "head") == 0)
+		fprintf(fp, "%s\"norm\", \"output\"", sep);
+	else if (strcmp(kind, "transformer") == 0)
+		fprintf(fp, "%s\"layers.%ld\"", sep, (*block)++);
+	else
+		return;
+	*first = 0;
+}
+
+int
+torchtitan_write(FILE *fp, const struct plan_meta *m,
+    const struct summary_info *si, long node_devices, const struct plan *p,
+    const struct plan_result *r)
+{
+	const struct model_cfg *model = si->model;
+	const struct layer_graph *g = p->g;
+	long t = layers_var(g, g->var_t, 1), c = layers_var(g, g->var_c, 1);
+	long b = layers_var(g, g->var_b, 1), s = summary_seq_len(g, model);
+	long nproc, nnodes, block = 0;
+	int S = p->nstages, off;
+	const char *name = NULL, *flavor = torchtitan_flavor(model, &name);
+	struct megatron_why w;
+
+	torchtitan_check(p, m->global_batch, model, &w);
+	off = w.n > 0;
+	summary_write(fp, "# ", m, si, p, r);
+	nproc = node_devices < r->devices_used ? node_devices : r->devices_used;
+	if (nproc > 0 && r->devices_used % nproc)
+		nproc = gcd_long(nproc, r->devices_used);
+	nnodes = nproc > 0 ? r->devices_used / nproc : 1;
+	fprintf(fp, "# torchtitan v0.2.2 (73a0e6979dd1): torchrun "
+	    "--nproc_per_node %ld --nnodes %ld -m torchtitan.train "
+	    "--job.config_file THIS.toml; add the dataset and tokenizer "
+	    "(training.dataset, model.hf_assets_path)\n", nproc, nnodes);
+	for (int i = 0; i < w.n; i++)
+		fprintf(fp, "# torchtitan cannot run this plan: %s\n", w.why[i]);
+	if (!model)
+		fputs("# the model's name, flavor and sequence need its config: "
+		    "dpsolve -A model.xml\n", fp);
+	line(fp, off, "[job]");
+	line(fp, off, "description = \"nestplan: %s on %s, %ld GPUs\"",
+	    m->label, m->network, r->devices_used);
+	line(fp, off, "");
+	if (flavor) {
+		line(fp, off, "[model]");
+		line(fp, off, "name = \"%s\"", name);
+		line(fp, off, "flavor = \"%s\"", flavor);
+		line(fp, off, "");
+	}
+	line(fp, off, "[training]");
+	/* pipelined, a data-parallel rank's whole share in one step, cut
+	 * into micro-batches of b; else b, accumulated m times */
+	line(fp, off, "local_batch_size = %ld", S > 1 ? b * r->m : b);
+	line(fp, off, "global_batch_size = %ld", m->global_batch);
+	if (s > 0)
+		line(fp, off, "seq_len = %ld", s);
+	line(fp, off, "mixed_precision_param = \"bfloat16\"");
+	line(fp, off, "mixed_precision_reduce = \"float32\"");
+	line(fp, off, "");
+	line(fp, off, "[parallelism]");
+	line(fp, off, "data_parallel_replicate_degree = %ld", p->fsdp ? 1 :
+	    p->d);
+	line(fp, off, "data_parallel_shard_degree = %ld", p->fsdp ? p->d : 1);
+	/* "default": resharded without pipelining, kept with it */
+	if (p->fsdp)
+		line(fp, off, "fsdp_reshard_after_forward = \"default\"");
+	line(fp, off, "tensor_parallel_degree = %ld", t);
+	line(fp, off, "context_parallel_degree = %ld", c);
+	line(fp, off, "pipeline_parallel_degree = %d", S);
+	if (S > 1) {
+		line(fp, off, "pipeline_parallel_schedule = \"1F1B\"");
+		line(fp, off, "pipeline_parallel_microbatch_size = %ld", b);
+		fputs(off ? "# " : "", fp);
+		fputs("module_fqns_per_model_part = [", fp);
+		for (int i = 0; i < S; i++) {
+			int first = 1;
+
+			fputs(i ? ", [" : "[", fp);
+			for (size_t k = p->stage[i].first; k <= p->stage[i].last;
+			    k++)
+				row_modules(fp, g, k, &block, &first);
+			fputc(']', fp);
+		}
+		fputs("]\n", fp);
+	}
+	line(fp, off, "");
+	line(fp, off, "[activation_checkpoint]");
+	line(fp, off, "mode = \"%s\"", p->recompute == RC_FULL ? "full" :
+	    p->recompute == RC_SELECTIVE ? "selective" : "none");
+	line(fp, off, "");
+	/* priced with fused kernels as Transformer Engine runs them; eager
+	 * PyTorch runs more, smaller ones (not priced) */
+	line(fp, off, "[compile]");
+	line(fp, off, "enable = true");
+	return w.n;
+}

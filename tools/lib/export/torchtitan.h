@@ -1,0 +1,58 @@
+/*
+ * torchtitan.h - a plan as the torchtitan job that runs it (dpsolve -f
+ * torchtitan; issue 36, item 2).  Pinned at torchtitan v0.2.2 (commit
+ * 73a0e6979dd10b6b1904098eb3c8f62c18ab87ce): its job keys are those of
+ * torchtitan/config/job_config.py there, its rules those of
+ * torchtitan/distributed/parallel_dims.py and the Llama 3 model's
+ * infra/parallelize.py.
+ */
+#ifndef NP_TORCHTITAN_H
+#define NP_TORCHTITAN_H
+
+#include <stdio.h>
+
+#include "export/megatron.h"
+#include "export/summary.h"
+#include "io/planio.h"
+#include "model/config.h"
+#include "model/plan.h"
+
+/*
+ * torchtitan's model name and flavor for a model of this shape (its
+ * registered Llama 3 flavors: width, layers, heads, key/value heads and
+ * FFN width), or NULL.
+ */
+const char *torchtitan_flavor(const struct model_cfg *model,
+    const char **name);
+
+/*
+ * Why torchtitan v0.2.2 cannot run a plan as dpsolve priced it, each
+ * reason in w (struct megatron_why, the same list): its data
+ * parallelism is FSDP2 (or DDP alone, with no other parallelism), never
+ * Megatron's distributed optimizer or ZeRO copies; tensor parallelism
+ * with sequence parallelism; no interleaving or split schedule as
+ * priced; recomputation none or full (torchtitan's selective is per
+ * operator or per layer, not Megatron's); no experts or FP8 recipe (not
+ * mapped yet); the sequence a multiple of t and of 2c; the global batch a
+ * multiple of b d; and, with the model, a flavor torchtitan has.
+ * Returns the number of reasons (0: it runs).
+ */
+int torchtitan_check(const struct plan *p, long global_batch,
+    const struct model_cfg *model, struct megatron_why *w);
+
+/* The variant rules of torchtitan_check, for the search to leave out the
+ * variants torchtitan cannot run. */
+int torchtitan_variant_ok(const struct layer_graph *g,
+    const struct model_cfg *model);
+
+/*
+ * The job's TOML, after the plan's summary as comments and the torchrun
+ * line that starts it (node_devices GPUs a node); a plan torchtitan
+ * cannot run is written commented out after a line naming each reason.
+ * Returns the number of reasons.
+ */
+int torchtitan_write(FILE *fp, const struct plan_meta *m,
+    const struct summary_info *si, long node_devices, const struct plan *p,
+    const struct plan_result *r);
+
+#endif
