@@ -231,6 +231,7 @@ struct launch_info {
 	const struct model_cfg *model;	/* NULL: no -A */
 	long node_devices;
 	struct summary_info summary;
+	int optimizer;			/* OPT_*: torchtitan's job checks it */
 };
 
 /* The plan (p[0]) and with -k its runner-ups (p[1..n-1]) in one format:
@@ -248,7 +249,8 @@ write_one(FILE *fp, int format, const struct plan_meta *m,
 		summary_write(fp, "", m, &li->summary, p, r);
 		summary_ranked(fp, "", p, r, n);
 	} else if (format == PLANIO_TORCHTITAN) {
-		torchtitan_write(fp, m, &li->summary, li->node_devices, p, r);
+		torchtitan_write(fp, m, &li->summary, li->node_devices,
+		    li->optimizer, p, r);
 		summary_ranked(fp, "# ", p, r, n);
 	} else {
 		megatron_write(fp, m, &li->summary, li->node_devices, p, r);
@@ -500,7 +502,7 @@ main(int argc, char *argv[])
 	struct opts o;
 	struct accel_cfg accel;
 	struct model_cfg model;
-	struct launch_info li = { NULL, 1, { NULL, NULL, 0 } };
+	struct launch_info li = { NULL, 1, { NULL, NULL, 0 }, OPT_ADAM };
 	struct network net, flat;
 	struct variants vs;
 	struct plan_env env;
@@ -639,6 +641,7 @@ main(int argc, char *argv[])
 	li.model = o.model ? &model : NULL;
 	li.summary = (struct summary_info){ li.model, &accel, o.memory_bytes ?
 	    0 : accel_memory_reserve_bytes(&accel) };
+	li.optimizer = o.optimizer;
 	li.node_devices = net.host_devices > 0 ? net.host_devices :
 	    net.span[0];
 	if (o.devices > net.ndevices)
@@ -749,16 +752,22 @@ main(int argc, char *argv[])
 		if (o.torchtitan) {
 			const char *name;
 
-			if (li.model && torchtitan_flavor(li.model, &name) ==
-			    NULL)
+			if (!li.model)
+				die("%s: -X torchtitan needs the model's config "
+				    "(-A model.xml): torchtitan trains its own "
+				    "flavors", argv[0]);
+			if (torchtitan_flavor(li.model, &name) == NULL)
 				die("%s: torchtitan v0.2.2 has no Llama 3 flavor "
 				    "of this shape (-X none searches nestplan's "
 				    "whole space)", o.model);
+			if (env.optimizer != OPT_ADAM)
+				die("%s: -X torchtitan with -O sgd: torchtitan "
+				    "v0.2.2 runs Adam and AdamW", argv[0]);
 			if (ng == 0)
 				die("%s: torchtitan runs none of the variants "
 				    "(no experts or FP8; tensor parallelism "
 				    "with sequence parallelism; the sequence a "
-				    "multiple of t and 2 c)", argv[0]);
+				    "multiple of 2 t c)", argv[0]);
 			dpo.zero = DP_ZERO_OFF;
 			dpo.megatron_batch = 1;	/* whole batches */
 			dpo.fsdp_min = dpo.fsdp_max = 1;
@@ -807,7 +816,7 @@ main(int argc, char *argv[])
 			struct megatron_why why;
 
 			if (torchtitan_check(&plans[k], env.global_batch,
-			    li.model, &why) > 0)
+			    env.optimizer, li.model, &why) > 0)
 				die("internal error: the torchtitan search chose "
 				    "a plan torchtitan cannot run: %s",
 				    why.why[0]);

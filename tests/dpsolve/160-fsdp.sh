@@ -5,7 +5,9 @@
 # sharded over the 64 data-parallel ranks: 8 bytes a parameter, 4 a
 # parameter byte of the graph over 64, summed here from the graph itself.
 # torchtitan's job (-f torchtitan, -X torchtitan): its keys, degrees,
-# batches and a two-stage plan's modules.
+# batches, sequence and a two-stage plan's modules; HSDP over groups of 8
+# replicas priced and launched as 8 x 8; no job without the model's
+# config, none for a model torchtitan has no flavor of.
 # Refused: -I with -X megatron or with -E (usage), fsdp="1" on two stages,
 # fsdp="3", fsdp beside the distributed optimizer, an FP8 graph; the
 # Megatron launch says it cannot run the plan, pipesim refuses it.
@@ -105,10 +107,16 @@ run -X torchtitan -f torchtitan -o "$tmp/job.toml" "$tmp/g/index.csv" ||
 grep -q 'cannot run' "$tmp/job.toml" && say "torchtitan: $(grep cannot "$tmp/job.toml")"
 toml_keys "$tmp/job.toml"
 [ "$(val "$tmp/job.toml" flavor)" = '"8B"' ] || say "flavor: $(val "$tmp/job.toml" flavor)"
-[ "$(val "$tmp/job.toml" global_batch_size)" = 512 ] || say "global batch: $(val "$tmp/job.toml" global_batch_size)"
-[ $(($(val "$tmp/job.toml" data_parallel_shard_degree) * $(val "$tmp/job.toml" tensor_parallel_degree) * \
+[ "$(val "$tmp/job.toml" seq_len)" = 8192 ] || say "seq_len: $(val "$tmp/job.toml" seq_len)"
+[ "$(val "$tmp/job.toml" fsdp_reshard_after_forward)" = '"default"' ] ||
+    say "reshard: $(val "$tmp/job.toml" fsdp_reshard_after_forward)"
+dp=$(($(val "$tmp/job.toml" data_parallel_shard_degree) * $(val "$tmp/job.toml" data_parallel_replicate_degree)))
+[ $((dp * $(val "$tmp/job.toml" tensor_parallel_degree) * \
     $(val "$tmp/job.toml" context_parallel_degree) * $(val "$tmp/job.toml" pipeline_parallel_degree))) -eq 64 ] ||
     say "the degrees do not make the 64 GPUs"
+# torchtitan's accumulation: the global batch whole local batches a rank
+[ $(( 512 % ($(val "$tmp/job.toml" local_batch_size) * dp) )) -eq 0 ] ||
+    say "512 is not whole local batches of $(val "$tmp/job.toml" local_batch_size) over $dp ranks"
 run -E "$tmp/kept.xml" -f torchtitan -o "$tmp/kept.toml" "$tmp/g/index.csv" || say "kept: no job"
 toml_keys "$tmp/kept.toml"
 [ "$(val "$tmp/kept.toml" pipeline_parallel_degree)" = 2 ] &&
@@ -130,5 +138,32 @@ run -X none -E "$tmp/off.xml" -f torchtitan -o "$tmp/off.toml" "$tmp/g/index.csv
     grep -q "cannot run this plan: Megatron's distributed optimizer" "$tmp/off.toml" ||
     say "Megatron's plan as a torchtitan job: $(grep cannot "$tmp/off.toml")"
 grep -q '^\[parallelism\]' "$tmp/off.toml" && say "an unrunnable job not commented out"
+# HSDP: the one-stage plan sharded over groups of 8 replicas (a node),
+# priced again and launched as 8 replicas of 8 shards; a group of 3 of 64
+# refused
+sed 's/ fsdp="1"/ fsdp="1" fsdp_shard="8"/' "$tmp/only.xml" > "$tmp/hsdp.xml"
+run -E "$tmp/hsdp.xml" -o "$tmp/hsdp-e.xml" "$tmp/g/index.csv" &&
+    grep -q ' fsdp_shard="8"' "$tmp/hsdp-e.xml" || say "HSDP plan not priced or not kept"
+run -E "$tmp/hsdp.xml" -f torchtitan -o "$tmp/hsdp.toml" "$tmp/g/index.csv" &&
+    [ "$(val "$tmp/hsdp.toml" data_parallel_replicate_degree)" = 8 ] &&
+    [ "$(val "$tmp/hsdp.toml" data_parallel_shard_degree)" = 8 ] ||
+    say "HSDP job: $(grep degree "$tmp/hsdp.toml" | tr '\n' ' ')"
+rm -f "$tmp/x.xml"
+bad 's/ fsdp="1"/ fsdp="1" fsdp_shard="3"/' 'fsdp_shard 3 with d = 64'
+# without the model's config the job would train torchtitan's debug model
+"$BIN/dpsolve" -a $acc -n $net -N 64 -B 512 -E "$tmp/only.xml" -f torchtitan \
+    -o "$tmp/nomodel.toml" "$tmp/g/index.csv" &&
+    grep -q "cannot run this plan: no model config" "$tmp/nomodel.toml" ||
+    say "no -A: $(grep cannot "$tmp/nomodel.toml")"
+"$BIN/dpsolve" -a $acc -n $net -N 64 -B 512 -X torchtitan -o "$tmp/x.xml" \
+    "$tmp/g/index.csv" 2> "$tmp/err" && say "-X torchtitan searched without -A"
+grep -q 'needs the model' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
+# a model torchtitan has no flavor of: Llama 2 7B (vocabulary 32,000)
+"$BIN/graph-normalize" -c configs/models/llama2-7b.xml -a $acc -V t=1,c=1,b=1 \
+    -o "$tmp/l2.csv" || exit 1
+"$BIN/dpsolve" -A configs/models/llama2-7b.xml -a $acc -n $net -N 64 -B 512 \
+    -X torchtitan -o "$tmp/x.xml" "$tmp/l2.csv" 2> "$tmp/err" &&
+    say "-X torchtitan planned Llama 2 7B"
+grep -q 'no Llama 3 flavor' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
 
 exit $fail

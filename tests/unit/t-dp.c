@@ -191,6 +191,8 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 		    RC_FULL ? o->block_max : 0); k++)
 		for (int fsdp = 0; fsdp <= (o->fsdp_max && !zero_on ?
 		    PLAN_FSDP_KEPT : 0); fsdp++)
+		for (long hs = 0; hs <= (fsdp ? PLAN_HSDP_MAX : 0); hs = hs ?
+		    2 * hs : 2)
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
 		for (int f8 = 0; f8 <= (dopt && !zero_on ?
 		    o->fp8_gather_max : 0); f8++)
@@ -241,8 +243,9 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 
 				/* FSDP2: resharded on one stage, kept on more,
 				 * over two devices or more */
-				if (fsdp && plan_fsdp_layout_refused(fsdp, S,
-				    d * v.c) != NULL)
+				if (fsdp && (plan_hsdp_refused(hs, d) != NULL ||
+				    plan_fsdp_layout_refused(fsdp, S, (hs ? hs :
+				    d) * v.c) != NULL))
 					continue;
 				struct plan p = { .g = g[vi], .d = d,
 				    .recompute = block ? RC_FULL : (int)k,
@@ -250,7 +253,7 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 				    .stage = st, .v = nv, .distopt = dopt && !fsdp,
 				    .overlap_grad = o->overlap && !fsdp,
 				    .overlap_param = o->overlap && dopt && !fsdp,
-				    .fsdp = fsdp,
+				    .fsdp = fsdp, .fsdp_shard = hs,
 				    .ends_in_split = ends,
 				    .recompute_layers = block ? k -
 				    o->recompute_max : 0,
@@ -428,6 +431,7 @@ random_instances(void)
 	int total = 550, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
 	int fp8_gather = 0, zbh1 = 0, zbv = 0, dualpipev = 0;
 	int fsdp[PLAN_FSDP_KEPT + 1] = { 0 };	/* the winners' */
+	int hsdp = 0;				/* of them, HSDP */
 	/* the experts' other layouts chosen: a batch split with a fold, an
 	 * expert tensor group below t */
 	int fold = 0, etp = 0;
@@ -613,6 +617,7 @@ random_instances(void)
 			}
 			distopt += best.distopt;
 			fsdp[best.fsdp]++;
+			hsdp += best.fsdp && best.fsdp_shard > 0;
 			fp8_gather += best.fp8_param_gather;
 			zbh1 += best.schedule == PLAN_ZBH1;
 			zbv += best.schedule == PLAN_ZBV;
@@ -750,13 +755,13 @@ random_instances(void)
 	    "ones, %d with more than one stage), %d interleaved; "
 	    "recompute none/full/selective %d/%d/%d (block %d), distributed "
 	    "optimizer %d (gathering FP8 %d), FSDP2 %d resharded and %d "
-	    "kept, ZB-H1 %d, ZB-V %d, DualPipeV %d; "
+	    "kept (HSDP %d), ZB-H1 %d, ZB-V %d, DualPipeV %d; "
 	    "experts folded over a sequence in a batch split %d, split over "
 	    "fewer tensor ranks than t %d; %ld plans enumerated; "
 	    "Megatron's space dearer in %d (the encoder rule in %d)\n",
 	    infeasible, zero, zero_heavy_solved, zero_pipelines, interleaved,
 	    modes[0], modes[1], modes[2], block, distopt, fp8_gather,
-	    fsdp[PLAN_FSDP_RESHARD], fsdp[PLAN_FSDP_KEPT], zbh1,
+	    fsdp[PLAN_FSDP_RESHARD], fsdp[PLAN_FSDP_KEPT], hsdp, zbh1,
 	    zbv, dualpipev, fold, etp, brute_plans, mega_dearer,
 	    mega_encoder_dearer);
 }
@@ -1584,6 +1589,72 @@ fsdp_by_hand(void)
 }
 
 /*
+ * HSDP by hand: the three rows of fsdp_by_hand resharded on one stage, d
+ * = 4 on two nodes of two devices (inside 1e10 B/s, between 1e9, no
+ * latency), B = 8 (m = 2).  Over all four (FSDP2), an all-reduce of X
+ * bytes takes X / 1e10 inside the node and X / 2 / 1e9 between (each
+ * device's half), 0.6 X / 1e9: gathers of 6, 12, 6 ms, reduce-scatters of
+ * 12, 24, 12.  Forward 6 + max(10, 12) + 30 + 20 = 68 ms; backward: the
+ * head 0-40 (its reduce-scatter 40-52), the block 40-100 (100-124), the
+ * embedding 100-120, waiting for the block's to 124 (124-136): 136 ms; a
+ * micro-batch 204 ms; step 2 x 0.204 + 40 x 4e7 / 4 / 1e11 = 0.412 s.
+ * HSDP over shard groups of the two devices of a node (fsdp_shard 2):
+ * gathers of 1, 2, 1 ms, reduce-scatters of 2, 4, 2, each then the
+ * shard's 2 p / 2 bytes all-reduced across the nodes, 20, 40, 20 ms:
+ * reductions of 22, 44, 22.  Forward 1 + 10 + 30 + 20 = 61 ms; backward:
+ * the head 0-40 (40-62), the block 40-100 (100-144), the embedding
+ * 100-120, then 144-166: 166 ms; a micro-batch 227 ms; step 2 x 0.227 +
+ * 40 x 4e7 / 2 / 1e11 = 0.462 s.  Weights: 2 x 8e7 / 2 shards + two
+ * units 6e7 = 1.4e8.
+ */
+static void
+hsdp_by_hand(void)
+{
+	struct network net;
+	struct layer_graph g;
+	struct plan_env env;
+	struct plan_stage one[1] = { { 0, 2, 1, 0, 0 } };
+	struct plan p = { .g = &g, .d = 4, .nstages = 1, .stage = one,
+	    .fsdp = PLAN_FSDP_RESHARD };
+	struct plan_result r;
+	struct pl_err err;
+
+	memset(&net, 0, sizeof net);
+	net.nlevels = 2;
+	level(&net, 0, 2, 1e10, 0);
+	level(&net, 1, 2, 1e9, 0);
+	network_finish(&net, "net", &err);
+	graph_alloc(&g, 3);
+	set_row(&g, 0, 0.01, 0.02, 2e7, 1e6, 0);
+	set_row(&g, 1, 0.03, 0.06, 4e7, 1e6, 0);
+	set_row(&g, 2, 0.02, 0.04, 2e7, 1e6, 0);
+	env = (struct plan_env){ .net = &net, .devices = 4,
+	    .memory_bytes = 1e12, .optimizer = OPT_ADAM, .global_batch = 8,
+	    .grad_bytes_per_param = 4, .grad_copies = 1,
+	    .optimizer_Bps = 1e11 };
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 over two nodes");
+	EQ_DBL(r.stage[0].load_s, 0.204, 1e-12, "FSDP2 over two nodes: "
+	    "204 ms a micro-batch");
+	EQ_DBL(r.step_s, 0.412, 1e-12, "FSDP2 over two nodes: step 0.412 s");
+	plan_result_release(&r);
+	p.fsdp_shard = 2;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "HSDP, a node a shard "
+	    "group");
+	EQ_DBL(r.stage[0].forward_s, 0.061, 1e-12, "HSDP: gathers inside "
+	    "the node, 61 ms forward");
+	EQ_DBL(r.stage[0].load_s, 0.227, 1e-12, "HSDP: the shards' "
+	    "all-reduce across the nodes after each reduce-scatter, 227 ms");
+	EQ_DBL(r.step_s, 0.462, 1e-12, "HSDP: step 0.462 s");
+	EQ_DBL(r.stage[0].mem.weights, 1.4e8, 1e-12, "HSDP: the shards over "
+	    "the group's two devices, and two units gathered");
+	plan_result_release(&r);
+	p.fsdp_shard = 3;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0 && strstr(err.msg,
+	    "does not divide d"), "HSDP: a shard group of 3 of 4: refused");
+	layers_release(&g);
+}
+
+/*
  * The optimizer step's shards by hand, on one level of 1e9 B/s, fp32
  * gradients (Adam: 2 x 4 + 30 = 38 bytes a parameter): two rows of 2e6
  * parameter bytes (1e6 parameters) each, half of each dense, at e = 2
@@ -1726,6 +1797,7 @@ main(void)
 	recompute_collectives_and_scatter_gather();
 	optimizer_shards();
 	fsdp_by_hand();
+	hsdp_by_hand();
 	context_parallel_group();
 	alpha_floor();
 	beta_floor();

@@ -41,7 +41,7 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 	 * fold: both) */
 	long cp = c * layers_ep_fold(g), dp = p->d * eb;
 	long mb = b / eb, z = 1;
-	char rc[64], vp[32] = "", ep[48] = "", zero[64] = "";
+	char rc[64], vp[32] = "", ep[48] = "", zero[64] = "", hsdp[320] = "";
 
 	for (int i = 0; i < p->nstages; i++)
 		if (p->stage[i].z > z)
@@ -60,11 +60,19 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 	if (z > 1)
 		snprintf(zero, sizeof zero, "; ZeRO over %ld copies of a stage",
 		    z);
+	if (p->fsdp && p->fsdp_shard > 0)
+		snprintf(hsdp, sizeof hsdp, "HSDP: FSDP2 over groups of %ld "
+		    "DP ranks and their CP ranks, the groups' gradients "
+		    "all-reduced across %ld replicas (%s; torchtitan's, not "
+		    "Megatron-LM's)", p->fsdp_shard, p->d / p->fsdp_shard,
+		    p->fsdp == PLAN_FSDP_KEPT ? "gathered once a step and "
+		    "kept" : "each block gathered for every micro-batch");
 	snprintf(buf, len, "TP %ld%s, PP %d%s, CP %ld%s, DP %ld; micro-batch "
 	    "%ld, global batch %ld (%ld micro-batches a data-parallel rank); "
 	    "recomputation %s; %s%s%s", t, sp ? " (sequence parallel)" : "",
 	    p->nstages, vp, cp, ep, dp, mb, global_batch,
 	    mb * dp > 0 ? (global_batch + mb * dp - 1) / (mb * dp) : 0, rc,
+	    p->fsdp && p->fsdp_shard > 0 ? hsdp :
 	    p->fsdp == PLAN_FSDP_RESHARD ? "FSDP2 over DP and CP (weights, "
 	    "gradients and Adam's states sharded; each block gathered for "
 	    "every micro-batch's forward and backward pass; torchtitan's, "
@@ -217,6 +225,12 @@ layout_short(char *buf, size_t len, const struct plan *p)
 	    "selective" : "none", p->fsdp == PLAN_FSDP_RESHARD ? ", FSDP2" :
 	    p->fsdp == PLAN_FSDP_KEPT ? ", FSDP2 kept" : p->distopt ?
 	    ", dist-opt" : "", zero);
+	if (p->fsdp && p->fsdp_shard > 0) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, len > at ? len - at : 0, " (HSDP %ld x %ld)",
+		    p->d / p->fsdp_shard, p->fsdp_shard);
+	}
 	if (g->var_fp8 != FP8_NONE) {
 		size_t at = strlen(buf);
 

@@ -26,11 +26,18 @@ torchtitan_flavor(const struct model_cfg *model, const char **name)
 	    i++) {
 		const struct flavor *f = &flavors[i];
 
+		/* and the rest of its TransformerModelArgs: vocabulary
+		 * 128,256 (model/args.py), RMSNorm, a SwiGLU MLP, rotary
+		 * positions, no bias, untied embeddings, no query/key norm */
 		if (model->architecture == ARCH_DECODER && model->experts <= 1 &&
 		    model->q_lora_rank == 0 && model->kv_lora_rank == 0 &&
 		    model->hidden == f->hidden && model->layers == f->layers &&
 		    model->heads == f->heads && model->kv_heads ==
-		    f->kv_heads && model->ffn_hidden == f->ffn) {
+		    f->kv_heads && model->ffn_hidden == f->ffn &&
+		    model->vocab == 128256 && model->norm == NORM_RMSNORM &&
+		    model->mlp == MLP_GATED && model->activation == ACT_SILU &&
+		    model->position == POS_ROTARY && !model->bias &&
+		    !model->tied_embeddings && !model->qk_norm) {
 			*name = f->name;
 			return f->flavor;
 		}
@@ -59,11 +66,29 @@ torchtitan_variant_ok(const struct layer_graph *g,
 
 	return !layers_has_experts(g) && g->var_fp8 == FP8_NONE &&
 	    (t == 1 || (g->has_variant && g->var_sp)) &&
-	    (s <= 0 || (s % t == 0 && s % (2 * c) == 0));
+	    (s <= 0 || s % (2 * t * c) == 0);
+}
+
+/* Whether the graph's rows are torchtitan's modules, one each: the
+ * embedding first, then `layers` transformer blocks, the head last. */
+static int
+rows_are_modules(const struct layer_graph *g, long layers)
+{
+	long blocks = 0;
+
+	if (g->n < 2 || strcmp(g->l[0].kind, "embedding") ||
+	    strcmp(g->l[g->n - 1].kind, "head"))
+		return 0;
+	for (size_t i = 1; i + 1 < g->n; i++) {
+		if (strcmp(g->l[i].kind, "transformer"))
+			return 0;
+		blocks++;
+	}
+	return blocks == layers;
 }
 
 int
-torchtitan_check(const struct plan *p, long global_batch,
+torchtitan_check(const struct plan *p, long global_batch, int optimizer,
     const struct model_cfg *model, struct megatron_why *w)
 {
 	const struct layer_graph *g = p->g;
@@ -87,11 +112,11 @@ torchtitan_check(const struct plan *p, long global_batch,
 	if (!p->fsdp && p->distopt)
 		cannot(w, "Megatron's distributed optimizer (torchtitan "
 		    "shards with FSDP2: dpsolve -X torchtitan, or -I)");
-	else if (!p->fsdp && p->d > 1 && (t > 1 || c > 1 ||
-	    p->nstages > 1))
-		cannot(w, "data parallelism without FSDP2 beside tensor, "
-		    "context or pipeline parallelism (its DDP runs alone: "
-		    "\"DDP has not supported > 1D parallelism\")");
+	else if (!p->fsdp)
+		cannot(w, "no FSDP2 (without it torchtitan trains in fp32 "
+		    "beside tensor or pipeline parallelism, applies FSDP2 "
+		    "over the context ranks anyway, and runs DDP on fp32 "
+		    "weights under autocast: none priced)");
 	if (t > 1 && !sp)
 		cannot(w, "tensor parallelism without sequence parallelism "
 		    "(torchtitan's shards the norms' sequence always)");
@@ -106,16 +131,25 @@ torchtitan_check(const struct plan *p, long global_batch,
 	if (p->tp_overlap)
 		cannot(w, "Transformer Engine's tensor-parallel overlap "
 		    "(torchtitan's async TP is not priced)");
-	if (s > 0 && (s % t || s % (2 * c)))
+	if (s > 0 && s % (2 * t * c))
 		cannot(w, "a sequence of %ld tokens: torchtitan needs a "
-		    "multiple of t = %ld and of 2 c = %ld", s, t, 2 * c);
+		    "multiple of t times 2 c, %ld", s, 2 * t * c);
+	if (optimizer != OPT_ADAM)
+		cannot(w, "SGD (torchtitan v0.2.2 runs Adam and AdamW)");
 	if (global_batch % (b * p->d))
 		cannot(w, "a global batch of %ld is not a multiple of the "
 		    "micro-batch times the data-parallel degree, %ld", global_batch,
 		    b * p->d);
-	if (model && torchtitan_flavor(model, &name) == NULL)
+	if (!model)
+		cannot(w, "no model config (dpsolve -A model.xml): without "
+		    "its flavor torchtitan trains its debug model");
+	else if (torchtitan_flavor(model, &name) == NULL)
 		cannot(w, "no Llama 3 flavor of the model's shape (torchtitan "
 		    "trains its registered models: add one)");
+	else if (!rows_are_modules(g, model->layers))
+		cannot(w, "rows that are not torchtitan's modules (the "
+		    "embedding, %ld blocks, the head: the analytic graphs')",
+		    model->layers);
 	return w->n;
 }
 
@@ -131,6 +165,16 @@ line(FILE *fp, int off, const char *fmt, ...)
 	vfprintf(fp, fmt, ap);
 	va_end(ap);
 	fputc('\n', fp);
+}
+
+/* A name inside a TOML basic string: its quotes and backslashes and
+ * control characters as underscores. */
+static void
+quoted(FILE *fp, const char *name)
+{
+	for (; *name; name++)
+		fputc(*name == '"' || *name == '\\' || (unsigned char)*name <
+		    0x20 ? '_' : *name, fp);
 }
 
 /* torchtitan's module names of row i: the embedding, a block, the head
@@ -155,8 +199,8 @@ row_modules(FILE *fp, const struct layer_graph *g, size_t i, long *block,
 
 int
 torchtitan_write(FILE *fp, const struct plan_meta *m,
-    const struct summary_info *si, long node_devices, const struct plan *p,
-    const struct plan_result *r)
+    const struct summary_info *si, long node_devices, int optimizer,
+    const struct plan *p, const struct plan_result *r)
 {
 	const struct model_cfg *model = si->model;
 	const struct layer_graph *g = p->g;
@@ -167,7 +211,7 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 	const char *name = NULL, *flavor = torchtitan_flavor(model, &name);
 	struct megatron_why w;
 
-	torchtitan_check(p, m->global_batch, model, &w);
+	torchtitan_check(p, m->global_batch, optimizer, model, &w);
 	off = w.n > 0;
 	summary_write(fp, "# ", m, si, p, r);
 	nproc = node_devices < r->devices_used ? node_devices : r->devices_used;
@@ -184,8 +228,12 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 		fputs("# the model's name, flavor and sequence need its config: "
 		    "dpsolve -A model.xml\n", fp);
 	line(fp, off, "[job]");
-	line(fp, off, "description = \"nestplan: %s on %s, %ld GPUs\"",
-	    m->label, m->network, r->devices_used);
+	fputs(off ? "# " : "", fp);
+	fputs("description = \"nestplan: ", fp);
+	quoted(fp, m->label);
+	fputs(" on ", fp);
+	quoted(fp, m->network);
+	fprintf(fp, ", %ld GPUs\"\n", r->devices_used);
 	line(fp, off, "");
 	if (flavor) {
 		line(fp, off, "[model]");
@@ -204,9 +252,11 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 	line(fp, off, "mixed_precision_reduce = \"float32\"");
 	line(fp, off, "");
 	line(fp, off, "[parallelism]");
-	line(fp, off, "data_parallel_replicate_degree = %ld", p->fsdp ? 1 :
-	    p->d);
-	line(fp, off, "data_parallel_shard_degree = %ld", p->fsdp ? p->d : 1);
+	/* HSDP: d / s groups of s sharding replicas */
+	line(fp, off, "data_parallel_replicate_degree = %ld", !p->fsdp ? p->d :
+	    p->fsdp_shard > 0 ? p->d / p->fsdp_shard : 1);
+	line(fp, off, "data_parallel_shard_degree = %ld", !p->fsdp ? 1 :
+	    p->fsdp_shard > 0 ? p->fsdp_shard : p->d);
 	/* "default": resharded without pipelining, kept with it */
 	if (p->fsdp)
 		line(fp, off, "fsdp_reshard_after_forward = \"default\"");

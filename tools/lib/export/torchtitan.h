@@ -27,17 +27,18 @@ const char *torchtitan_flavor(const struct model_cfg *model,
 
 /*
  * Why torchtitan v0.2.2 cannot run a plan as dpsolve priced it, each
- * reason in w (struct megatron_why, the same list): its data
- * parallelism is FSDP2 (or DDP alone, with no other parallelism), never
- * Megatron's distributed optimizer or ZeRO copies; tensor parallelism
- * with sequence parallelism; no interleaving or split schedule as
- * priced; recomputation none or full (torchtitan's selective is per
- * operator or per layer, not Megatron's); no experts or FP8 recipe (not
- * mapped yet); the sequence a multiple of t and of 2c; the global batch a
- * multiple of b d; and, with the model, a flavor torchtitan has.
- * Returns the number of reasons (0: it runs).
+ * reason in w (struct megatron_why, the same list): FSDP2 (its other ways
+ * train in fp32 or on fp32 weights, not priced), never Megatron's
+ * distributed optimizer or ZeRO copies; tensor parallelism with sequence
+ * parallelism; no interleaving or split schedule as priced;
+ * recomputation none or full (torchtitan's selective is per operator or
+ * per layer, not Megatron's); no experts or FP8 recipe (not mapped yet);
+ * the sequence a multiple of 2 t c; the global batch a multiple of b d;
+ * Adam (optimizer, OPT_*); and the model's config, of a flavor torchtitan
+ * has, its rows torchtitan's modules.  Returns the number of reasons (0:
+ * it runs).
  */
-int torchtitan_check(const struct plan *p, long global_batch,
+int torchtitan_check(const struct plan *p, long global_batch, int optimizer,
     const struct model_cfg *model, struct megatron_why *w);
 
 /* The variant rules of torchtitan_check, for the search to leave out the
@@ -52,7 +53,7 @@ int torchtitan_variant_ok(const struct layer_graph *g,
  * Returns the number of reasons.
  */
 int torchtitan_write(FILE *fp, const struct plan_meta *m,
-    const struct summary_info *si, long node_devices, const struct plan *p,
-    const struct plan_result *r);
+    const struct summary_info *si, long node_devices, int optimizer,
+    const struct plan *p, const struct plan_result *r);
 
 #endif

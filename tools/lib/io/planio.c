@@ -353,7 +353,7 @@ static const char *const parallelism_attrs[] = { "p", "d", "t", "sp", "e",
 	"distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
 	"ep_batch", "ep_fold", "expert_t", "deepep", "fp8_recipe",
-	"fp8_param_gather", "schedule", "fsdp", NULL };
+	"fp8_param_gather", "schedule", "fsdp", "fsdp_shard", NULL };
 static const char *const stage_attrs[] = { "index", "first_layer",
 	"last_layer", "layers", "devices", "first_device", "zero_stage",
 	"zero_degree", "compute_s", "collective_s", "p2p_in_s", "p2p_in_level",
@@ -372,7 +372,7 @@ static const char *const runner_attrs[] = { "rank", "micro_batch_samples",
 	"overlap_grad_reduce", "overlap_param_gather",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
 	"ep_batch", "ep_fold", "expert_t", "deepep", "fp8_recipe",
-	"fp8_param_gather", "schedule", "fsdp", "step_s", "throughput_samples_per_s", "microbatches",
+	"fp8_param_gather", "schedule", "fsdp", "fsdp_shard", "step_s", "throughput_samples_per_s", "microbatches",
 	"devices_used", "bottleneck_stage", "bottleneck_s", "sync_stage",
 	"sync_s", "fits", NULL };
 
@@ -479,6 +479,15 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 			    "(resharded after forward) or 2 (kept gathered)",
 			    f);
 		p->fsdp = (int)f;
+		if (xmlio_attr_long(file, par, "fsdp_shard", 0,
+		    &p->fsdp_shard, err) < 0)
+			return -1;
+		if (p->fsdp_shard > 0 && !p->fsdp)
+			return pl_errf(err, file, (size_t)xmlGetLineNo(par),
+			    "<parallelism> fsdp_shard: HSDP's shard group "
+			    "needs fsdp=\"1\" or \"2\"");
+		if (p->fsdp_shard == p->d)	/* all of them: FSDP2 */
+			p->fsdp_shard = 0;
 	}
 	/* Megatron's --recompute-method block, --recompute-num-layers N */
 	if (xmlio_attr_long(file, par, "recompute_layers", 0,
@@ -846,6 +855,8 @@ parallelism_props(xmlNodePtr n, const struct plan *p)
 		prop_str(n, "schedule", plan_schedule_name[p->schedule]);
 	if (p->fsdp)
 		prop_num(n, "fsdp", p->fsdp);
+	if (p->fsdp && p->fsdp_shard > 0)
+		prop_num(n, "fsdp_shard", (double)p->fsdp_shard);
 }
 
 /* A plan's <result> attributes (on `n`). */

@@ -155,7 +155,7 @@ plan_mode_of(const struct plan *p)
 	struct plan_mode m = { p->recompute, p->v > 1 ? p->v : 1, p->distopt,
 		p->overlap_grad, p->overlap_param, p->ends_in_split,
 		p->tp_overlap, p->recompute_layers, p->fp8_param_gather,
-		p->schedule, p->fsdp };
+		p->schedule, p->fsdp, p->fsdp ? p->fsdp_shard : 0 };
 
 	return m;
 }
@@ -185,6 +185,15 @@ plan_fsdp_layout_refused(int fsdp, long S, long group)
 		return "kept gathered on one stage (without pipelining, "
 		    "torchtitan reshards after backward and reduces every "
 		    "micro-batch: fsdp 1)";
+	return NULL;
+}
+
+const char *
+plan_hsdp_refused(long shard, long d)
+{
+	if (shard < 0 || (shard > 0 && (shard >= d || d % shard)))
+		return "a shard group of replicas that does not divide d "
+		    "into two groups or more";
 	return NULL;
 }
 
@@ -494,6 +503,10 @@ plan_cell_init(struct plan_cell *c, const struct plan_env *env,
 	c->sync_dense = xmalloc(n * sizeof *c->sync_dense);
 	c->sync_expert = xmalloc(n * sizeof *c->sync_expert);
 	c->zero_gather = xmalloc(n * sizeof *c->zero_gather);
+	if (c->mode.fsdp && c->mode.fsdp_shard > 0) {
+		c->hsdp_shard = xmalloc(n * sizeof *c->hsdp_shard);
+		c->hsdp_replica = xmalloc(n * sizeof *c->hsdp_replica);
+	}
 	c->have = xcalloc(n, 1);
 	/* the V-shaped schedules' form, where they run (DualPipeV: 2K
 	 * micro-batches or more; plan_evaluate refuses the others) */
@@ -510,6 +523,8 @@ plan_cell_release(struct plan_cell *c)
 	free(c->sync_dense);
 	free(c->sync_expert);
 	free(c->zero_gather);
+	free(c->hsdp_shard);
+	free(c->hsdp_replica);
 	free(c->have);
 	free(c->form);
 	memset(c, 0, sizeof *c);
@@ -554,8 +569,9 @@ shape_cost(const struct network *net, struct net_ap g, enum net_coll kind)
 }
 
 struct plan_shape_entry {
-	long key[7];			/* d, R, u*w, z, t, e, c; d = 0: empty */
-	struct net_cost dense, expert, gather;
+	long key[8];			/* d, R, u*w, z, t, e, c, HSDP's shard
+					 * (0: none); d = 0: empty */
+	struct net_cost dense, expert, gather, shard, replica;
 };
 
 static size_t
@@ -563,7 +579,7 @@ key_hash(const long *k)
 {
 	size_t h = 1469598103934665603UL;
 
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		h = (h ^ (size_t)k[i]) * 1099511628211UL;
 	return h;
 }
@@ -605,6 +621,47 @@ plan_shape_cache_release(struct plan_shape_cache *sc)
 	memset(sc, 0, sizeof *sc);
 }
 
+/* The larger latency and per-byte cost of a and b: a bound on both. */
+static struct net_cost
+cost_max(struct net_cost a, struct net_cost b)
+{
+	return (struct net_cost){ fmax(a.alpha_s, b.alpha_s),
+	    fmax(a.beta_s_per_byte, b.beta_s_per_byte) };
+}
+
+/*
+ * HSDP's groups at slot u (plan_mode.fsdp_shard s replicas a shard group,
+ * z = 1): shard group k holds devices u w + t i + (k s + j) R (i < c, j <
+ * s), and a shard's replicas, position (i, j), the d/s devices u w + t i
+ * + (k s + j) R over k.  Groups placed alike on the network cost alike;
+ * their placement repeats with their start modulo the span of the level
+ * below the top, so the worst of each kind is found over that period's
+ * distinct starts (at most d/s and s c of them): all-reduce costs, each
+ * the larger latency and per-byte cost of any group of its kind.
+ */
+static void
+hsdp_costs(struct plan_cell *c, long u, struct net_cost *shard,
+    struct net_cost *replica)
+{
+	const struct plan_variant *v = c->v;
+	const struct network *net = c->env->net;
+	long w = v->w, R = c->K * w, s = c->mode.fsdp_shard, groups = c->d / s;
+	long period = net->nlevels > 1 ? net->span[net->nlevels - 2] :
+	    net->ndevices;
+	long starts = period / gcd_long(period, (s * R) % period ?
+	    (s * R) % period : period);
+
+	*shard = *replica = (struct net_cost){ 0, 0 };
+	for (long k = 0; k < groups && k < starts; k++)
+		*shard = cost_max(*shard, shape_cost(net, (struct net_ap){
+		    u * w + k * s * R, v->t, v->c, R, s }, NET_ALL_REDUCE));
+	for (long j = 0; j < s; j++)
+		for (long i = 0; i < v->c; i++)
+			*replica = cost_max(*replica, shape_cost(net,
+			    (struct net_ap){ u * w + v->t * i + j * R, s * R,
+			    groups, 1, 1 }, NET_ALL_REDUCE));
+}
+
 /*
  * The data-parallel groups of a stage at slot u with z copies: slot 0's
  * dense parameters live on the d*z*c*e devices sharing them, its experts
@@ -617,7 +674,8 @@ group_costs(struct plan_cell *c, long u, long z)
 	const struct network *net = c->env->net;
 	long w = v->w, R = c->K * w, ce = v->c * v->e, r0 = 0;
 	size_t at = (size_t)u * NZ + (size_t)zlog(z);
-	long key[7] = { c->d, R, u * w, z, v->t, v->e, v->c };
+	long hs = c->mode.fsdp ? c->mode.fsdp_shard : 0;
+	long key[8] = { c->d, R, u * w, z, v->t, v->e, v->c, hs };
 	struct plan_shape_entry *hit = NULL;
 
 	c->have[at] = 1;
@@ -627,6 +685,10 @@ group_costs(struct plan_cell *c, long u, long z)
 			c->sync_dense[at] = hit->dense;
 			c->sync_expert[at] = hit->expert;
 			c->zero_gather[at] = hit->gather;
+			if (hs > 0) {
+				c->hsdp_shard[at] = hit->shard;
+				c->hsdp_replica[at] = hit->replica;
+			}
 			return;
 		}
 	}
@@ -642,11 +704,17 @@ group_costs(struct plan_cell *c, long u, long z)
 		c->zero_gather[at] = shape_cost(net, (struct net_ap){
 		    r0 * R + u * w, w, z, R, 1 }, NET_ALL_GATHER);
 	}
+	if (hs > 0)
+		hsdp_costs(c, u, &c->hsdp_shard[at], &c->hsdp_replica[at]);
 	if (hit) {
 		memcpy(hit->key, key, sizeof key);
 		hit->dense = c->sync_dense[at];
 		hit->expert = c->sync_expert[at];
 		hit->gather = c->zero_gather[at];
+		if (hs > 0) {
+			hit->shard = c->hsdp_shard[at];
+			hit->replica = c->hsdp_replica[at];
+		}
 		c->shared->n++;
 	}
 }
@@ -710,6 +778,16 @@ plan_stage_sync(struct plan_cell *c, size_t first, size_t last, long u)
 	return grad_s + param_s;
 }
 
+/* The devices FSDP2 shards a stage over: its d replicas' (or HSDP's
+ * shard group's) c context ranks each. */
+static double
+fsdp_shards(const struct plan_cell *c)
+{
+	long r = c->mode.fsdp_shard > 0 ? c->mode.fsdp_shard : c->d;
+
+	return (double)(r * c->v->c);
+}
+
 /* Row i's bf16 parameter bytes on a device (an FSDP unit's, gathered). */
 static double
 row_params(const struct plan_variant *v, size_t i)
@@ -747,7 +825,7 @@ fsdp_memory(const struct plan_cell *c, size_t first, size_t last,
 			    row_params(v, i + 1));
 	}
 	s->fsdp = c->mode.fsdp;
-	s->fsdp_shards = (double)(c->d * v->c);
+	s->fsdp_shards = fsdp_shards(c);
 	if (c->mode.fsdp == PLAN_FSDP_KEPT) {
 		s->fsdp_gathered_bytes = all;
 		s->fsdp_grad_bytes = 2 * all + unit;
@@ -1034,6 +1112,21 @@ fsdp_reduce_s(struct net_cost g, double bytes)
 	return bytes > 0 ? net_time(g, 2 * bytes) / 2 : 0;
 }
 
+/* A unit's gradient reduced: reduce-scattered over its group and, under
+ * HSDP, the shard's fp32 bytes then all-reduced over its replicas (after
+ * it, on the same path: priced one after the other). */
+static double
+fsdp_unit_reduce_s(const struct plan_cell *c, size_t at, struct net_cost g,
+    double bytes)
+{
+	double rs = fsdp_reduce_s(g, bytes);
+
+	if (c->mode.fsdp_shard > 0 && bytes > 0)
+		rs += net_time(c->hsdp_replica[at], 2 * bytes /
+		    fsdp_shards(c));
+	return rs;
+}
+
 /* Row i's passes of one micro-batch as plan_stage_cost splits a stage's:
  * its forward compute and half the collectives it runs without
  * recomputation; the rest (FSDP refuses block recomputation). */
@@ -1072,8 +1165,7 @@ fsdp_optimizer_s(const struct plan_cell *c, size_t first, size_t last)
 
 	if (c->env->optimizer_Bps <= 0)
 		return 0;
-	return per_param * params / (double)(c->d * c->v->c) /
-	    c->env->optimizer_Bps;
+	return per_param * params / fsdp_shards(c) / c->env->optimizer_Bps;
 }
 
 /*
@@ -1098,13 +1190,14 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
     struct stage_cost *o)
 {
 	const struct plan_variant *v = c->v;
+	size_t at = (size_t)u * NZ;
 	struct net_cost g;
 	double gathers = 0, reduces = 0, wait = 0, passes = 0;
 	double fwd_t, t, rs, back_gathers = 0;
 
-	if (!c->have[(size_t)u * NZ])
+	if (!c->have[at])
 		group_costs(c, u, 1);
-	g = c->sync_dense[(size_t)u * NZ];
+	g = c->mode.fsdp_shard > 0 ? c->hsdp_shard[at] : c->sync_dense[at];
 	/* the forward pass: the first unit's gather, then each unit's
 	 * compute beside the next unit's gather */
 	fwd_t = fsdp_gather_s(g, row_params(v, first));
@@ -1114,7 +1207,7 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 
 		row_passes(c, i, &f, &b);
 		gathers += fsdp_gather_s(g, row_params(v, i));
-		reduces += fsdp_reduce_s(g, row_params(v, i));
+		reduces += fsdp_unit_reduce_s(c, at, g, row_params(v, i));
 		passes += f + b;
 		fwd_t += fmax(f, next);
 		wait += fmax(0, next - f);
@@ -1142,7 +1235,7 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 
 		row_passes(c, i, &f, &b);
 		post = fmax(t + b, rs);
-		rs = post + fsdp_reduce_s(g, row_params(v, i));
+		rs = post + fsdp_unit_reduce_s(c, at, g, row_params(v, i));
 		back_gathers += prev;
 		t = fmax(post, t + prev);
 	}
@@ -1399,7 +1492,12 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			return pl_errf(err, NULL, p->line, "fsdp %d: priced "
 			    "under 1F1B with one chunk a stage and without "
 			    "block recomputation only", p->fsdp);
-		why = plan_fsdp_layout_refused(p->fsdp, p->nstages, p->d *
+		if (plan_hsdp_refused(p->fsdp_shard, p->d) != NULL)
+			return pl_errf(err, NULL, p->line, "fsdp_shard %ld with "
+			    "d = %ld: %s", p->fsdp_shard, p->d,
+			    plan_hsdp_refused(p->fsdp_shard, p->d));
+		why = plan_fsdp_layout_refused(p->fsdp, p->nstages,
+		    (p->fsdp_shard > 0 ? p->fsdp_shard : p->d) *
 		    layers_var(g, g->var_c, 1));
 		if (why != NULL)
 			return pl_errf(err, NULL, p->line, "fsdp %d with %d "

@@ -115,10 +115,20 @@ struct plan_mode {
 	 * reduce-scattered once after the last backward pass (its default
 	 * with pipelining).  0: off. */
 	int fsdp;
+	/* HSDP: FSDP2 sharded over groups of fsdp_shard replicas (times
+	 * their c context ranks), the groups' gradients all-reduced across
+	 * the d / fsdp_shard groups after every reduce-scatter
+	 * (torchtitan's data_parallel_shard_degree and _replicate_degree);
+	 * 0: over all d replicas */
+	long fsdp_shard;
 };
 
 /* plan_mode.fsdp */
 enum { PLAN_FSDP_OFF, PLAN_FSDP_RESHARD, PLAN_FSDP_KEPT };
+
+/* The largest HSDP shard group the search lists (shard groups of 2, 4,
+ * ... PLAN_HSDP_MAX replicas; a plan may name any divisor of d). */
+#define PLAN_HSDP_MAX 1024
 
 /* Why FSDP2 is not priced on graph g (a phrase), or NULL: not yet with
  * experts' parameters or an FP8 recipe. */
@@ -130,6 +140,10 @@ const char *plan_fsdp_refused(const struct layer_graph *g);
  * stage reshards after backward and reduces every micro-batch whatever
  * it is told), over two devices or more (over one it applies none). */
 const char *plan_fsdp_layout_refused(int fsdp, long S, long group);
+
+/* Why HSDP over groups of `shard` replicas of d does not run (a phrase),
+ * or NULL: shard divides d, 0 < shard < d (0 is plain FSDP2). */
+const char *plan_hsdp_refused(long shard, long d);
 
 /* The schedules the search prices (plan_mode.schedule). */
 enum { PLAN_1F1B, PLAN_ZBH1, PLAN_ZBV, PLAN_DUALPIPEV, PLAN_NSCHED };
@@ -166,6 +180,7 @@ struct plan {
 					 * (plan_env.deepep) */
 	int schedule;			/* as plan_mode's */
 	int fsdp;			/* as plan_mode's */
+	long fsdp_shard;		/* as plan_mode's */
 	size_t line;			/* of <parallelism> in a plan file, 0 */
 };
 
@@ -298,6 +313,9 @@ struct plan_cell {
 	int wrap_level;			/* last stage to first (v > 1); -2: not
 					 * yet known */
 	struct net_cost *sync_dense, *sync_expert, *zero_gather;
+	/* HSDP (mode.fsdp_shard): a shard group's all-reduce and the
+	 * replicas' of a shard, the worst of their groups; NULL without */
+	struct net_cost *hsdp_shard, *hsdp_replica;
 	unsigned char *have;		/* [u * (ZLOG+1) + zlog] cached */
 };
 

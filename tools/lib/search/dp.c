@@ -275,6 +275,7 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 	s->plan->fp8_param_gather = c->mode.fp8_param_gather;
 	s->plan->schedule = c->mode.schedule;
 	s->plan->fsdp = c->mode.fsdp;
+	s->plan->fsdp_shard = c->mode.fsdp_shard;
 	s->plan->ends_in_split = c->mode.ends_in_split;
 	s->plan->tp_overlap = plan_records_tp_overlap(&c->mode, c->v->g);
 	s->plan->deepep = s->env->deepep && layers_has_experts(c->v->g);
@@ -718,8 +719,11 @@ list_modes(const struct search *s, struct plan_mode *out)
 		for (int f = PLAN_FSDP_RESHARD; f <= PLAN_FSDP_KEPT &&
 		    o->fsdp_max > 0 && !s->zero_on && layers == 0 &&
 		    o->sched_min == PLAN_1F1B; f++)
-			out[n++] = (struct plan_mode){ rc, 1, 0, 0, 0, 0, 0,
-			    0, 0, PLAN_1F1B, f };
+			/* over all d replicas, and HSDP's shard groups */
+			for (long hs = 0; hs <= PLAN_HSDP_MAX; hs = hs ?
+			    2 * hs : 2)
+				out[n++] = (struct plan_mode){ rc, 1, 0, 0, 0,
+				    0, 0, 0, 0, PLAN_1F1B, f, hs };
 		if (o->fsdp_min > 0)
 			continue;
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
@@ -732,7 +736,7 @@ list_modes(const struct search *s, struct plan_mode *out)
 				out[n++] = (struct plan_mode){ rc, nv, dopt,
 				    o->overlap, o->overlap && dopt, ends,
 				    o->tp_overlap, layers, f8, sc,
-				    PLAN_FSDP_OFF };
+				    PLAN_FSDP_OFF, 0 };
 	}
 	return n;
 }
@@ -839,8 +843,8 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 	/* a kind's modes: v = 1 under 1F1B and ZB-H1; each v > 1 with the
 	 * ends counted or not, and at v = 2 so under ZB-V and DualPipeV */
 	s->modes = modes = xcalloc((size_t)(RC_N + block_depths(s->o)) * 3 *
-	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 4 : 2) + 2 * RC_N,
-	    sizeof *modes);
+	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 4 : 2) + 2 * RC_N *
+	    (1 + 10), sizeof *modes);	/* FSDP2's: HSDP 2..1024 */
 	s->nmodes = nmodes = list_modes(s, modes);
 	st = xcalloc(ng * nmodes, sizeof *st);
 	for (size_t vi = 0; vi < ng; vi++) {
@@ -1038,8 +1042,9 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		/* FSDP2 as torchtitan runs it: resharded after forward on
 		 * one stage, kept when pipelined, over two devices or more
 		 * (plan_fsdp_layout_refused) */
-		if (md->fsdp && plan_fsdp_layout_refused(md->fsdp, it->K,
-		    it->d * v->c) != NULL)
+		if (md->fsdp && (plan_hsdp_refused(md->fsdp_shard, it->d) !=
+		    NULL || plan_fsdp_layout_refused(md->fsdp, it->K,
+		    (md->fsdp_shard ? md->fsdp_shard : it->d) * v->c) != NULL))
 			continue;
 		/* Megatron: B = b d times whole accumulation steps */
 		if (s->o->megatron_batch && s->env->global_batch % (v->b *
