@@ -1459,6 +1459,22 @@ context_parallel_group(void)
 }
 
 
+/* FSDP2's worked rows (fsdp_by_hand): an embedding, a block and a head,
+ * on four devices of `net`, Adam at 1e11 B/s, a global batch of `batch`. */
+static void
+three_units(struct layer_graph *g, struct plan_env *env,
+    const struct network *net, long batch)
+{
+	graph_alloc(g, 3);
+	set_row(g, 0, 0.01, 0.02, 2e7, 1e6, 0);
+	set_row(g, 1, 0.03, 0.06, 4e7, 1e6, 0);
+	set_row(g, 2, 0.02, 0.04, 2e7, 1e6, 0);
+	*env = (struct plan_env){ .net = net, .devices = 4,
+	    .memory_bytes = 1e12, .optimizer = OPT_ADAM,
+	    .global_batch = batch, .grad_bytes_per_param = 4,
+	    .grad_copies = 1, .optimizer_Bps = 1e11 };
+}
+
 /*
  * FSDP2 by hand (plan.c, fsdp_stage_cost; docs/model.md, "FSDP2"), on one
  * level of 1e9 B/s without latency, d = 2: an all-reduce of X bytes takes
@@ -1513,14 +1529,7 @@ fsdp_by_hand(void)
 	struct pl_err err;
 
 	four_devices(&net);
-	graph_alloc(&g, 3);
-	set_row(&g, 0, 0.01, 0.02, 2e7, 1e6, 0);
-	set_row(&g, 1, 0.03, 0.06, 4e7, 1e6, 0);
-	set_row(&g, 2, 0.02, 0.04, 2e7, 1e6, 0);
-	env = (struct plan_env){ .net = &net, .devices = 4,
-	    .memory_bytes = 1e12, .optimizer = OPT_ADAM, .global_batch = 4,
-	    .grad_bytes_per_param = 4, .grad_copies = 1,
-	    .optimizer_Bps = 1e11 };
+	three_units(&g, &env, &net, 4);
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 resharded, one "
 	    "stage");
 	EQ_DBL(r.stage[0].forward_s, 0.08, 1e-12, "FSDP2: the forward pass "
@@ -1624,14 +1633,7 @@ hsdp_by_hand(void)
 	level(&net, 0, 2, 1e10, 0);
 	level(&net, 1, 2, 1e9, 0);
 	network_finish(&net, "net", &err);
-	graph_alloc(&g, 3);
-	set_row(&g, 0, 0.01, 0.02, 2e7, 1e6, 0);
-	set_row(&g, 1, 0.03, 0.06, 4e7, 1e6, 0);
-	set_row(&g, 2, 0.02, 0.04, 2e7, 1e6, 0);
-	env = (struct plan_env){ .net = &net, .devices = 4,
-	    .memory_bytes = 1e12, .optimizer = OPT_ADAM, .global_batch = 8,
-	    .grad_bytes_per_param = 4, .grad_copies = 1,
-	    .optimizer_Bps = 1e11 };
+	three_units(&g, &env, &net, 8);
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 over two nodes");
 	EQ_DBL(r.stage[0].load_s, 0.204, 1e-12, "FSDP2 over two nodes: "
 	    "204 ms a micro-batch");

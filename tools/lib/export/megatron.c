@@ -25,13 +25,13 @@
 
 #include "export/megatron.h"
 
-static void cannot(struct megatron_why *w, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+#define cannot megatron_why_add	/* a reason it cannot run the plan */
+
 static void flag(FILE *fp, const struct megatron_why *w, const char *fmt,
     ...) __attribute__((format(printf, 3, 4)));
 
-static void
-cannot(struct megatron_why *w, const char *fmt, ...)
+void
+megatron_why_add(struct megatron_why *w, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -32,6 +32,11 @@ struct megatron_why {
 int megatron_check(const struct plan *p, long global_batch,
     const struct model_cfg *model, struct megatron_why *w);
 
+/* Add a reason to w (the first MEGATRON_MAX_WHY are kept): the list of
+ * megatron_check, and of torchtitan_check (torchtitan.h). */
+void megatron_why_add(struct megatron_why *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /*
  * The variant rules of megatron_check, for the search to leave out the
  * variants Megatron cannot run (context parallelism over cp ranks needs

@@ -4,6 +4,8 @@
 
 #include "export/torchtitan.h"
 
+#define cannot megatron_why_add	/* a reason it cannot run the plan */
+
 /*
  * torchtitan v0.2.2's Llama 3 flavors (torchtitan/models/llama3/
  * __init__.py, llama3_args): dim, n_layers, n_heads, n_kv_heads, and the
@@ -29,7 +31,8 @@ torchtitan_flavor(const struct model_cfg *model, const char **name)
 		/* and the rest of its TransformerModelArgs: vocabulary
 		 * 128,256 (model/args.py), RMSNorm, a SwiGLU MLP, rotary
 		 * positions, no bias, untied embeddings, no query/key norm */
-		if (model->architecture == ARCH_DECODER && model->experts <= 1 &&
+		if (model->architecture == ARCH_DECODER &&
+		    model->experts <= 1 &&
 		    model->q_lora_rank == 0 && model->kv_lora_rank == 0 &&
 		    model->hidden == f->hidden && model->layers == f->layers &&
 		    model->heads == f->heads && model->kv_heads ==
@@ -43,18 +46,6 @@ torchtitan_flavor(const struct model_cfg *model, const char **name)
 		}
 	}
 	return NULL;
-}
-
-static void
-cannot(struct megatron_why *w, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (w->n == MEGATRON_MAX_WHY)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(w->why[w->n++], sizeof w->why[0], fmt, ap);
-	va_end(ap);
 }
 
 int
@@ -138,8 +129,8 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 		cannot(w, "SGD (torchtitan v0.2.2 runs Adam and AdamW)");
 	if (global_batch % (b * p->d))
 		cannot(w, "a global batch of %ld is not a multiple of the "
-		    "micro-batch times the data-parallel degree, %ld", global_batch,
-		    b * p->d);
+		    "micro-batch times the data-parallel degree, %ld",
+		    global_batch, b * p->d);
 	if (!model)
 		cannot(w, "no model config (dpsolve -A model.xml): without "
 		    "its flavor torchtitan trains its debug model");
@@ -223,10 +214,11 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 	    "--job.config_file THIS.toml; add the dataset and tokenizer "
 	    "(training.dataset, model.hf_assets_path)\n", nproc, nnodes);
 	for (int i = 0; i < w.n; i++)
-		fprintf(fp, "# torchtitan cannot run this plan: %s\n", w.why[i]);
+		fprintf(fp, "# torchtitan cannot run this plan: %s\n",
+		    w.why[i]);
 	if (!model)
-		fputs("# the model's name, flavor and sequence need its config: "
-		    "dpsolve -A model.xml\n", fp);
+		fputs("# the model's name, flavor and sequence need its "
+		    "config: dpsolve -A model.xml\n", fp);
 	line(fp, off, "[job]");
 	fputs(off ? "# " : "", fp);
 	fputs("description = \"nestplan: ", fp);
@@ -272,8 +264,8 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 			int first = 1;
 
 			fputs(i ? ", [" : "[", fp);
-			for (size_t k = p->stage[i].first; k <= p->stage[i].last;
-			    k++)
+			for (size_t k = p->stage[i].first;
+			    k <= p->stage[i].last; k++)
 				row_modules(fp, g, k, &block, &first);
 			fputc(']', fp);
 		}
