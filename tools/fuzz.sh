@@ -72,7 +72,9 @@ seed() {	# name work-folder
 	edges)	files="tests/memmodel/edges*.csv" ;;
 	stages)	files="tests/memmodel/stages*.csv" ;;
 	plan)	files="tests/dpsolve/*.xml"
-		printf '<plan micro_batch_samples="4"><parallelism p="1" d="2" t="1" sp="0" e="8" c="1" recompute="0" ep_batch="1" ep_fold="2" expert_t="1"/><stage first_layer="-1" last_layer="2" zero_stage="0" zero_degree="1"/></plan>\n' > "$2/seed-fold" ;;
+		printf '<plan micro_batch_samples="4"><parallelism p="1" d="2" t="1" sp="0" e="8" c="1" recompute="0" ep_batch="1" ep_fold="2" expert_t="1"/><stage first_layer="-1" last_layer="2" zero_stage="0" zero_degree="1"/></plan>\n' > "$2/seed-fold"
+		# FSDP2 and HSDP (plan attributes fsdp, fsdp_shard)
+		printf '<plan micro_batch_samples="1"><parallelism p="1" d="4" t="1" sp="0" e="1" c="1" recompute="0" fsdp="1" fsdp_shard="2"/><stage first_layer="-1" last_layer="2" zero_stage="0" zero_degree="1"/></plan>\n' > "$2/seed-fsdp" ;;
 	sweep)	files="configs/sweeps/*.xml tests/sweep/*.xml tests/bad/sweep-*.xml" ;;
 	index)	printf 'file,t,e,c,sp,micro_batch_samples,width\na.csv,1,1,1,0,1,1\nb.csv,2,1,1,0,1,2\n' > "$2/seed-index"
 		printf 'file,t,e,c,sp,micro_batch_samples,width,ep_batch,expert_t,fp8_recipe,ep_fold\na.csv,1,4,1,0,2,4,1,1,none,2\n' > "$2/seed-fold"

@@ -465,6 +465,12 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	}
 	flag(fp, &l, "--tensor-model-parallel-size %ld", t);
 	flag(fp, &l, "--pipeline-model-parallel-size %d", S);
+	/* the placement priced: a replica's stages one after another
+	 * (docs/model.md, Plans), Megatron's rank order tp-cp-ep-pp-dp;
+	 * its default, tp-cp-ep-dp-pp, puts each stage's replicas side by
+	 * side instead (training/initialize.py) */
+	if (S > 1 && p->d * eb > 1)
+		flag(fp, &l, "--use-tp-pp-dp-mapping");
 	if (sp)
 		flag(fp, &l, "--sequence-parallel");
 	/* the exchange dpsolve prices: keys and values all-gathered before

@@ -6,6 +6,9 @@
 
 #define cannot megatron_why_add	/* a reason it cannot run the plan */
 
+static void line(FILE *fp, int off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /*
  * torchtitan v0.2.2's Llama 3 flavors (torchtitan/models/llama3/
  * __init__.py, llama3_args): dim, n_layers, n_heads, n_kv_heads, and the
@@ -158,6 +161,13 @@ line(FILE *fp, int off, const char *fmt, ...)
 	fputc('\n', fp);
 }
 
+/* A blank line between the job's tables. */
+static void
+blank(FILE *fp, int off)
+{
+	fputs(off ? "#\n" : "\n", fp);
+}
+
 /* A name inside a TOML basic string: its quotes and backslashes and
  * control characters as underscores. */
 static void
@@ -226,12 +236,12 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 	fputs(" on ", fp);
 	quoted(fp, m->network);
 	fprintf(fp, ", %ld GPUs\"\n", r->devices_used);
-	line(fp, off, "");
+	blank(fp, off);
 	if (flavor) {
 		line(fp, off, "[model]");
 		line(fp, off, "name = \"%s\"", name);
 		line(fp, off, "flavor = \"%s\"", flavor);
-		line(fp, off, "");
+		blank(fp, off);
 	}
 	line(fp, off, "[training]");
 	/* pipelined, a data-parallel rank's whole share in one step, cut
@@ -242,7 +252,7 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 		line(fp, off, "seq_len = %ld", s);
 	line(fp, off, "mixed_precision_param = \"bfloat16\"");
 	line(fp, off, "mixed_precision_reduce = \"float32\"");
-	line(fp, off, "");
+	blank(fp, off);
 	line(fp, off, "[parallelism]");
 	/* HSDP: d / s groups of s sharding replicas */
 	line(fp, off, "data_parallel_replicate_degree = %ld", !p->fsdp ? p->d :
@@ -271,11 +281,11 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 		}
 		fputs("]\n", fp);
 	}
-	line(fp, off, "");
+	blank(fp, off);
 	line(fp, off, "[activation_checkpoint]");
 	line(fp, off, "mode = \"%s\"", p->recompute == RC_FULL ? "full" :
 	    p->recompute == RC_SELECTIVE ? "selective" : "none");
-	line(fp, off, "");
+	blank(fp, off);
 	/* priced with fused kernels as Transformer Engine runs them; eager
 	 * PyTorch runs more, smaller ones (not priced) */
 	line(fp, off, "[compile]");
