@@ -706,7 +706,7 @@ main(int argc, char *argv[])
 		    o.vmax, o.distopt_min, o.distopt_max, o.overlap,
 		    o.tp_overlap, o.block_max, 0, 0, o.fp8_gather_min,
 		    o.fp8_gather_max, o.sched_min, o.sched_max, o.fsdp_min,
-		    o.fsdp_max };
+		    o.fsdp_max, 0 };
 		size_t ng = 0;
 
 		for (size_t i = 0; i < vs.n; i++)
@@ -771,6 +771,7 @@ main(int argc, char *argv[])
 			dpo.zero = DP_ZERO_OFF;
 			dpo.megatron_batch = 1;	/* whole batches */
 			dpo.fsdp_min = dpo.fsdp_max = 1;
+			dpo.pipeline_one_replica = 1;
 			dpo.vmax = 1;
 			dpo.tp_overlap = 0;
 			if (dpo.recompute_max > RC_FULL)

@@ -457,7 +457,7 @@ random_instances(void)
 		struct layer_graph *gm[2] = { &g[0], &g[1] };
 		struct plan_env env, fenv;
 		struct dp_options o = { RC_NONE, RC_SELECTIVE, DP_ZERO_AUTO, 4,
-		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 		struct dp_stats st;
 		struct plan best, fbest;
 		struct plan_result r;
@@ -779,7 +779,7 @@ network_awareness(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env, fenv;
 	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best, fbest;
 	struct plan_result r, fr;
@@ -850,7 +850,7 @@ block_by_hand(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
 	struct dp_options o = { RC_NONE, RC_FULL, DP_ZERO_OFF, 1, 1, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	struct plan_result r;
@@ -908,7 +908,7 @@ zero_when_needed(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
 	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	double step;
@@ -1714,7 +1714,7 @@ static void
 drain_floors(void)
 {
 	struct dp_options o = { RC_NONE, RC_NONE, DP_ZERO_OFF, 1, 1, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	const struct layer_graph *gp[1];
 	struct network net;
 	struct layer_graph g;

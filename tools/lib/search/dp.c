@@ -1046,6 +1046,10 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		    NULL || plan_fsdp_layout_refused(md->fsdp, it->K,
 		    (md->fsdp_shard ? md->fsdp_shard : it->d) * v->c) != NULL))
 			continue;
+		/* torchtitan's placement is not the one priced when a
+		 * pipeline has replicas (dp_options.pipeline_one_replica) */
+		if (s->o->pipeline_one_replica && it->K > 1 && it->d > 1)
+			continue;
 		/* Megatron: B = b d times whole accumulation steps */
 		if (s->o->megatron_batch && s->env->global_batch % (v->b *
 		    it->d))

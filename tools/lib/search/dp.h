@@ -65,6 +65,11 @@ struct dp_options {
 	 * copies, interleaving, the distributed optimizer or a split
 	 * schedule, resharding after forward only on one stage */
 	int fsdp_min, fsdp_max;
+	/* pipelined plans only with one data-parallel rank: torchtitan's
+	 * mesh puts the pipeline outermost, a stage's replicas side by
+	 * side, where nestplan places and prices a replica's stages one
+	 * after another (docs/model.md, Plans) */
+	int pipeline_one_replica;
 };
 
 struct dp_stats {
