@@ -315,12 +315,29 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	long eb = layers_ep_samples(g), cp = c * layers_ep_fold(g);
 	long rank_b = b / eb;
 	long nproc, nnodes;
-	int S = p->nstages;
+	int S = p->nstages, order_matters, order_priced;
 	struct split split;
 	struct megatron_why l;
 
 	megatron_check(p, m->global_batch, model, &l);
 	split_of(p, megatron_encoder(g, model), &split);
+	/* The placement priced, a replica's stages one after another
+	 * (docs/model.md, Plans), is Megatron's rank order tp-cp-ep-pp-dp
+	 * (--use-tp-pp-dp-mapping); its default, tp-cp-ep-dp-pp
+	 * (training/initialize.py), puts each stage's replicas side by side.
+	 * The order matters where a pipeline has replicas; core_v0.15.0
+	 * runs it only where the experts' tensor and expert ranks are as
+	 * many as the attention's tensor and context ranks (parallel_
+	 * state.py asserts equal data-parallel sizes when pp is not last:
+	 * a dense model's ETP t and EP 1 need CP 1). */
+	{
+		long ep_m = layers_expert_ranks(g) > 1 ? layers_expert_ranks(g) :
+		    1;
+		long etp_m = ep_m > 1 ? layers_expert_t(g) : t;
+
+		order_matters = S > 1 && p->d * eb > 1;
+		order_priced = order_matters && t * cp == etp_m * ep_m;
+	}
 
 	fprintf(fp, "# %s on %s: p=%d d=%ld t=%ld sp=%ld e=%ld c=%ld%s%.0ld "
 	    "v=%ld, %ld devices, %.6g samples/s (nestplan's terms)\n",
@@ -346,6 +363,12 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	if (!model)
 		fputs("# the model's flags need its config: dpsolve -A model.xml\n",
 		    fp);
+	if (order_matters && !order_priced)
+		fputs("# placed otherwise than priced: Megatron puts each "
+		    "stage's replicas side by side (its rank order "
+		    "tp-cp-ep-dp-pp); --use-tp-pp-dp-mapping, the order priced, "
+		    "fails core_v0.15.0's expert rank check with this context "
+		    "or expert layout\n", fp);
 	/* processes a node: a host's GPUs, fewer where the plan's devices
 	 * do not fill whole hosts (the world is the plan's devices,
 	 * exactly: torchrun starts nproc x nnodes ranks) */
@@ -465,11 +488,7 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	}
 	flag(fp, &l, "--tensor-model-parallel-size %ld", t);
 	flag(fp, &l, "--pipeline-model-parallel-size %d", S);
-	/* the placement priced: a replica's stages one after another
-	 * (docs/model.md, Plans), Megatron's rank order tp-cp-ep-pp-dp;
-	 * its default, tp-cp-ep-dp-pp, puts each stage's replicas side by
-	 * side instead (training/initialize.py) */
-	if (S > 1 && p->d * eb > 1)
+	if (order_priced)
 		flag(fp, &l, "--use-tp-pp-dp-mapping");
 	if (sp)
 		flag(fp, &l, "--sequence-parallel");
