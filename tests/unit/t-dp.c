@@ -243,9 +243,8 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 
 				/* FSDP2: resharded on one stage, kept on more,
 				 * over two devices or more */
-				if (fsdp && (plan_hsdp_refused(hs, d) != NULL ||
-				    plan_fsdp_layout_refused(fsdp, S, (hs ? hs :
-				    d) * v.c) != NULL))
+				if (fsdp && plan_fsdp_plan_refused(fsdp, hs, S,
+				    d, v.c) != NULL)
 					continue;
 				struct plan p = { .g = g[vi], .d = d,
 				    .recompute = block ? RC_FULL : (int)k,

@@ -72,6 +72,8 @@ mem_sharded_params(const struct mem_stage *s, double params,
 {
 	double zdiv = s->zero_stage >= 1 ? (double)s->zero_degree : 1;
 
+	if (s->fsdp)	/* every parameter over FSDP2's shards */
+		return params / fmax(1, s->fsdp_shards);
 	return dense_params / fmax(zdiv, s->optimizer_shards_dense) +
 	    (params - dense_params) / fmax(zdiv, s->optimizer_shards_expert);
 }
@@ -95,7 +97,8 @@ mem_breakdown_of(const struct mem_totals *t, const struct mem_stage *s,
 	if (s->fsdp) {
 		/* 2 bytes a parameter in params: the fp32 shards are twice
 		 * that over the shards, Adam's moments four times */
-		double shard = t->params / fmax(1, s->fsdp_shards);
+		double shard = mem_sharded_params(s, t->params,
+		    t->dense_params);
 
 		out->weights = 2 * shard + s->fsdp_gathered_bytes;
 		out->gradients = s->fsdp_grad_bytes;

@@ -100,7 +100,8 @@ void mem_breakdown_of(const struct mem_totals *t, const struct mem_stage *s,
 
 /* Of a stage's parameter bytes (dense_params of them not an expert's),
  * those whose optimizer states one device holds and updates: ZeRO's z
- * copies or the distributed optimizer's data-parallel group divide them. */
+ * copies or the distributed optimizer's data-parallel group divide them,
+ * or FSDP2's shards all of them. */
 double mem_sharded_params(const struct mem_stage *s, double params,
     double dense_params);
 

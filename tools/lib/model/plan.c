@@ -197,6 +197,15 @@ plan_hsdp_refused(long shard, long d)
 	return NULL;
 }
 
+const char *
+plan_fsdp_plan_refused(int fsdp, long shard, long S, long d, long c)
+{
+	const char *why = plan_hsdp_refused(shard, d);
+
+	return why ? why : plan_fsdp_layout_refused(fsdp, S, (shard > 0 ?
+	    shard : d) * c);
+}
+
 int
 plan_records_tp_overlap(const struct plan_mode *m, const struct layer_graph *g)
 {
@@ -1015,7 +1024,18 @@ fp8_weight_cast_bytes(const struct plan_cell *c, const struct mem_stage *s)
  *
  * An FP8 graph's weights are cast too, once a step, in the same traffic
  * (fp8_weight_cast_bytes).
+ *
+ * Under FSDP2, PyTorch's Adam on the fp32 sharded weights after
+ * torchtitan's gradient clipping, which reads the gradient for its norm
+ * (4 bytes) and scales it in place (clip_grads_with_norm_'s
+ * _foreach_mul_, always: read and write 8); then read the gradient, the
+ * weight and both moments (16) and write the last three (12): 40 bytes a
+ * parameter, no half-precision copy (the gather casts on the way).  SGD:
+ * the clipping's 12, then read the gradient and the weight and write the
+ * weight, 24.  Each device its shard (mem_sharded_params).
  */
+enum { FSDP_ADAM_BYTES = 40, FSDP_SGD_BYTES = 24 };
+
 static double
 optimizer_step_s(const struct plan_cell *c, size_t first, size_t last,
     long z, int zs)
@@ -1023,8 +1043,9 @@ optimizer_step_s(const struct plan_cell *c, size_t first, size_t last,
 	const struct plan_variant *v = c->v;
 	double gb = c->env->grad_bytes_per_param > 0 ?
 	    c->env->grad_bytes_per_param : 2;
-	double per_param = c->env->optimizer == OPT_ADAM ? 2 * gb + 30 :
-	    gb + 4;
+	double per_param = c->mode.fsdp ? (c->env->optimizer == OPT_ADAM ?
+	    FSDP_ADAM_BYTES : FSDP_SGD_BYTES) : c->env->optimizer == OPT_ADAM ?
+	    2 * gb + 30 : gb + 4;
 	struct mem_stage s;
 
 	if (c->env->optimizer_Bps <= 0)
@@ -1036,9 +1057,6 @@ optimizer_step_s(const struct plan_cell *c, size_t first, size_t last,
 	    v->pf_dense[last + 1] - v->pf_dense[first]) +
 	    fp8_weight_cast_bytes(c, &s)) / c->env->optimizer_Bps;
 }
-
-static double fsdp_optimizer_s(const struct plan_cell *c, size_t first,
-    size_t last);
 
 /* What the mode leaves exposed of a parameter gather beside a forward
  * pass of fwd_s. */
@@ -1065,7 +1083,7 @@ plan_row_sync_floor(struct plan_cell *c, size_t i, long u, double bwd_max,
 	double grad_s, param_s;
 
 	if (c->mode.fsdp)	/* the reductions may hide (fsdp_stage_cost) */
-		return fsdp_optimizer_s(c, i, i);
+		return optimizer_step_s(c, i, i, 1, 0);
 	stage_sync(c, i, i, u, 1, 0, &grad_s, &param_s);
 	return exposed_sync(c, grad_s, param_s, bwd_max, fwd_max) +
 	    optimizer_step_s(c, i, i, 1, 0);
@@ -1148,27 +1166,6 @@ row_passes(const struct plan_cell *c, size_t i, double *fwd, double *bwd)
 }
 
 /*
- * The optimizer step of an FSDP2 shard: PyTorch's Adam on the fp32
- * sharded weights after torchtitan's gradient clipping, which reads the
- * gradient for its norm (4 bytes) and scales it in place (clip_grads_
- * with_norm_'s _foreach_mul_, always: read and write 8); then read the
- * gradient, the weight and both moments (16) and write the last three
- * (12): 40 bytes a parameter, no half-precision copy (the gather casts on
- * the way).  SGD: the clipping's 12, then read the gradient and the
- * weight and write the weight, 24.
- */
-static double
-fsdp_optimizer_s(const struct plan_cell *c, size_t first, size_t last)
-{
-	double per_param = c->env->optimizer == OPT_ADAM ? 40 : 24;
-	double params = (c->v->pf_param[last + 1] - c->v->pf_param[first]) / 2;
-
-	if (c->env->optimizer_Bps <= 0)
-		return 0;
-	return per_param * params / fsdp_shards(c) / c->env->optimizer_Bps;
-}
-
-/*
  * Prices rows [first, last] at slot u under FSDP2 into o, which holds
  * the stage's costs without it.  Resharded after forward (one stage): a
  * micro-batch's forward pass waits for the first unit's gather and then
@@ -1192,7 +1189,7 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	const struct plan_variant *v = c->v;
 	size_t at = (size_t)u * NZ;
 	struct net_cost g;
-	double gathers = 0, reduces = 0, wait = 0, passes = 0;
+	double gathers = 0, reduces = 0, fwd_sum = 0, passes = 0;
 	double fwd_t, t, rs, back_gathers = 0;
 
 	if (!c->have[at])
@@ -1209,20 +1206,20 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		gathers += fsdp_gather_s(g, row_params(v, i));
 		reduces += fsdp_unit_reduce_s(c, at, g, row_params(v, i));
 		passes += f + b;
+		fwd_sum += f;
 		fwd_t += fmax(f, next);
-		wait += fmax(0, next - f);
 	}
-	wait += fsdp_gather_s(g, row_params(v, first));
-	o->optimizer_s = fsdp_optimizer_s(c, first, last);
+	o->optimizer_s = optimizer_step_s(c, first, last, 1, 0);
 	o->grad_dense_cost = g;
 	o->grad_expert_cost = (struct net_cost){ 0, 0 };
 	o->gather_dense_bytes = o->gather_expert_bytes = 0;
 	if (c->mode.fsdp == PLAN_FSDP_KEPT) {
 		o->grad_s = reduces;
 		o->param_s = gathers;
-		o->param_exposed_s = wait;
+		/* the first forward pass's waits */
+		o->param_exposed_s = fwd_t - fwd_sum;
 		o->sync_total_s = gathers + reduces + o->optimizer_s;
-		o->sync_s = wait + reduces + o->optimizer_s;
+		o->sync_s = o->param_exposed_s + reduces + o->optimizer_s;
 		return;
 	}
 	/* the backward pass from the last unit down: t where the unit
@@ -1492,18 +1489,14 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			return pl_errf(err, NULL, p->line, "fsdp %d: priced "
 			    "under 1F1B with one chunk a stage and without "
 			    "block recomputation only", p->fsdp);
-		if (plan_hsdp_refused(p->fsdp_shard, p->d) != NULL)
-			return pl_errf(err, NULL, p->line, "fsdp_shard %ld with "
-			    "d = %ld: %s", p->fsdp_shard, p->d,
-			    plan_hsdp_refused(p->fsdp_shard, p->d));
-		why = plan_fsdp_layout_refused(p->fsdp, p->nstages,
-		    (p->fsdp_shard > 0 ? p->fsdp_shard : p->d) *
-		    layers_var(g, g->var_c, 1));
+		why = plan_fsdp_plan_refused(p->fsdp, p->fsdp_shard,
+		    p->nstages, p->d, layers_var(g, g->var_c, 1));
 		if (why != NULL)
-			return pl_errf(err, NULL, p->line, "fsdp %d with %d "
-			    "stage%s and d = %ld: not as torchtitan runs it, %s",
-			    p->fsdp, p->nstages, p->nstages > 1 ? "s" : "", p->d,
-			    why);
+			return pl_errf(err, NULL, p->line, "fsdp %d%s%.0ld with "
+			    "d = %ld and %d stage%s: not as torchtitan runs it, "
+			    "%s", p->fsdp, p->fsdp_shard > 0 ? ", fsdp_shard " :
+			    "", p->fsdp_shard > 0 ? p->fsdp_shard : 0, p->d,
+			    p->nstages, p->nstages > 1 ? "s" : "", why);
 	}
 	if (p->overlap_param && !p->distopt)
 		return pl_errf(err, NULL, p->line, "overlapping the parameter gather "

@@ -145,6 +145,12 @@ const char *plan_fsdp_layout_refused(int fsdp, long S, long group);
  * or NULL: shard divides d, 0 < shard < d (0 is plain FSDP2). */
 const char *plan_hsdp_refused(long shard, long d);
 
+/* Both rules above for FSDP2 mode `fsdp` over S stages of d replicas of c
+ * context ranks, sharded over groups of `shard` (0: all d): the one test
+ * of the evaluator, the search and t-dp's enumeration. */
+const char *plan_fsdp_plan_refused(int fsdp, long shard, long S, long d,
+    long c);
+
 /* The schedules the search prices (plan_mode.schedule). */
 enum { PLAN_1F1B, PLAN_ZBH1, PLAN_ZBV, PLAN_DUALPIPEV, PLAN_NSCHED };
 

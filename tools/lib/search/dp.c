@@ -1041,10 +1041,9 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			continue;
 		/* FSDP2 as torchtitan runs it: resharded after forward on
 		 * one stage, kept when pipelined, over two devices or more
-		 * (plan_fsdp_layout_refused) */
-		if (md->fsdp && (plan_hsdp_refused(md->fsdp_shard, it->d) !=
-		    NULL || plan_fsdp_layout_refused(md->fsdp, it->K,
-		    (md->fsdp_shard ? md->fsdp_shard : it->d) * v->c) != NULL))
+		 * (plan_fsdp_plan_refused) */
+		if (md->fsdp && plan_fsdp_plan_refused(md->fsdp,
+		    md->fsdp_shard, it->K, it->d, v->c) != NULL)
 			continue;
 		/* torchtitan's placement is not the one priced when a
 		 * pipeline has replicas (dp_options.pipeline_one_replica) */
