@@ -63,7 +63,7 @@ usage(FILE *fp, int status)
 	    "[-R layers] [-T stats.csv] [-U on|off] "
 	    "[-V on|off] [-W async|blocking] [-X megatron|torchtitan|none] [-Y 1f1b|zbh1|zbv|dualpipev|both|all] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron|summary|torchtitan] "
 	    "[-g bf16|fp32] [-k N] [-m label] [-o file] "
-	    "[-r none|full|selective|all] [-v vmax] [-z zmax] "
+	    "[-r none|full|selective|op|all] [-v vmax] [-z zmax] "
 	    "-a accelerator.xml -n network.xml graph.csv|index.csv ...\n"
 	    "       dpsolve -C nest [-hq] [-e ep] [-r 0|1] [-o file] -S setups.csv "
 	    "-s setup -N devices -w width graph-dir\n");
@@ -81,7 +81,7 @@ usage(FILE *fp, int status)
 		    "  -Y 1f1b|zbh1|zbv|dualpipev|both|all\n"
 		    "                      pipeline schedules searched (default 1f1b; with -X none: zbh1 ZB-H1,\n"
 		    "                      zbv ZB-V, dualpipev DualPipeV; both 1F1B and ZB-H1, all every one)\n"
-		    "  -r none|full|selective|all  recomputation searched (default all; both: none and full)\n"
+		    "  -r none|full|selective|op|all  recomputation searched (default all; both: none and full; op: torchtitan's per-operator checkpointing, beside FSDP2)\n"
 		    "  -R layers           also search block recomputation of 1..layers layers a chunk\n"
 		    "  -v vmax             most virtual (interleaved) stages (default 4)\n"
 		    "  -D on|off|both      the distributed optimizer (default both: searched)\n"
@@ -285,17 +285,19 @@ word(const char *arg, const char *w)
 	return strcmp(arg, w) == 0;
 }
 
-/* -r: one recomputation kind (a word or its number), all, or both (none
- * and full, as before selective existed). */
+/* -r: one recomputation kind (a word or its number), all (each beside
+ * the data parallelism that runs it: selective beside Megatron's, op
+ * beside FSDP2), or both (none and full, as before selective existed). */
 static int
 recompute_range(const char *arg, struct opts *o)
 {
-	static const char *const kinds[RC_N] = { "none", "full", "selective" };
-	static const char *const numbers[RC_N] = { "0", "1", "2" };
+	static const char *const kinds[RC_N] = { "none", "full", "selective",
+		"op" };
+	static const char *const numbers[RC_N] = { "0", "1", "2", "3" };
 
 	if (word(arg, "all") || word(arg, "both")) {
 		o->rc_min = RC_NONE;
-		o->rc_max = word(arg, "all") ? RC_SELECTIVE : RC_FULL;
+		o->rc_max = word(arg, "all") ? RC_OP : RC_FULL;
 		return 1;
 	}
 	for (int k = 0; k < RC_N; k++)
@@ -327,7 +329,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	memset(o, 0, sizeof *o);
 	o->batch = 4096;
 	o->zmax = 64;
-	o->rc_max = RC_SELECTIVE;
+	o->rc_max = RC_OP;
 	o->width = 1;
 	o->ep = 1;
 	o->vmax = 4;
@@ -470,8 +472,9 @@ parse_args(int argc, char *argv[], struct opts *o)
 		case 'q': o->seq_times = 1; break;
 		case 'r':
 			if (!recompute_range(optarg, o)) {
-				warnx("-r: '%s' is not none, full, selective, all, "
-				    "both (none and full) or 0, 1, 2", optarg);
+				warnx("-r: '%s' is not none, full, selective, op, "
+				    "all, both (none and full) or 0, 1, 2, 3",
+				    optarg);
 				usage(stderr, 2);
 			}
 			break;
@@ -581,10 +584,22 @@ main(int argc, char *argv[])
 		    "parallelism)");
 		usage(stderr, 2);
 	}
-	if (o.torchtitan && (o.sched_max > PLAN_1F1B || o.rc_min ==
-	    RC_SELECTIVE || o.block_max > 0)) {
+	if (o.torchtitan && (o.sched_max > PLAN_1F1B || (o.rc_min ==
+	    RC_SELECTIVE && o.rc_max == RC_SELECTIVE) || o.block_max > 0)) {
 		warnx("-X torchtitan: its schedules and recomputation are not "
-		    "mapped beyond 1F1B and none or full (-Y, -r, -R)");
+		    "mapped beyond 1F1B and none, full or per operator (-Y, "
+		    "-r, -R)");
+		usage(stderr, 2);
+	}
+	if (o.rc_min == RC_OP && !o.torchtitan && o.fsdp_max == 0) {
+		warnx("-r op: torchtitan's per-operator checkpointing runs "
+		    "beside FSDP2 (-X torchtitan, or -X none -I both|only)");
+		usage(stderr, 2);
+	}
+	if (o.rc_min == RC_SELECTIVE && o.rc_max == RC_SELECTIVE &&
+	    o.fsdp_min > 0) {
+		warnx("-r selective: Megatron's selective recomputation does "
+		    "not run beside FSDP2 (-I only); torchtitan's is -r op");
 		usage(stderr, 2);
 	}
 	if (o.fsdp_max > 0 && o.megatron) {
@@ -774,8 +789,6 @@ main(int argc, char *argv[])
 			dpo.pipeline_one_replica = 1;
 			dpo.vmax = 1;
 			dpo.tp_overlap = 0;
-			if (dpo.recompute_max > RC_FULL)
-				dpo.recompute_max = RC_FULL;
 		}
 		if (o.flat) {
 			network_flatten(&net, &flat);

@@ -438,7 +438,7 @@ read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 	    err) < 0 ||
 	    plan_long(path, par, "zero_degree", 1, LONG_MAX, &r->zero_degree,
 	    err) < 0 ||
-	    plan_long(path, par, "recompute", 0, 2, &recompute, err) < 0 ||
+	    plan_long(path, par, "recompute", 0, 3, &recompute, err) < 0 ||
 	    plan_long(path, par, "distributed_optimizer", 0, 1, &distopt,
 	    err) < 0 ||
 	    plan_long_opt(path, par, "tp_comm_overlap", 0, 1, &r->tp_overlap,
@@ -502,12 +502,13 @@ done:
 	return ret;
 }
 
-static const char *const recompute_word[] = { "none", "full", "selective" };
+static const char *const recompute_word[] = { "none", "full", "selective",
+	"op" };
 
 static const char *
 recompute_name(int rc)
 {
-	return rc >= 0 && rc <= 2 ? recompute_word[rc] : "?";
+	return rc >= 0 && rc <= 3 ? recompute_word[rc] : "?";
 }
 
 /* "t8 sp p4 v2 d32 b1 rc-full dopt": what a reader scans for. */

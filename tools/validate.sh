@@ -38,7 +38,12 @@
 # fp8_param_gather (--fp8-param-gather: FP8 weights kept and gathered in
 # FP8, with the distributed optimizer; dpsolve -Q) and
 # seq_length (the run's sequence where it is not the model config's:
-# the model is priced with that <seq_len>)) is
+# the model is priced with that <seq_len>), fsdp (none, the default;
+# resharded or kept: torchtitan's FSDP2 in place of Megatron's data
+# parallelism, resharded after forward on one stage, kept gathered when
+# pipelined; docs/model.md, "FSDP2"), fsdp_shard (HSDP: the units sharded
+# over groups of that many replicas; 0 or absent, all d), and recompute
+# op (torchtitan's per-operator checkpointing, beside FSDP2)) is
 # priced exactly as it was run: its variant's per-layer graph
 # (graph-normalize), Megatron's split over p stages (even, or as the
 # first and last stages' layers say), and dpsolve -E.  A step time is taken as it is; tokens a second a GPU
@@ -202,6 +207,15 @@ rows() {	# table
 		if (disp == "deepep" && et > 1) bad("dispatcher deepep needs whole experts (expert_t 1, or t 1)")
 		fp8 = ("fp8_recipe" in col && $col["fp8_recipe"] != "") ? word("fp8_recipe", "none delayed tensorwise blockwise mxfp8") : "none"
 		if (flag("fp8_param_gather") == 1 && (fp8 == "none" || flag("distributed_optimizer") != 1)) bad("fp8_param_gather 1 needs an fp8_recipe and distributed_optimizer 1")
+		# torchtitan'"'"'s FSDP2 (and HSDP) in place of Megatron'"'"'s data
+		# parallelism, and its per-operator checkpointing beside it
+		fsdp = ("fsdp" in col && $col["fsdp"] != "") ? word("fsdp", "none resharded kept") : "none"
+		fshard = opt_whole("fsdp_shard", 0)
+		rcw = word("recompute", "none full selective op")
+		if (fsdp != "none" && (flag("distributed_optimizer") || flag("overlap_grad_reduce") || flag("overlap_param_gather") || flag("tp_comm_overlap"))) bad("fsdp " fsdp ": FSDP2 replaces Megatron'"'"'s data parallelism (distributed_optimizer, overlap_grad_reduce, overlap_param_gather and tp_comm_overlap 0)")
+		if (fshard > 0 && (fsdp == "none" || d % fshard || fshard >= d)) bad("fsdp_shard " fshard ": HSDP needs fsdp and a shard group dividing d " d " into two groups or more")
+		if (rcw == "op" && fsdp == "none") bad("recompute op: torchtitan'"'"'s per-operator checkpointing runs beside FSDP2 (fsdp resharded or kept)")
+		if (rcw == "selective" && fsdp != "none") bad("recompute selective: Megatron'"'"'s, not beside FSDP2 (torchtitan'"'"'s is op)")
 		L = layers_of(model)
 		# Megatron splits the layers evenly; with
 		# --account-for-{embedding,loss}-in-pipeline-split the embedding
@@ -266,20 +280,21 @@ rows() {	# table
 		} else if (count != "" && mname != "measured_tflops_per_gpu")
 			bad("flops_count " count " with " mname ": it says how FLOPs were counted")
 		if (count == "") count = "hardware"
+		if (rcw == "op" && count == "hardware" && mname == "measured_tflops_per_gpu") bad("recompute op with a hardware FLOP count: what per-operator checkpointing reruns is not counted (give tokens a second or the model count)")
 		sub(/^measured_/, "", mname); tf = mname "=" m "=" count
 		src = $col["source"]
 		for (i = col["source"] + 1; i <= NF; i++) src = src "," $i
 		print $col["run"], model,
 		    config("accelerators", $col["accelerator"]), config("networks", $col["network"]),
 		    devices, t, p, d, B, b,
-		    v, word("recompute", "none full selective"),
+		    v, rcw,
 		    flag("overlap_grad_reduce"), word("gradients", "fp16 bf16 fp32"),
 		    word("ddp", "torch local"), flag("p2p_scatter_gather"),
 		    flag("sequence_parallel"), flag("distributed_optimizer"),
 		    flag("overlap_param_gather"), flag("tp_comm_overlap"),
 		    flag("tp_grad_blocking"), c, ends, rl, F, Z, E, esplit,
 		    fp8, flag("fp8_param_gather"), et, disp,
-		    opt_whole("seq_length", 0), tf, src
+		    opt_whole("seq_length", 0), fsdp, fshard, tf, src
 		runs++
 	}
 	END {
@@ -291,7 +306,7 @@ rows() {	# table
 
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
-	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split fp8 f8g et disp seq measure source; do
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split fp8 f8g et disp seq fsdp fshard measure source; do
 		mx=$CONFIGS/models/$model.xml
 		# the run's sequence: a copy of the model with that <seq_len>;
 		# learned positions keep their table (the config's sequence, the
@@ -320,7 +335,8 @@ for table in "$@"; do
 		ddpflag=$([ "$ddp" = torch ] && echo torch || echo megatron)
 		sgflag=$([ "$sg" = 1 ] && echo on || echo off)
 		tpwait=$([ "$tpb" = 1 ] && echo blocking || echo async)
-		rcn=$(case $rc in none) echo 0 ;; full) echo 1 ;; selective) echo 2 ;; esac)
+		rcn=$(case $rc in none) echo 0 ;; full) echo 1 ;; selective) echo 2 ;; op) echo 3 ;; esac)
+		fsdpn=$(case $fsdp in none) echo 0 ;; resharded) echo 1 ;; kept) echo 2 ;; esac)
 		# the run in the planner's terms, a copy of the variant t e c
 		# devices: a batch split's e ranks are e of Megatron's d, its
 		# micro-batch e of theirs; a fold's are e of Megatron's c
@@ -345,9 +361,10 @@ for table in "$@"; do
 		    -v rc="$rcn" -v ovl="$ovl" -v ovlp="$ovlp" -v sp="$sp" -v dopt="$dopt" \
 		    -v c="$pc" -v e="$E" -v epb="$epb" -v et="$et" -v fp8="$fp8" \
 		    -v disp="$disp" -v f8g="$f8g" -v fold="$fold" \
+		    -v fsdp="$fsdpn" -v fshard="$fshard" \
 		    -v ends="$ends" -v tpo="$tpo" -v rl="$rl" -v F="$F" -v Z="$Z" 'BEGIN {
 			printf "<plan micro_batch_samples=\"%d\">\n", b
-			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"%d\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s%s%s%s%s%s%s/>\n", d, t, sp, e, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : ""), (epb ? " ep_batch=\"1\"" : ""), (fold > 1 ? " ep_fold=\"" fold "\"" : ""), (et != t ? " expert_t=\"" et "\"" : ""), (fp8 != "none" ? " fp8_recipe=\"" fp8 "\"" : ""), (disp == "deepep" ? " deepep=\"1\"" : ""), (f8g == 1 ? " fp8_param_gather=\"1\"" : "")
+			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"%d\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s%s%s%s%s%s%s%s%s/>\n", d, t, sp, e, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : ""), (epb ? " ep_batch=\"1\"" : ""), (fold > 1 ? " ep_fold=\"" fold "\"" : ""), (et != t ? " expert_t=\"" et "\"" : ""), (fp8 != "none" ? " fp8_recipe=\"" fp8 "\"" : ""), (disp == "deepep" ? " deepep=\"1\"" : ""), (f8g == 1 ? " fp8_param_gather=\"1\"" : ""), (fsdp > 0 ? " fsdp=\"" fsdp "\"" : ""), (fshard > 0 ? " fsdp_shard=\"" fshard "\"" : "")
 			# the rows of the graph: the embedding -1, the layers, the head L
 			if (F + Z > 0) {
 				each = p - (F > 0) - (Z > 0) > 0 ? (L - F - Z) / (p - (F > 0) - (Z > 0)) : 0
@@ -379,13 +396,17 @@ for table in "$@"; do
 		# Gantt chart drawn where asked; Megatron-LM of 2021-22 (the
 		# scatter/gather's) held its stages for their transfers
 		# interleaved too, before it overlapped them
+		# (not FSDP2's: pipesim does not simulate its gathers yet)
+		simulated=
+		if [ "$fsdp" = none ]; then
 		priced pipesim $([ "$sg" = 1 ] && echo "-x hold") \
 		    -M "$whole" -p "$tmp/$run.plan.xml" -o "$tmp/$run.sim.csv" \
 		    -t "$tmp/$run.timeline.csv" "$tmp/$run.csv" 2> "$tmp/$run.err" ||
 		    { cat "$tmp/$run.err" >&2; exit 1; }
 		simulated=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
 		    NR == 2 { print $c["step_s"] }' "$tmp/$run.sim.csv")
-		if [ -n "${VALIDATE_GANTT:-}" ]; then
+		fi
+		if [ -n "${VALIDATE_GANTT:-}" ] && [ "$fsdp" = none ]; then
 			mkdir -p "$VALIDATE_GANTT" &&
 			sh "$(dirname "$0")/plot.sh" gantt "$tmp/$run.timeline.csv" \
 			    "$VALIDATE_GANTT" "gantt-$run" || exit 1
@@ -417,18 +438,25 @@ for table in "$@"; do
 		rsearch=$([ "$rc" = selective ] && echo all || echo both)
 		tpsearch=$([ "$tpo" = 1 ] && echo on || echo off)
 		qsearch=$([ "$f8g" = 1 ] && echo both || echo off)
-		solve -D "$dsearch" -r "$rsearch" -V "$overlap" -U "$tpsearch" \
+		# a torchtitan run: what torchtitan runs (FSDP2 and HSDP, its
+		# recomputation kinds: none, full and per operator)
+		set --
+		if [ "$fsdp" != none ]; then
+			set -- -X torchtitan -A "$mx"
+			rsearch=all
+		fi
+		solve "$@" -D "$dsearch" -r "$rsearch" -V "$overlap" -U "$tpsearch" \
 		    -H "$hflag" -Q "$qsearch" -o "$tmp/$run.own.xml" \
 		    "$tmp/$run.d/index.csv"
 		# and with the run's own recomputation kind: the layout alone
-		solve -D "$dsearch" -r "$rc" -V "$overlap" -U "$tpsearch" \
+		solve "$@" -D "$dsearch" -r "$rc" -V "$overlap" -U "$tpsearch" \
 		    -H "$hflag" -Q "$qsearch" -o "$tmp/$run.same.xml" \
 		    "$tmp/$run.d/index.csv"
 		awk -v run="$run" -v B="$B" -v s="$s" -v L="$L" -v h="$h" -v V="$V" \
 		    -v A="$A" -v G="$G" -v f="$f" -v k="$k" -v gated="$gated" \
 		    -v rl="$rl" -v p="$p" -v nv="$v" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
-		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$((E * t / et))$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp$et")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")" \
+		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$((E * t / et))$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp$et")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")$([ "$fsdp" != none ] && echo " fsdp-$fsdp")$([ "$fshard" -gt 0 ] && echo " hsdp$fshard")$([ "$rc" = op ] && echo " op-sac")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v simulated="$simulated" \
 		    -v same="$tmp/$run.same.xml" '
@@ -455,7 +483,7 @@ for table in "$@"; do
 					ef = attr(line, "ep_fold") + 0; if (ef < 1) ef = 1
 					mc = attr(line, "c") * (ee > 1 && !eb ? ee : ef)
 					md = attr(line, "d") * (ee > 1 && eb ? ee / ef : 1)
-					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee * attr(line, "t") / (attr(line, "expert_t") != "" ? attr(line, "expert_t") : attr(line, "t")) (eb ? "" : " fold") : "") " b" (eb ? bsz * ef / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "fp8_param_gather") == 1 ? " fp8-gather" : "") (attr(line, "deepep") == 1 ? " deepep" : "")
+					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee * attr(line, "t") / (attr(line, "expert_t") != "" ? attr(line, "expert_t") : attr(line, "t")) (eb ? "" : " fold") : "") " b" (eb ? bsz * ef / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "fp8_param_gather") == 1 ? " fp8-gather" : "") (attr(line, "deepep") == 1 ? " deepep" : "") (attr(line, "fsdp") == 1 ? " fsdp-resharded" : attr(line, "fsdp") == 2 ? " fsdp-kept" : "") (attr(line, "fsdp_shard") > 0 ? " hsdp" attr(line, "fsdp_shard") : "")
 					v = attr(line, "virtual_stages") + 0
 				}
 				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")
@@ -505,11 +533,11 @@ for table in "$@"; do
 			}
 			scan(pub, a); scan(own, o); scan(same, r)
 			err = 100 * (a["step"] - measured) / measured
-			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,%.6g,%s,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,fp16 loss scaling and the timing of DDP buckets not modelled (their memory is)\n",
+			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,%.6g,%s,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,%s,fp16 loss scaling and the timing of DDP buckets not modelled (their memory is)\n",
 			    run, measured, a["step"], err, plan, a["fits"], a["peak"], o["plan"], a["step"] / o["step"], o["peak"], r["plan"], a["step"] / r["step"],
-			    a["compute"], a["coll"], a["p2p"], a["bubble"], a["sync"], simulated
+			    a["compute"], a["coll"], a["p2p"], a["bubble"], a["sync"], simulated == "" ? "" : sprintf("%.6g", simulated)
 		}' >> "$tmp/out.csv"
-		tail -n 1 "$tmp/out.csv" | awk -F, '{ printf "validate %s: measured %.3g s, predicted %.3g s (%+.1f%%; simulated %.3g s, %+.1f%%), own plan %.2fx (%.2fx with its recomputation)\n", $2, $3, $4, $6, $20, 100 * ($20 - $3) / $3, $11, $14 }' >&2
+		tail -n 1 "$tmp/out.csv" | awk -F, '{ printf "validate %s: measured %.3g s, predicted %.3g s (%+.1f%%; %s), own plan %.2fx (%.2fx with its recomputation)\n", $2, $3, $4, $6, $20 == "" ? "not simulated" : sprintf("simulated %.3g s, %+.1f%%", $20, 100 * ($20 - $3) / $3), $11, $14 }' >&2
 	done < "$tmp/rows"
 done
 

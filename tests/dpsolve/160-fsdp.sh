@@ -8,6 +8,7 @@
 # batches, sequence and a two-stage plan's modules; HSDP over groups of 8
 # replicas priced and launched as 8 x 8; no job without the model's
 # config, none for a model torchtitan has no flavor of.
+# torchtitan's per-operator checkpointing priced, searched and launched.
 # Refused: -I with -X megatron or with -E (usage), fsdp="1" on two stages,
 # fsdp="3", fsdp beside the distributed optimizer, an FP8 graph; the
 # Megatron launch says it cannot run the plan, pipesim refuses it.
@@ -171,5 +172,28 @@ grep -q 'needs the model' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
     -X torchtitan -o "$tmp/x.xml" "$tmp/l2.csv" 2> "$tmp/err" &&
     say "-X torchtitan planned Llama 2 7B"
 grep -q 'no Llama 3 flavor' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
+
+# torchtitan's per-operator checkpointing (recompute 3): the one-stage
+# plan with it priced, no faster than the search's best (which lists
+# it), launched as selective_ac_option "op"; refused beside Megatron's
+# data parallelism, Megatron's selective refused beside FSDP2
+sed 's/ recompute="[0-9]"/ recompute="3"/' "$tmp/only.xml" > "$tmp/op.xml"
+run -E "$tmp/op.xml" -o "$tmp/op-e.xml" "$tmp/g/index.csv" &&
+    grep -q ' recompute="3"' "$tmp/op-e.xml" || say "per operator: not priced"
+awk -v a="$(step "$tmp/op-e.xml")" -v b="$(step "$tmp/only.xml")" \
+    'BEGIN { exit !(b <= a) }' ||
+    say "per operator $(step "$tmp/op-e.xml") s beats the search's $(step "$tmp/only.xml") s"
+run -E "$tmp/op.xml" -f torchtitan -o "$tmp/op.toml" "$tmp/g/index.csv" &&
+    [ "$(val "$tmp/op.toml" mode)" = '"selective"' ] &&
+    [ "$(val "$tmp/op.toml" selective_ac_option)" = '"op"' ] ||
+    say "per operator job: $(grep -A2 activation_checkpoint "$tmp/op.toml" | tr '\n' ' ')"
+toml_keys "$tmp/op.toml"
+sed 's/ recompute="[0-9]"/ recompute="3"/' "$tmp/off.xml" > "$tmp/bad.xml"
+run -X none -E "$tmp/bad.xml" -o "$tmp/x.xml" "$tmp/g/index.csv" 2> "$tmp/err" &&
+    say "per operator beside Megatron's data parallelism priced"
+grep -q 'recompute 3: .*beside FSDP2 only' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
+bad 's/ recompute="[0-9]"/ recompute="2"/' 'recompute 2: Megatron.s selective recomputation beside FSDP2'
+run -r op -o "$tmp/x.xml" "$tmp/g/index.csv" 2> /dev/null
+[ $? -eq 2 ] || say "-r op with -X megatron: not a usage error"
 
 exit $fail

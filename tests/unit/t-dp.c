@@ -213,6 +213,11 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 			    plan_fsdp_refused(g[vi]) != NULL :
 			    o->fsdp_min > 0)
 				continue;
+			/* per operator beside FSDP2 only, selective beside
+			 * Megatron's data parallelism only */
+			if (k <= o->recompute_max && plan_recompute_refused((int)k,
+			    fsdp, g[vi]) != NULL)
+				continue;
 
 			/* the FP8 gather: FP8 graphs only, without ZeRO,
 			 * and there on every distributed-optimizer plan
@@ -301,7 +306,9 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 /* What a row keeps and reruns under full and selective recomputation:
  * a fraction x of its activations kept (full: the smaller of that and
  * its input), the forward rerun in full, and under selective 0.3-0.8
- * of it kept for an eighth of the forward. */
+ * of it kept for an eighth of the forward; per operator (FSDP2's), what
+ * full and selective keep between them for a third of the forward (not
+ * drawn: the instances stay those of before). */
 static void
 set_recompute(struct layer *l, double x, double y)
 {
@@ -309,6 +316,8 @@ set_recompute(struct layer *l, double x, double y)
 	l->recompute_s = l->forward_s;
 	l->selective_bytes = (0.3 + 0.5 * y) * l->activation_bytes;
 	l->selective_recompute_s = l->forward_s / 8;
+	l->op_sac_bytes = (l->checkpoint_bytes + l->selective_bytes) / 2;
+	l->op_sac_recompute_s = l->forward_s / 3;
 }
 
 /* One random chain and its t = 2 variant (half the work, collectives),
@@ -407,7 +416,7 @@ random_graphs(struct layer_graph *g, size_t n, int layers, int experts)
 	/* the weights' gradient a fixed share of each backward pass (not
 	 * drawn: the instances stay those of before), for ZB-H1's W */
 	for (size_t k = 0; k < ng; k++) {
-		g[k].has_wgrad = 1;
+		g[k].has_wgrad = g[k].has_op_sac = 1;
 		for (size_t i = 0; i < n; i++)
 			g[k].l[i].weight_gradient_s = 0.45 *
 			    g[k].l[i].backward_s;
@@ -535,6 +544,9 @@ random_instances(void)
 		 * alone on every twelfth of those (not drawn), */
 		o.fsdp_max = it % 4 == 2;
 		o.fsdp_min = it % 48 == 2;
+		/* and there torchtitan's per-operator checkpointing */
+		if (o.fsdp_max)
+			o.recompute_max = RC_OP;
 		/* and beside the distributed optimizer alone on every other
 		 * of those (FSDP2 is listed once whatever -D says) */
 		if (it % 8 == 6 && o.distopt_max > 0)
@@ -750,16 +762,18 @@ random_instances(void)
 	    "experts)");
 	OK(zbv > 0, "ZB-V wins somewhere (searched with DualPipeV on every "
 	    "fourth)");
+	OK(modes[RC_OP] > 0, "torchtitan's per-operator checkpointing wins "
+	    "somewhere (searched beside FSDP2 on every fourth instance)");
 	printf("# %d infeasible, %d solved with ZeRO (%d of the short-memory "
 	    "ones, %d with more than one stage), %d interleaved; "
-	    "recompute none/full/selective %d/%d/%d (block %d), distributed "
+	    "recompute none/full/selective/op %d/%d/%d/%d (block %d), distributed "
 	    "optimizer %d (gathering FP8 %d), FSDP2 %d resharded and %d "
 	    "kept (HSDP %d), ZB-H1 %d, ZB-V %d, DualPipeV %d; "
 	    "experts folded over a sequence in a batch split %d, split over "
 	    "fewer tensor ranks than t %d; %ld plans enumerated; "
 	    "Megatron's space dearer in %d (the encoder rule in %d)\n",
 	    infeasible, zero, zero_heavy_solved, zero_pipelines, interleaved,
-	    modes[0], modes[1], modes[2], block, distopt, fp8_gather,
+	    modes[0], modes[1], modes[2], modes[3], block, distopt, fp8_gather,
 	    fsdp[PLAN_FSDP_RESHARD], fsdp[PLAN_FSDP_KEPT], hsdp, zbh1,
 	    zbv, dualpipev, fold, etp, brute_plans, mega_dearer,
 	    mega_encoder_dearer);
@@ -1331,14 +1345,15 @@ recompute_collectives_and_scatter_gather(void)
 	struct plan p = { .g = &g, .d = 1, .nstages = 2, .stage = st };
 	struct plan_result r;
 	struct pl_err err;
-	const double want[RC_N] = { 1e-4, 1.5e-4, 1e-4 };
+	const double want[RC_OP] = { 1e-4, 1.5e-4, 1e-4 };
 
 	two_nodes_two_rows(&net, &g);
 	g.l[1].coll_bytes[LCOLL_ALL_REDUCE] = 1e6;
 	env = (struct plan_env){ .net = &net, .devices = 4,
 	    .memory_bytes = 1e12, .optimizer = OPT_ADAM, .global_batch = 1,
 	    .grad_bytes_per_param = 4, .grad_copies = 1 };
-	for (int rc = 0; rc < RC_N; rc++) {
+	/* Megatron's kinds (per operator is FSDP2's: fsdp_by_hand) */
+	for (int rc = 0; rc < RC_OP; rc++) {
 		p.recompute = rc;
 		OK(plan_evaluate(&env, &p, &r, &err) == 0, "evaluates");
 		EQ_DBL(r.stage[1].collective_s, want[rc], 1e-15,
@@ -1513,6 +1528,13 @@ three_units(struct layer_graph *g, struct plan_env *env,
  * step (2 + 1) x 0.15 + 0.066 = 0.516 s.  Stage 1's memory: weights 6e7
  * gathered + 2 x 3e7 shards = 1.2e8; gradients 1.2e8 accumulated
  * unsharded in fp32 and 4e7 of the block's bf16 = 1.6e8.
+ *
+ * Per-operator checkpointing, resharded on the fast network, the block
+ * keeping 4e5 of its 1e6 activation bytes and running 15 ms of its
+ * forward again in its backward (75 ms): the head 0-40, its
+ * reduce-scatter 40-60; the block 40-115, its reduce-scatter 115-155;
+ * the embedding 115-135, its reduce-scatter 155-175: 80 + 175 = 255 ms a
+ * micro-batch, step 0.518 s; one micro-batch keeps 1e6 + 4e5 + 1e6.
  */
 static void
 fsdp_by_hand(void)
@@ -1559,6 +1581,32 @@ fsdp_by_hand(void)
 	    "step 1.208 s");
 	plan_result_release(&r);
 	four_devices(&net);
+	g.has_op_sac = 1;
+	for (int i = 0; i < 3; i++)
+		g.l[i].op_sac_bytes = g.l[i].activation_bytes;
+	g.l[1].op_sac_bytes = 4e5;
+	g.l[1].op_sac_recompute_s = 0.015;
+	p.recompute = RC_OP;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 resharded, per "
+	    "operator");
+	EQ_DBL(r.stage[0].load_s, 0.255, 1e-12, "per operator: the block's "
+	    "backward 75 ms, a micro-batch 255 ms");
+	EQ_DBL(r.step_s, 0.518, 1e-12, "per operator: step 0.518 s");
+	EQ_DBL(r.stage[0].mem.kept, 2.4e6, 1e-12, "per operator: the "
+	    "block keeps what its policy saves");
+	plan_result_release(&r);
+	p.fsdp = PLAN_FSDP_OFF;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0, "per operator without "
+	    "FSDP2: refused");
+	p.fsdp = PLAN_FSDP_RESHARD;
+	p.recompute = RC_SELECTIVE;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0, "Megatron's selective "
+	    "recomputation beside FSDP2: refused");
+	p.recompute = RC_OP;
+	g.has_op_sac = 0;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0, "per operator on a graph "
+	    "without its columns: refused");
+	p.recompute = RC_NONE;
 	p.nstages = 2;
 	p.stage = two;
 	p.fsdp = PLAN_FSDP_KEPT;

@@ -6,7 +6,8 @@
 # published plan; TFLOP/s are turned into a step with the count of
 # Megatron-LM for the model's shape, in the hardware or the model count, and a
 # utilization (MFU, HFU) into TFLOP/s; seq_length prices the run at its
-# own sequence; fp8_param_gather reaches the plan.  A bad table stops with one line naming the
+# own sequence; fp8_param_gather reaches the plan; torchtitan's FSDP2
+# rows refuse Megatron's modes beside it.  A bad table stops with one line naming the
 # file, the line and the field, exit 1, and writes nothing.
 set -u
 tmp=$(mktemp -d)
@@ -107,6 +108,16 @@ awk -F, -v OFS=, 'NR == 2 { $13 = 0 } { print }' "$tmp/pg.csv" > "$tmp/bad.csv"
 bad "param gather without grad overlap" "bad.csv:2: overlap_param_gather 1 needs overlap_grad_reduce 1"
 sed '2s/,1,1,1,135,/,0,1,1,135,/' "$tmp/tpo.csv" > "$tmp/bad.csv"
 bad "tp overlap without sp" "bad.csv:2: tp_comm_overlap 1 needs sequence_parallel 1"
+# torchtitan's FSDP2 and per-operator checkpointing (data/heldout)
+tt=data/heldout/torchtitan-h100.csv
+sed -n '1,2p' "$tt" | sed '2s/,local,0,0,0,0,resharded,/,local,0,1,0,0,resharded,/' > "$tmp/bad.csv"
+bad "FSDP2 beside the distributed optimizer" "bad.csv:2: fsdp resharded: FSDP2 replaces Megatron's data parallelism"
+sed -n '1,2p' "$tt" | sed '2s/,resharded,/,none,/' > "$tmp/bad.csv"
+bad "per operator without FSDP2" "bad.csv:2: recompute op: torchtitan's per-operator checkpointing runs beside FSDP2"
+sed -n '1,2p' "$tt" | sed '2s/,op,/,selective,/' > "$tmp/bad.csv"
+bad "Megatron's selective beside FSDP2" "bad.csv:2: recompute selective: Megatron's, not beside FSDP2"
+sed -n '1,2p' "$tt" | sed '2s/,resharded,/,sharded,/' > "$tmp/bad.csv"
+bad "unknown FSDP2 mode" "bad.csv:2: fsdp \"sharded\" is not one of: none resharded kept"
 rm -f "$tmp/bad.csv"
 bad "missing table" "bad.csv: cannot read the runs table"
 

@@ -51,7 +51,9 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 		    p->recompute_layers);
 	else
 		snprintf(rc, sizeof rc, "%s", p->recompute == RC_FULL ? "full" :
-		    p->recompute == RC_SELECTIVE ? "selective" : "none");
+		    p->recompute == RC_SELECTIVE ? "selective" :
+		    p->recompute == RC_OP ? "per operator (torchtitan's "
+		    "selective op)" : "none");
 	if (p->v > 1)
 		snprintf(vp, sizeof vp, ", VP %ld", p->v);
 	if (layers_expert_ranks(g) > 1)
@@ -163,12 +165,21 @@ summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
 
 		char num2[32];
 
-		fprintf(fp, "%sMFU %.1f%%, HFU %.1f%% of %.4g TFLOP/s a GPU "
-		    "(Megatron-LM's FLOP count, %s PFLOP a step; HFU's with "
-		    "the recomputed passes, %s)\n", prefix, 100 * fm /
-		    (r->step_s * (double)n * peak_rate), 100 * fh / (r->step_s *
-		    (double)n * peak_rate), peak_rate / 1e12, rate(num,
-		    sizeof num, fm / 1e15), rate(num2, sizeof num2, fh / 1e15));
+		if (p->recompute == RC_OP)	/* its reruns: not counted */
+			fprintf(fp, "%sMFU %.1f%% of %.4g TFLOP/s a GPU "
+			    "(Megatron-LM's FLOP count, %s PFLOP a step; HFU "
+			    "is not counted under per-operator "
+			    "checkpointing)\n", prefix, 100 * fm / (r->step_s *
+			    (double)n * peak_rate), peak_rate / 1e12, rate(num,
+			    sizeof num, fm / 1e15));
+		else
+			fprintf(fp, "%sMFU %.1f%%, HFU %.1f%% of %.4g TFLOP/s "
+			    "a GPU (Megatron-LM's FLOP count, %s PFLOP a step; "
+			    "HFU's with the recomputed passes, %s)\n", prefix,
+			    100 * fm / (r->step_s * (double)n * peak_rate),
+			    100 * fh / (r->step_s * (double)n * peak_rate),
+			    peak_rate / 1e12, rate(num, sizeof num, fm / 1e15),
+			    rate(num2, sizeof num2, fh / 1e15));
 	} else
 		fprintf(fp, "%sMFU and HFU: the model's FLOPs need its config "
 		    "(-A model.xml)\n", prefix);
@@ -222,7 +233,7 @@ layout_short(char *buf, size_t len, const struct plan *p)
 	    layers_expert_ranks(g), layers_expert_t(g) != t ? " ETP " : "",
 	    layers_expert_t(g) != t ? layers_expert_t(g) : 0, dp, b / eb, p->recompute == RC_FULL ? (p->recompute_layers >
 	    0 ? "block" : "full") : p->recompute == RC_SELECTIVE ?
-	    "selective" : "none", p->fsdp == PLAN_FSDP_RESHARD ? ", FSDP2" :
+	    "selective" : p->recompute == RC_OP ? "op" : "none", p->fsdp == PLAN_FSDP_RESHARD ? ", FSDP2" :
 	    p->fsdp == PLAN_FSDP_KEPT ? ", FSDP2 kept" : p->distopt ?
 	    ", dist-opt" : "", zero);
 	if (p->fsdp && p->fsdp_shard > 0) {

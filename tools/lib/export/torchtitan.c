@@ -289,7 +289,9 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 	blank(fp, off);
 	line(fp, off, "[activation_checkpoint]");
 	line(fp, off, "mode = \"%s\"", p->recompute == RC_FULL ? "full" :
-	    p->recompute == RC_SELECTIVE ? "selective" : "none");
+	    p->recompute == RC_OP ? "selective" : "none");
+	if (p->recompute == RC_OP)
+		line(fp, off, "selective_ac_option = \"op\"");
 	blank(fp, off);
 	/* priced with fused kernels as Transformer Engine runs them; eager
 	 * PyTorch runs more, smaller ones (not priced) */

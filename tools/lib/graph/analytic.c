@@ -54,6 +54,12 @@ struct builder {
 	long layer;
 	long enter;		/* an f collective awaiting its product, or -1 */
 	long last_matmul;	/* the latest product, or -1 */
+	/* torchtitan's products in the row so far (its policy saves every
+	 * other one), and the modules the next product stands for: their
+	 * output widths (0 modules: one, as wide as the product) */
+	long sac_count;
+	int next_modules;
+	double next_widths[3];
 };
 
 /* The ops that follow belong to row `layer` (-1 the embedding, L the
@@ -63,6 +69,46 @@ begin_row(struct builder *B, long layer)
 {
 	B->layer = layer;
 	B->enter = B->last_matmul = -1;
+	B->sac_count = 0;
+}
+
+/* The next product is torchtitan's `n` linear modules of these output
+ * widths side by side (Llama's wq, wk and wv; w1 and w3), in the order
+ * its forward pass calls them. */
+static void
+modules(struct builder *B, int n, double w0, double w1, double w2)
+{
+	B->next_modules = n;
+	B->next_widths[0] = w0;
+	B->next_widths[1] = w1;
+	B->next_widths[2] = w2;
+}
+
+/*
+ * torchtitan's per-operator policy over a product's modules
+ * (_op_sac_save_list with its mm count, distributed/activation_checkpoint.py
+ * at v0.2.2): each module is one aten.mm, counted in the order the
+ * block's forward pass calls them, and the output of every odd-numbered
+ * one is saved; the others run again, their share of the product's work
+ * (the modules share its input, so their widths weigh it).
+ */
+static void
+sac_products(struct builder *B, struct aop *o, double tokens, double n_out)
+{
+	int n = B->next_modules > 0 ? B->next_modules : 1;
+	double total = 0, rerun = 0;
+
+	for (int k = 0; k < n; k++) {
+		double w = B->next_modules > 0 ? B->next_widths[k] : n_out;
+
+		total += w;
+		if (++B->sac_count % 2)
+			o->sac_saved_bytes += 2 * tokens * w;
+		else
+			rerun += w;
+	}
+	o->sac_rerun = total > 0 ? rerun / total : 0;
+	B->next_modules = 0;
 }
 
 static struct aop *
@@ -85,6 +131,7 @@ add(struct builder *B, const char *name, int kind)
 	o->tp_gemm = -1;
 	o->fused_dropout = -1;
 	o->param_split = SPLIT_NONE;
+	o->sac_rerun = 1;
 	return o;
 }
 
@@ -115,6 +162,7 @@ matmul(struct builder *B, const char *name, double tokens, double k,
 	o->gemm_n = n_out;
 	o->gemm_k = k;
 	o->gemm_batch = 1;
+	sac_products(B, o, tokens, n_out);
 	return o;
 }
 
@@ -238,11 +286,14 @@ tp_leave(struct builder *B, const char *name, double bytes, int role)
 
 	if (B->d->t == 1)
 		return;
-	if (B->d->shard > 1)
+	if (B->d->shard > 1) {
 		o = collective(B, name, LCOLL_REDUCE_SCATTER, LCOLL_ALL_GATHER,
 		    bytes);
-	else
+		/* torchtitan's policy saves a reduce-scatter's output */
+		o->sac_saved_bytes = bytes / B->d->t;
+	} else {
 		o = collective(B, name, LCOLL_ALL_REDUCE, -1, bytes);
+	}
 	if (role >= 0 && B->last_matmul >= 0) {
 		o->tp_role = role;
 		o->tp_gemm = B->last_matmul;
@@ -330,6 +381,10 @@ flash_attention(struct builder *B)
 	o->activation_bytes = 2 * n * (d->qw + d->kw + d->vw) / t +
 	    4 * n * d->heads / t;
 	o->selective_rerun = 1;
+	/* one SDPA call, saved by torchtitan's policy: its output and the
+	 * log-sum-exp */
+	o->sac_saved_bytes = 2 * n * d->ow / t + 4 * n * d->heads / t;
+	o->sac_rerun = 0;
 	o->fused_dropout = d->dropout != 0;
 	/* one thread block a 128-query tile of a sequence and head
 	 * (FlashAttention-2's grid), each over `keys` keys on the average */
@@ -416,7 +471,8 @@ attention(struct builder *B)
 
 		tp_enter(B, "attn_f", 2 * n * h, TP_COLUMN);
 		/* the column-parallel q, k, v projections; they keep their
-		 * input */
+		 * input (three modules in torchtitan's Llama) */
+		modules(B, 3, q / t, kv / t, d->vw / t);
 		o = matmul(B, "qkv", n, h, (q + 2 * kv) / t, (h * (q + 2 * kv) +
 		    (d->bias ? q + 2 * kv : 0)) / t, SPLIT_T);
 		o->activation_bytes = 2 * n * h / d->shard;
@@ -456,6 +512,7 @@ attention(struct builder *B)
 		/* q and k */
 		o->activation_bytes = 2 * n * (d->qw + d->kw) / t;
 		o->selective_rerun = 1;
+		o->sac_rerun = 0;	/* one SDPA call with softmax and context */
 		/* softmax keeps its output; dropout its mask and its output */
 		/* two kernels: the fused scale-mask-softmax (4 bytes an
 		 * element forward, 6 backward), then dropout on the
@@ -467,6 +524,7 @@ attention(struct builder *B)
 		o->activation_bytes = 2 * probs +
 		    (d->dropout ? probs + 2 * probs : 0);
 		o->selective_rerun = o->selective_drop = 1;
+		o->sac_rerun = 0;
 		o = add(B, "context", AOP_ATTENTION);
 		o->fwd_flops = 2 * n * d->s_full * d->ow / t;
 		o->fwd_bytes = 2 * (probs + d->b * d->s_full * d->vw / t +
@@ -475,6 +533,8 @@ attention(struct builder *B)
 		batched(o, d, n / d->b, d->ow / d->heads, d->s_full);
 		o->activation_bytes = 2 * n * d->vw / t;	/* v */
 		o->selective_rerun = 1;
+		o->sac_saved_bytes = 2 * n * d->ow / t;
+		o->sac_rerun = 0;
 	}
 	o = matmul(B, "attn_out", n, d->ow / t, h, d->ow * h / t, SPLIT_T);
 	o->activation_bytes = 2 * n * d->ow / t;
@@ -521,6 +581,8 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 	else if (split)
 		tp_enter(B, name, 2 * tokens * h, is_expert ? -1 : TP_COLUMN);
 	snprintf(name, sizeof(name), "%s_up", prefix);
+	if (d->gated)	/* torchtitan's w1, then w3 */
+		modules(B, 2, f / t, f / t, 0);
 	o = matmul(B, name, tokens, h, ups * f / t,
 	    copies * (ups * h * f + (d->bias ? ups * f : 0)) / t,
 	    is_expert ? SPLIT_TE : SPLIT_T);
@@ -1052,6 +1114,12 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	d.bias = m->bias;
 	d.causal = m->causal;
 	d.flash = m->flash_attention;
+	/* torchtitan's per-operator policy is priced for the Llama block
+	 * its save list and mm count are written for: dense, with plain
+	 * attention, in bf16 (its float8 products are no aten.mm) */
+	g->op_sac = m->experts <= 1 && m->kv_lora_rank == 0 &&
+	    m->mtp_depth == 0 && v->fp8 == FP8_NONE;
+	memset(&B, 0, sizeof B);
 	B.g = g;
 	B.d = &d;
 	B.prefix = "";
@@ -1104,6 +1172,7 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 	out->l = xcalloc(out->n, sizeof(struct layer));
 	out->has_variant = 1;
 	out->has_recompute = 1;
+	out->has_op_sac = g->op_sac;
 	out->has_wgrad = 1;
 	out->var_t = g->v.t;
 	out->var_e = g->v.e;
@@ -1142,6 +1211,8 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 			L->selective_recompute_s += o->fwd_s;
 		if (!o->selective_drop)
 			L->selective_bytes += o->activation_bytes;
+		L->op_sac_bytes += o->sac_saved_bytes;
+		L->op_sac_recompute_s += o->sac_rerun * o->fwd_s;
 		if (o->fwd_coll >= 0)
 			L->coll_bytes[o->fwd_coll] += o->coll_bytes;
 		if (o->bwd_coll >= 0)
@@ -1180,11 +1251,15 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 
 		if (r == 0 || r + 1 == out->n) {
 			L->checkpoint_bytes = L->selective_bytes =
-			    L->activation_bytes;
-			L->recompute_s = L->selective_recompute_s = 0;
+			    L->op_sac_bytes = L->activation_bytes;
+			L->recompute_s = L->selective_recompute_s =
+			    L->op_sac_recompute_s = 0;
 		} else {
 			L->checkpoint_bytes = L->input_bytes;
 			L->recompute_s = L->forward_s;
+			/* torchtitan's checkpoint keeps the block's input
+			 * beside what its policy saves */
+			L->op_sac_bytes += L->input_bytes;
 		}
 	}
 	/* identical transformer layers: say so, as the profiled path does

@@ -84,6 +84,10 @@ struct aop {
 	 * runs its forward again in the backward pass, and drops what it
 	 * kept of size s x s (the scores' softmax, its dropout) */
 	int selective_rerun, selective_drop;
+	/* torchtitan's per-operator checkpointing (docs/model.md): the
+	 * bytes of the outputs its policy saves, and the share of the
+	 * forward pass it runs again (1 unless a saved output spares it) */
+	double sac_saved_bytes, sac_rerun;
 	/* a matrix product's shape: batch products of (m x k) by (k x n);
 	 * flash attention: m queries, batch sequences x heads (0: none) */
 	double gemm_m, gemm_n, gemm_k, gemm_batch;
@@ -107,6 +111,7 @@ struct aop_graph {
 	struct variant v;
 	long nlayers;			/* rows: embedding, layers, head */
 	double boundary_bytes;		/* a layer's output on one device */
+	int op_sac;			/* per-operator checkpointing priced */
 	size_t n, cap;
 	struct aop *op;
 };

@@ -47,8 +47,13 @@ read_stage(const struct csvio_table *t, size_t r, const struct stage_cols *c,
 			return -1;
 		if (v >= RC_N)
 			return pl_errf(err, t->file, t->lines[r], "column "
-			    "'recompute': %ld is not 0 (none), 1 (full) or 2 "
-			    "(selective)", v);
+			    "'recompute': %ld is not 0 (none), 1 (full), 2 "
+			    "(selective) or 3 (per operator)", v);
+		if (v == RC_OP && !g->has_op_sac)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'recompute': 3 (per operator) needs the graph's "
+			    "op_sac_bytes and op_sac_recompute_s columns, which "
+			    "%s lacks", g->file);
 		s->recompute = (int)v;
 	}
 	if (c->sched >= 0 && (s->schedule = csvio_enum(t, r, c->sched, scheds,

@@ -694,7 +694,8 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	p->d = d;
 	if (rc >= RC_N) {
 		pl_errf(err, path, (size_t)xmlGetLineNo(par), "<parallelism> "
-		    "recompute: %ld is not 0 (none), 1 (full) or 2 (selective)",
+		    "recompute: %ld is not 0 (none), 1 (full), 2 (selective) or 3 "
+		    "(per operator)",
 		    rc);
 		goto fail;
 	}

@@ -31,6 +31,10 @@ static const char *const recompute_cols[] = {
 	"selective_recompute_s"
 };
 
+static const char *const op_sac_cols[] = {
+	"op_sac_bytes", "op_sac_recompute_s"
+};
+
 static const char *const variant_cols[] = {
 	"t", "e", "c", "sp", "micro_batch_samples"
 };
@@ -260,6 +264,38 @@ default_recompute(struct layer_graph *g)
 }
 
 /*
+ * Per-operator checkpointing's columns, both or neither, beside the
+ * recomputation ones.  What a row keeps under it is not capped by its
+ * activations: the policy saves products' outputs that no backward pass
+ * reads (a row-parallel product's partial sums before their
+ * reduce-scatter).
+ */
+static int
+read_op_sac(const struct csvio_table *t, struct layer_graph *g,
+    struct pl_err *err)
+{
+	int col[2], present = 0;
+
+	for (int k = 0; k < 2; k++)
+		present += (col[k] = csvio_col_opt(t, op_sac_cols[k])) >= 0;
+	if (present == 0)
+		return 0;
+	for (int k = 0; k < 2; k++)
+		if (col[k] < 0)
+			return csvio_col(t, op_sac_cols[k], err);
+	for (size_t r = 0; r < g->n; r++) {
+		struct layer *L = &g->l[r];
+
+		if (csvio_double(t, r, col[0], CSVIO_NONNEG, &L->op_sac_bytes,
+		    err) < 0 || csvio_double(t, r, col[1], CSVIO_NONNEG,
+		    &L->op_sac_recompute_s, err) < 0)
+			return -1;
+	}
+	g->has_op_sac = 1;
+	return 0;
+}
+
+/*
  * The recomputation columns, all or none; without them a row keeps its
  * input and reruns its forward under full recomputation, and selective
  * recomputation changes nothing.  What a row keeps never exceeds its
@@ -440,6 +476,10 @@ layers_differing_number(const struct layer *a, const struct layer *b)
 		return recompute_cols[2];
 	if (a->selective_recompute_s != b->selective_recompute_s)
 		return recompute_cols[3];
+	if (a->op_sac_bytes != b->op_sac_bytes)
+		return op_sac_cols[0];
+	if (a->op_sac_recompute_s != b->op_sac_recompute_s)
+		return op_sac_cols[1];
 	return differing_pairs(a, b);
 }
 
@@ -623,6 +663,7 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 			goto fail;
 	}
 	if (read_variant(tab, g, err) < 0 || read_recompute(tab, g, err) < 0 ||
+	    read_op_sac(tab, g, err) < 0 ||
 	    check_copies(tab, g, err) < 0 || read_model_layers(tab, g, err) < 0 ||
 	    read_fp8_recipe(tab, g, err) < 0 ||
 	    read_one_text(tab, "model", &g->model, err) < 0 ||
@@ -907,8 +948,8 @@ int
 layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 {
 	static const char *const eheader[] = { "src_layer", "dst_layer", "bytes" };
-	const char *head[48], *f[48];
-	char b[48][NUMFMT_LEN], *pairs = NULL;
+	const char *head[56], *f[56];
+	char b[56][NUMFMT_LEN], *pairs = NULL;
 	size_t nc = 0;
 	/* the collective kinds written: all but the expert kinds, and
 	 * those where present */
@@ -949,6 +990,9 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 	if (g->has_recompute)
 		for (int k = 0; k < 4; k++)
 			head[nc++] = recompute_cols[k];
+	if (g->has_op_sac)
+		for (int k = 0; k < 2; k++)
+			head[nc++] = op_sac_cols[k];
 	if (g->has_tp_overlap) {
 		int most = 0;
 
@@ -1024,6 +1068,10 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 
 			for (int k = 0; k < 4; k++)
 				f[c] = numfmt(b[c], v[k]), c++;
+		}
+		if (g->has_op_sac) {
+			f[c] = numfmt(b[c], L->op_sac_bytes), c++;
+			f[c] = numfmt(b[c], L->op_sac_recompute_s), c++;
 		}
 		if (g->has_tp_overlap)
 			f[c++] = write_tp_pairs(L, pairs);

@@ -87,6 +87,12 @@ struct layer {
 	 * everything and reruns nothing. */
 	double checkpoint_bytes, recompute_s;
 	double selective_bytes, selective_recompute_s;
+	/* under torchtitan's per-operator checkpointing the row keeps
+	 * op_sac_bytes (its input and the outputs its policy saves, which
+	 * may exceed its activations) and runs op_sac_recompute_s again
+	 * (columns op_sac_bytes and op_sac_recompute_s, both or neither:
+	 * absent, the kind is not offered, has_op_sac) */
+	double op_sac_bytes, op_sac_recompute_s;
 	double forward_bound_s, backward_bound_s; /* proven, for ilp times */
 	int schedule_optimal;
 	char *schedule;		/* how the ilp times were found (owned) */
@@ -121,6 +127,7 @@ struct layer_graph {
 	int scheduled;		/* times from the ilp schedule (bounds kept) */
 	int has_variant;	/* the variant columns are present */
 	int has_recompute;	/* the recomputation columns are present */
+	int has_op_sac;		/* the per-operator checkpointing ones */
 	int has_times;		/* forward_s and backward_s are present */
 	int has_wgrad;		/* weight_gradient_s is present */
 	int has_tp_overlap;	/* the tp_overlap column is present */

@@ -7,14 +7,16 @@ double
 mem_row_kept(const struct layer *L, int rc)
 {
 	return rc == RC_FULL ? L->checkpoint_bytes : rc == RC_SELECTIVE ?
-	    L->selective_bytes : L->activation_bytes;
+	    L->selective_bytes : rc == RC_OP ? L->op_sac_bytes :
+	    L->activation_bytes;
 }
 
 double
 mem_row_rerun_s(const struct layer *L, int rc)
 {
 	return rc == RC_FULL ? L->recompute_s : rc == RC_SELECTIVE ?
-	    L->selective_recompute_s : 0;
+	    L->selective_recompute_s : rc == RC_OP ? L->op_sac_recompute_s :
+	    0;
 }
 
 void

@@ -32,8 +32,11 @@
 #include "model/config.h"
 #include "model/layers.h"
 
-/* Recomputation kinds: what a stage keeps for its backward pass. */
-enum { RC_NONE = 0, RC_FULL = 1, RC_SELECTIVE = 2, RC_N };
+/* Recomputation kinds: what a stage keeps for its backward pass.
+ * RC_SELECTIVE is Megatron's (the attention core rerun), RC_OP
+ * torchtitan's per-operator selective checkpointing (docs/model.md,
+ * "Per-operator checkpointing"). */
+enum { RC_NONE = 0, RC_FULL = 1, RC_SELECTIVE = 2, RC_OP = 3, RC_N };
 
 struct mem_stage {
 	size_t first, last;		/* row range in the layer graph */

@@ -173,6 +173,23 @@ plan_fsdp_refused(const struct layer_graph *g)
 }
 
 const char *
+plan_recompute_refused(int rc, int fsdp, const struct layer_graph *g)
+{
+	if (rc == RC_OP && !fsdp)
+		return "torchtitan's per-operator checkpointing runs beside "
+		    "FSDP2 only (fsdp 1 or 2)";
+	if (rc == RC_OP && !g->has_op_sac)
+		return "per-operator checkpointing on a graph without its "
+		    "columns (op_sac_bytes, op_sac_recompute_s: the analytic "
+		    "graphs of dense bf16 models have them)";
+	if (rc == RC_SELECTIVE && fsdp)
+		return "Megatron's selective recomputation beside FSDP2 "
+		    "(torchtitan checkpoints per operator instead: recompute "
+		    "3)";
+	return NULL;
+}
+
+const char *
 plan_fsdp_layout_refused(int fsdp, long S, long group)
 {
 	if (group < 2)
@@ -404,7 +421,10 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	 * direction with the same bytes (f and g, an all-gather and its
 	 * reduce-scatter, dispatch and combine), so a row's forward runs
 	 * half of its collective time.  Selective recomputation reruns the
-	 * attention core, which has none. */
+	 * attention core, which has none.  torchtitan's per-operator policy
+	 * saves the reduce-scatters' outputs and reruns the rest of the
+	 * forward: its all-gathers and all-reduces, half of those kinds'
+	 * time. */
 	for (int rc = 0; rc < RC_N; rc++) {
 		v->pf_coll[rc] = xcalloc(g->n + 1, sizeof *v->pf_coll[rc]);
 		if (v->sp)
@@ -426,7 +446,10 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 			for (int rc = 0; rc < RC_N; rc++)
 				pf[rc][i + 1] = pf[rc][i] + fmax(0, s +
 				    extra - hf - hb + (rc == RC_FULL &&
-				    g->l[i].recompute_s > 0 ? s / 2 - hf : 0));
+				    g->l[i].recompute_s > 0 ? s / 2 - hf : 0) +
+				    (rc == RC_OP && g->l[i].op_sac_recompute_s >
+				    0 ? (kind_s[LCOLL_ALL_GATHER] +
+				    kind_s[LCOLL_ALL_REDUCE]) / 2 : 0));
 		}
 	}
 	v->scatter_gather = env->p2p_scatter_gather && v->t > 1 && !v->sp;
@@ -1460,7 +1483,11 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 		    next, g->n);
 	if (p->recompute < 0 || p->recompute >= RC_N)
 		return pl_errf(err, NULL, p->line, "recompute %d is not 0 (none), 1 "
-		    "(full) or 2 (selective)", p->recompute);
+		    "(full), 2 (selective) or 3 (per operator)", p->recompute);
+	if (plan_recompute_refused(p->recompute, p->fsdp, g) != NULL)
+		return pl_errf(err, NULL, p->line, "recompute %d: %s",
+		    p->recompute, plan_recompute_refused(p->recompute,
+		    p->fsdp, g));
 	if (p->recompute_layers < 0 || (p->recompute_layers > 0 &&
 	    p->recompute != RC_FULL))
 		return pl_errf(err, NULL, p->line, "recompute_layers %ld: block "

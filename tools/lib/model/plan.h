@@ -134,6 +134,14 @@ enum { PLAN_FSDP_OFF, PLAN_FSDP_RESHARD, PLAN_FSDP_KEPT };
  * experts' parameters or an FP8 recipe. */
 const char *plan_fsdp_refused(const struct layer_graph *g);
 
+/* Why recomputation kind rc does not run beside FSDP2 mode `fsdp` (0:
+ * Megatron's data parallelism) on graph g (a phrase), or NULL:
+ * torchtitan's per-operator checkpointing beside FSDP2 only, on graphs
+ * that price it; Megatron's selective recomputation beside Megatron's
+ * data parallelism only. */
+const char *plan_recompute_refused(int rc, int fsdp,
+    const struct layer_graph *g);
+
 /* Why FSDP2 mode `fsdp` does not run S stages over a data-parallel group
  * of `group` devices (d c) as torchtitan runs it (a phrase), or NULL:
  * resharded after forward on one stage only, kept on two or more (one

@@ -724,7 +724,8 @@ list_modes(const struct search *s, struct plan_mode *out)
 			    2 * hs : 2)
 				out[n++] = (struct plan_mode){ rc, 1, 0, 0, 0,
 				    0, 0, 0, 0, PLAN_1F1B, f, hs };
-		if (o->fsdp_min > 0)
+		/* torchtitan's per-operator checkpointing: FSDP2's alone */
+		if (o->fsdp_min > 0 || rc == RC_OP)
 			continue;
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
 		for (int f8 = 0; f8 <= (dopt ? f8max : 0); f8++)
@@ -754,6 +755,8 @@ mode_runs_on(const struct search *s, const struct plan_mode *md,
 	if (md->schedule != PLAN_1F1B && !g->has_wgrad)
 		return 0;
 	if (md->fsdp && plan_fsdp_refused(g) != NULL)
+		return 0;
+	if (plan_recompute_refused(md->recompute, md->fsdp, g) != NULL)
 		return 0;
 	if (g->var_fp8 == FP8_NONE)
 		return !md->fp8_param_gather;

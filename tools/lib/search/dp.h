@@ -31,7 +31,7 @@
 enum { DP_ZERO_AUTO, DP_ZERO_OFF };
 
 struct dp_options {
-	int recompute_min, recompute_max;	/* RC_NONE..RC_SELECTIVE */
+	int recompute_min, recompute_max;	/* RC_NONE..RC_OP */
 	int zero;				/* DP_ZERO_AUTO or _OFF */
 	long zmax;				/* largest ZeRO degree */
 	long vmax;		/* largest interleaving tried; 0 or 1: none */
