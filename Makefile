@@ -352,7 +352,7 @@ plan: $(PLAN_GRAPHS) bin/dpsolve
 	@bin/dpsolve $(PLAN_ARGS) -f torchtitan -o $(PLAN_DIR)/job.toml \
 	    $(PLAN_GRAPHS)
 	@echo; cat $(PLAN_DIR)/summary.txt; echo
-	@if grep -q ' fsdp=' $(PLAN_DIR)/plan.xml; then \
+	@if grep -m 1 '<parallelism ' $(PLAN_DIR)/plan.xml | grep -q ' fsdp='; then \
 	    sed -n '/^[^#]/,$$p' $(PLAN_DIR)/job.toml; else \
 	    sed -n '/^[^#]/,$$p' $(PLAN_DIR)/launch.sh; fi
 	@echo; echo "kept in $(PLAN_DIR)/: plan.xml, summary.txt, launch.sh" \

@@ -7,11 +7,12 @@
 # the plain all-to-all) and Qwen3-235B-A22B on 256 H100 (FP8, TP 2 with
 # whole experts beside it, EP 32, interleaved with the ends counted in
 # the split) and 256 B200 (MXFP8, EP 8), Llama 3 8B on B200 and GB200 and
-# Llama 3.1
-# 405B on H100 and B200 (FP8),
-# priced as the README says.  Not held to the accuracy
+# Llama 3.1 405B on H100 and B200 (FP8), and torchtitan's bf16 runs of
+# Llama 3.1 8B and Llama 3 70B on 8-256 H100 (FSDP2, per-operator or full
+# checkpointing; its own plan searched as -X torchtitan), priced as the
+# README says.  Not held to the accuracy
 # targets; held to what holds whatever the model's error: every row priced,
-# every published plan fitting in 80 GiB (the runs ran), and dpsolve's own
+# every published plan fitting in its GPU (the runs ran), and dpsolve's own
 # plan at least as fast as the published one, whose plan lies in the space
 # it searches (its micro-batch, sequence parallelism, distributed optimizer
 # and overlaps).
