@@ -210,7 +210,7 @@ rows() {	# table
 		# torchtitan'"'"'s FSDP2 (and HSDP) in place of Megatron'"'"'s data
 		# parallelism, and its per-operator checkpointing beside it
 		fsdp = ("fsdp" in col && $col["fsdp"] != "") ? word("fsdp", "none resharded kept") : "none"
-		fshard = opt_whole("fsdp_shard", 0)
+		fshard = ("fsdp_shard" in col && $col["fsdp_shard"] != "" && $col["fsdp_shard"] != "0") ? whole("fsdp_shard") : 0
 		rcw = word("recompute", "none full selective op")
 		if (fsdp != "none" && (flag("distributed_optimizer") || flag("overlap_grad_reduce") || flag("overlap_param_gather") || flag("tp_comm_overlap"))) bad("fsdp " fsdp ": FSDP2 replaces Megatron'"'"'s data parallelism (distributed_optimizer, overlap_grad_reduce, overlap_param_gather and tp_comm_overlap 0)")
 		if (fshard > 0 && (fsdp == "none" || d % fshard || fshard >= d)) bad("fsdp_shard " fshard ": HSDP needs fsdp and a shard group dividing d " d " into two groups or more")

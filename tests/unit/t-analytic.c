@@ -706,6 +706,106 @@ test_recompute_and_flash(void)
 }
 
 /*
+ * torchtitan's per-operator checkpointing as torch.compile partitions
+ * Llama 3 8B's block (docs/model.md, "Per-operator checkpointing"): of
+ * the products wq wk wv wo w1 w3 w2, the odd ones' outputs the backward
+ * reads are kept, the even ones it reads run again.  One GPU, 2
+ * sequences of 8,192 (n = 16,384): the input, q, v, the attention's
+ * output, w1's output (2n(4096 + 4096 + 1024 + 4096 + 14336)) and the
+ * log-sum-exp (4n 32): 908,066,816 bytes; wk's share of the qkv product
+ * (1024/6144), wo and w3's half of the gated up product run again, with
+ * the norms, the activation and the attention's residual.  TP 8 with
+ * sequence parallelism, 12 sequences (n = 98,304): the same over t and
+ * the attention's reduce-scatter, 2n(512 + 512 + 128 + 512 + 1792 +
+ * 512) + 4n 4 = 781,713,408 bytes, wo not run again (the reduce-scatter
+ * that reads it is kept).  Refused: biases, tensor parallelism without
+ * sequence parallelism, experts.
+ */
+static void
+test_op_sac(void)
+{
+	struct model_cfg m = model_as_configured("llama3-8b");
+	struct accel_cfg a;
+	struct pl_err err;
+	const struct { long t; int sp; long b; double kept, kshare; int wo; }
+	    c[2] = { { 1, 0, 2, 908066816, 1024.0 / 6144, 1 },
+		{ 8, 1, 12, 781713408, 128.0 / 768, 0 } };
+
+	if (accel_load(&a, "configs/accelerators/h100-80gb.xml", &err) < 0) {
+		printf("Bail out! h100-80gb\n");
+		exit(1);
+	}
+	for (int k = 0; k < 2; k++) {
+		struct variant v = { c[k].t, 1, 1, c[k].sp, c[k].b, 0, 0, 0,
+		    0 };
+		struct aop_graph g;
+		struct layer_graph lg;
+		double rerun = 0;
+
+		if (analytic_build(&m, &a, &v, &g, &err) < 0) {
+			printf("Bail out! llama3-8b t=%ld\n", c[k].t);
+			exit(1);
+		}
+		analytic_layers(&g, &lg);
+		OK(lg.has_op_sac, "per operator: priced on Llama 3 8B");
+		EQ_DBL(lg.l[1].op_sac_bytes, c[k].kept, 1e-12, c[k].t == 1 ?
+		    "per operator, one GPU: input, q, v, attention, w1" :
+		    "per operator, TP 8 SP: and the attention's "
+		    "reduce-scatter");
+		for (size_t i = 0; i < g.n; i++) {
+			const struct aop *o = &g.op[i];
+
+			if (o->layer != 0)
+				continue;
+			if (strcmp(o->name, "qkv") == 0)
+				rerun += c[k].kshare * o->fwd_s;
+			else if (strcmp(o->name, "mlp_up") == 0)
+				rerun += o->fwd_s / 2;
+			else if ((c[k].wo && strcmp(o->name, "attn_out") == 0) ||
+			    o->kind == AOP_NORM ||
+			    strcmp(o->name, "mlp_act") == 0 ||
+			    strcmp(o->name, "attn_residual") == 0)
+				rerun += o->fwd_s;
+		}
+		OK(rerun > 0, "per operator: something runs again");
+		EQ_DBL(lg.l[1].op_sac_recompute_s, rerun, 1e-12, c[k].t == 1 ?
+		    "per operator, one GPU: wk, wo, w3 and the rest" :
+		    "per operator, TP 8 SP: wk, w3 and the rest, not wo");
+		EQ_DBL(lg.l[0].op_sac_bytes, lg.l[0].activation_bytes, 0,
+		    "per operator: the embedding keeps everything");
+		layers_release(&lg);
+		analytic_release(&g);
+	}
+	m.bias = 1;
+	{
+		struct variant v = { 1, 1, 1, 0, 1, 0, 0, 0, 0 };
+		struct aop_graph g;
+
+		if (analytic_build(&m, NULL, &v, &g, &err) < 0)
+			exit(1);
+		OK(!g.op_sac, "per operator: not with biases (aten.addmm)");
+		analytic_release(&g);
+		m.bias = 0;
+		v.t = 8;
+		if (analytic_build(&m, NULL, &v, &g, &err) < 0)
+			exit(1);
+		OK(!g.op_sac, "per operator: not at t 8 without sequence "
+		    "parallelism");
+		analytic_release(&g);
+	}
+	m = model_as_configured("mixtral-8x7b");
+	{
+		struct variant v = { 1, 1, 1, 0, 1, 0, 0, 0, 0 };
+		struct aop_graph g;
+
+		if (analytic_build(&m, NULL, &v, &g, &err) < 0)
+			exit(1);
+		OK(!g.op_sac, "per operator: not with experts");
+		analytic_release(&g);
+	}
+}
+
+/*
  * Tile and wave quantization by hand: on 132 units of 128 x 128 tiles a
  * 4096 x 4096 product is 1,024 tiles in 8 waves (1,056 slots); BERT's
  * q/k/v product at b = 1 (512 x 3072) is 96 tiles, one wave on 96 of 132
@@ -1539,6 +1639,7 @@ main(void)
 	test_activations();
 	test_vector_traffic();
 	test_recompute_and_flash();
+	test_op_sac();
 	test_gemm_quantization();
 	test_gemm_fixed_time();
 	test_weight_gradient_share();

@@ -118,6 +118,8 @@ sed -n '1,2p' "$tt" | sed '2s/,op,/,selective,/' > "$tmp/bad.csv"
 bad "Megatron's selective beside FSDP2" "bad.csv:2: recompute selective: Megatron's, not beside FSDP2"
 sed -n '1,2p' "$tt" | sed '2s/,resharded,/,sharded,/' > "$tmp/bad.csv"
 bad "unknown FSDP2 mode" "bad.csv:2: fsdp \"sharded\" is not one of: none resharded kept"
+sed -n '1,2p' "$tt" | sed '1s/,fsdp,/,fsdp,fsdp_shard,/; 2s/,resharded,/,resharded,3,/' > "$tmp/bad.csv"
+bad "HSDP's groups not dividing d" "bad.csv:2: fsdp_shard 3: HSDP needs fsdp and a shard group dividing d 8"
 rm -f "$tmp/bad.csv"
 bad "missing table" "bad.csv: cannot read the runs table"
 

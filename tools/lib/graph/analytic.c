@@ -56,10 +56,13 @@ struct builder {
 	long last_matmul;	/* the latest product, or -1 */
 	/* torchtitan's products in the row so far (its policy saves every
 	 * other one), and the modules the next product stands for: their
-	 * output widths (0 modules: one, as wide as the product) */
+	 * output widths (0 modules: one, as wide as the product), and
+	 * whether the block's backward pass reads its output (1, or 0: its
+	 * only reader saved or needing nothing of it) */
 	long sac_count;
 	int next_modules;
 	double next_widths[3];
+	int next_unread;
 };
 
 /* The ops that follow belong to row `layer` (-1 the embedding, L the
@@ -84,13 +87,24 @@ modules(struct builder *B, int n, double w0, double w1, double w2)
 	B->next_widths[2] = w2;
 }
 
+/* The block's backward pass reads nothing of the next product's output
+ * (under torch.compile it is then neither saved nor run again). */
+static void
+unread(struct builder *B)
+{
+	B->next_unread = 1;
+}
+
 /*
  * torchtitan's per-operator policy over a product's modules
  * (_op_sac_save_list with its mm count, distributed/activation_checkpoint.py
- * at v0.2.2): each module is one aten.mm, counted in the order the
- * block's forward pass calls them, and the output of every odd-numbered
- * one is saved; the others run again, their share of the product's work
- * (the modules share its input, so their widths weigh it).
+ * at v0.2.2), as torch.compile partitions the block (its jobs compile
+ * every block): each module is one aten.mm, counted in the order the
+ * block's forward pass calls them; of the outputs the backward pass
+ * reads, the odd-numbered ones are saved and the others run again, their
+ * share of the product's work (the modules share its input, so their
+ * widths weigh it).  An output nothing reads is neither (eager PyTorch
+ * would keep an odd one and rerun an even one: not priced).
  */
 static void
 sac_products(struct builder *B, struct aop *o, double tokens, double n_out)
@@ -102,13 +116,13 @@ sac_products(struct builder *B, struct aop *o, double tokens, double n_out)
 		double w = B->next_modules > 0 ? B->next_widths[k] : n_out;
 
 		total += w;
-		if (++B->sac_count % 2)
+		if (++B->sac_count % 2 == 0)
+			rerun += B->next_unread ? 0 : w;
+		else if (!B->next_unread)
 			o->sac_saved_bytes += 2 * tokens * w;
-		else
-			rerun += w;
 	}
 	o->sac_rerun = total > 0 ? rerun / total : 0;
-	B->next_modules = 0;
+	B->next_modules = B->next_unread = 0;
 }
 
 static struct aop *
@@ -286,14 +300,11 @@ tp_leave(struct builder *B, const char *name, double bytes, int role)
 
 	if (B->d->t == 1)
 		return;
-	if (B->d->shard > 1) {
+	if (B->d->shard > 1)
 		o = collective(B, name, LCOLL_REDUCE_SCATTER, LCOLL_ALL_GATHER,
 		    bytes);
-		/* torchtitan's policy saves a reduce-scatter's output */
-		o->sac_saved_bytes = bytes / B->d->t;
-	} else {
+	else
 		o = collective(B, name, LCOLL_ALL_REDUCE, -1, bytes);
-	}
 	if (role >= 0 && B->last_matmul >= 0) {
 		o->tp_role = role;
 		o->tp_gemm = B->last_matmul;
@@ -536,12 +547,20 @@ attention(struct builder *B)
 		o->sac_saved_bytes = 2 * n * d->ow / t;
 		o->sac_rerun = 0;
 	}
+	/* torchtitan (per operator): the residual's sum, which the MLP's
+	 * norm reads backward, is rebuilt from the block's input and the
+	 * reduce-scatter's output, which the policy saves; without a
+	 * reduce-scatter (t = 1) from wo's output */
+	if (d->shard > 1)
+		unread(B);
 	o = matmul(B, "attn_out", n, d->ow / t, h, d->ow * h / t, SPLIT_T);
 	o->activation_bytes = 2 * n * d->ow / t;
 	fp8_linear(B);
 	if (d->bias)
 		add(B, "attn_out_bias", AOP_VECTOR)->parameter_bytes = 2 * h;
 	tp_leave(B, "attn_g", 2 * n * h, TP_ROW);
+	if (d->shard > 1)
+		B->g->op[B->g->n - 1].sac_saved_bytes = 2 * n * h / t;
 	dropout_residual(B, "attn_residual");
 }
 
@@ -597,6 +616,9 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 	    d->gated ? 6 : VEC_FWD_BPE, d->gated ? 10 : VEC_BWD_BPE);
 	o->activation_bytes = 2 * ups * tokens * f / t;
 	snprintf(name, sizeof(name), "%s_down", prefix);
+	/* torchtitan: only the block's output reads it (nor its
+	 * reduce-scatter's, unsaved) */
+	unread(B);
 	o = matmul(B, name, tokens, f / t, h, copies * f * h / t,
 	    is_expert ? SPLIT_TE : SPLIT_T);
 	grouped(o, copies);
@@ -670,6 +692,8 @@ transformer_layer(struct builder *B, int is_moe)
 	else
 		mlp(B, B->d->n, B->d->shard, 0, B->d->f, "mlp");
 	dropout_residual(B, "mlp_residual");
+	/* the block's output: its backward reads nothing of it */
+	B->g->op[B->g->n - 1].sac_rerun = 0;
 }
 
 /* Vocabulary-parallel embedding (Megatron): each device holds V/t rows;
@@ -1116,9 +1140,13 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	d.flash = m->flash_attention;
 	/* torchtitan's per-operator policy is priced for the Llama block
 	 * its save list and mm count are written for: dense, with plain
-	 * attention, in bf16 (its float8 products are no aten.mm) */
+	 * attention, in bf16 (its float8 products are no aten.mm), without
+	 * biases (a linear module with one runs aten.addmm, which the policy
+	 * neither counts nor saves), its tensor parallelism sequence-
+	 * parallel (torchtitan's only form) */
 	g->op_sac = m->experts <= 1 && m->kv_lora_rank == 0 &&
-	    m->mtp_depth == 0 && v->fp8 == FP8_NONE;
+	    m->mtp_depth == 0 && v->fp8 == FP8_NONE && !m->bias &&
+	    (v->t == 1 || v->sp);
 	memset(&B, 0, sizeof B);
 	B.g = g;
 	B.d = &d;

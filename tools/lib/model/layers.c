@@ -266,9 +266,8 @@ default_recompute(struct layer_graph *g)
 /*
  * Per-operator checkpointing's columns, both or neither, beside the
  * recomputation ones.  What a row keeps under it is not capped by its
- * activations: the policy saves products' outputs that no backward pass
- * reads (a row-parallel product's partial sums before their
- * reduce-scatter).
+ * activations: the policy saves outputs (a product's, where another
+ * kind keeps its input) that another graph's rows may count otherwise.
  */
 static int
 read_op_sac(const struct csvio_table *t, struct layer_graph *g,

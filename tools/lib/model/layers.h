@@ -88,8 +88,8 @@ struct layer {
 	double checkpoint_bytes, recompute_s;
 	double selective_bytes, selective_recompute_s;
 	/* under torchtitan's per-operator checkpointing the row keeps
-	 * op_sac_bytes (its input and the outputs its policy saves, which
-	 * may exceed its activations) and runs op_sac_recompute_s again
+	 * op_sac_bytes (its input and the outputs its policy saves, not
+	 * capped by its activations) and runs op_sac_recompute_s again
 	 * (columns op_sac_bytes and op_sac_recompute_s, both or neither:
 	 * absent, the kind is not offered, has_op_sac) */
 	double op_sac_bytes, op_sac_recompute_s;
