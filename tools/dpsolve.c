@@ -38,6 +38,7 @@ struct opts {
 	int distopt_min, distopt_max, overlap, scatter_gather;
 	int fp8_gather_min, fp8_gather_max;	/* -Q */
 	int fsdp_min, fsdp_max;			/* -I: FSDP2 */
+	int stage_major_min, stage_major_max;	/* -L: the placements */
 	int sched_min, sched_max;		/* -Y: PLAN_1F1B.. */
 	int tp_overlap, tp_grad_blocking;
 	int deepep;		/* -H deepep: DeepEP's hierarchical dispatch */
@@ -59,7 +60,7 @@ usage(FILE *fp, int status)
 {
 	fprintf(fp,
 	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
-	    "[-G megatron|torch] [-H alltoall|deepep] [-I off|both|only] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] [-Q on|off|both] "
+	    "[-G megatron|torch] [-H alltoall|deepep] [-I off|both|only] [-L replica|stage|both] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] [-Q on|off|both] "
 	    "[-R layers] [-T stats.csv] [-U on|off] "
 	    "[-V on|off] [-W async|blocking] [-X megatron|torchtitan|none] [-Y 1f1b|zbh1|zbv|dualpipev|both|all] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron|summary|torchtitan] "
 	    "[-g bf16|fp32] [-k N] [-m label] [-o file] "
@@ -87,6 +88,7 @@ usage(FILE *fp, int status)
 		    "  -D on|off|both      the distributed optimizer (default both: searched)\n"
 		    "  -Q on|off|both      FP8 graphs' parameter gather in FP8 with the distributed optimizer (default both)\n"
 		    "  -I off|both|only    PyTorch's FSDP2 as torchtitan runs it, beside Megatron's data parallelism (default off; -X none)\n"
+		    "  -L replica|stage|both  the stages' placement: a replica's one after another (default), each stage's replicas side by side (Megatron's default order), or both searched\n"
 		    "  -Z auto|off         ZeRO where nothing fits without it (default auto) or never\n"
 		    "  -z zmax             largest ZeRO degree (power of two, default 64)\n"
 		    "  -O adam|sgd         the optimizer of the memory model (default adam)\n"
@@ -322,6 +324,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 		{ "ddp", required_argument, NULL, 'G' },
 		{ "schedule", required_argument, NULL, 'Y' },
 		{ "fsdp", required_argument, NULL, 'I' },
+		{ "placement", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
@@ -342,7 +345,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->top_n = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":A:B:C:D:E:FG:H:I:M:N:O:P:Q:R:S:T:U:V:W:X:Y:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FG:H:I:L:M:N:O:P:Q:R:S:T:U:V:W:X:Y:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		if (ch > 0 && ch < OPT_SEEN_MAX)
 			o->seen[ch] = 1;
@@ -377,6 +380,19 @@ parse_args(int argc, char *argv[], struct opts *o)
 				o->fsdp_min = o->fsdp_max = 1;
 			else {
 				warnx("-I: '%s' is not off, both or only",
+				    optarg);
+				usage(stderr, 2);
+			}
+			break;
+		case 'L':	/* the stages' placement */
+			if (word(optarg, "replica"))
+				o->stage_major_min = o->stage_major_max = 0;
+			else if (word(optarg, "stage"))
+				o->stage_major_min = o->stage_major_max = 1;
+			else if (word(optarg, "both"))
+				o->stage_major_min = 0, o->stage_major_max = 1;
+			else {
+				warnx("-L: '%s' is not replica, stage or both",
 				    optarg);
 				usage(stderr, 2);
 			}
@@ -550,7 +566,7 @@ main(int argc, char *argv[])
 	}
 	{
 		int c = opt_first_outside(o.seen,
-		    "ABDEFGHIMNOPQRTUVWXYZacfghkmnorvz");
+		    "ABDEFGHILMNOPQRTUVWXYZacfghkmnorvz");
 
 		if (c != 0) {
 			warnx("-%c: only with -C nest", c);
@@ -578,6 +594,24 @@ main(int argc, char *argv[])
 		    "or \"2\"), not with -E");
 		usage(stderr, 2);
 	}
+	if (o.evaluate && o.seen['L']) {
+		warnx("-L: a plan records its placement (stage_major=\"1\"), "
+		    "not with -E");
+		usage(stderr, 2);
+	}
+	if (o.torchtitan && o.seen['L']) {
+		warnx("-L: torchtitan's mesh places each stage's replicas side "
+		    "by side (-X torchtitan searches that placement)");
+		usage(stderr, 2);
+	}
+	/* the search numbers its run modes in 16 bits (dp.c) */
+	if (o.stage_major_max > o.stage_major_min && 2 * ((RC_N +
+	    o.block_max) * 3 * (o.vmax > 1 ? 2 * o.vmax + 4 : 2) + 2 * RC_N *
+	    11) > 65535) {
+		warnx("-L both with -R %ld and -v %ld: too many run modes "
+		    "(fewer layers or virtual stages)", o.block_max, o.vmax);
+		usage(stderr, 2);
+	}
 	if (o.torchtitan && o.seen['I']) {
 		warnx("-I: -X torchtitan searches FSDP2 plans alone (its data "
 		    "parallelism beside tensor, context and pipeline "
@@ -591,7 +625,8 @@ main(int argc, char *argv[])
 		    "-r, -R)");
 		usage(stderr, 2);
 	}
-	if (o.rc_min == RC_OP && !o.torchtitan && o.fsdp_max == 0) {
+	if (o.rc_min == RC_OP && !o.torchtitan && o.fsdp_max == 0 &&
+	    !o.evaluate) {
 		warnx("-r op: torchtitan's per-operator checkpointing runs "
 		    "beside FSDP2 (-X torchtitan, or -X none -I both|only)");
 		usage(stderr, 2);
@@ -721,7 +756,7 @@ main(int argc, char *argv[])
 		    o.vmax, o.distopt_min, o.distopt_max, o.overlap,
 		    o.tp_overlap, o.block_max, 0, 0, o.fp8_gather_min,
 		    o.fp8_gather_max, o.sched_min, o.sched_max, o.fsdp_min,
-		    o.fsdp_max, 0 };
+		    o.fsdp_max, o.stage_major_min, o.stage_major_max, 0 };
 		size_t ng = 0;
 
 		for (size_t i = 0; i < vs.n; i++)
@@ -786,7 +821,9 @@ main(int argc, char *argv[])
 			dpo.zero = DP_ZERO_OFF;
 			dpo.megatron_batch = 1;	/* whole batches */
 			dpo.fsdp_min = dpo.fsdp_max = 1;
-			dpo.pipeline_one_replica = 1;
+			/* its mesh puts the pipeline outermost */
+			dpo.stage_major_max = 1;
+			dpo.stage_major_only = 1;
 			dpo.vmax = 1;
 			dpo.tp_overlap = 0;
 		}

@@ -42,8 +42,13 @@
 # resharded or kept: torchtitan's FSDP2 in place of Megatron's data
 # parallelism, resharded after forward on one stage, kept gathered when
 # pipelined; docs/model.md, "FSDP2"), fsdp_shard (HSDP: the units sharded
-# over groups of that many replicas; 0 or absent, all d), and recompute
-# op (torchtitan's per-operator checkpointing, beside FSDP2)) is
+# over groups of that many replicas; 0 or absent, all d), recompute
+# op (torchtitan's per-operator checkpointing, beside FSDP2), and
+# stage_major (1, the default: each stage's replicas side by side, as
+# every framework here places them by default: Megatron-LM's rank order
+# tp-cp-ep-dp-pp, of 2021 too, DeepSpeed's pipe-data-model topology,
+# torchtitan's mesh; 0: a replica's stages one after another, a run
+# launched with Megatron's --use-tp-pp-dp-mapping)) is
 # priced exactly as it was run: its variant's per-layer graph
 # (graph-normalize), Megatron's split over p stages (even, or as the
 # first and last stages' layers say), and dpsolve -E.  A step time is taken as it is; tokens a second a GPU
@@ -65,7 +70,8 @@
 # with interleaving, sequence and context parallelism (up to the run's
 # degree) and the distributed optimizer only if the run used them,
 # recomputation none or full, and selective if the run used it, overlap
-# and scatter/gather as the run had them; any micro-batch size of 1, 2,
+# and scatter/gather as the run had them; either placement of the
+# stages; any micro-batch size of 1, 2,
 # 4, 8 or the run's, no larger than the batch) and the ratio of its
 # predicted throughput to the published plan's, both
 # priced by the same model, is reported: once with any of those
@@ -294,7 +300,8 @@ rows() {	# table
 		    flag("overlap_param_gather"), flag("tp_comm_overlap"),
 		    flag("tp_grad_blocking"), c, ends, rl, F, Z, E, esplit,
 		    fp8, flag("fp8_param_gather"), et, disp,
-		    opt_whole("seq_length", 0), fsdp, fshard, tf, src
+		    opt_whole("seq_length", 0), fsdp, fshard,
+		    ("stage_major" in col && $col["stage_major"] != "") ? flag("stage_major") : 1, tf, src
 		runs++
 	}
 	END {
@@ -306,7 +313,7 @@ rows() {	# table
 
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
-	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split fp8 f8g et disp seq fsdp fshard measure source; do
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split fp8 f8g et disp seq fsdp fshard sm measure source; do
 		mx=$CONFIGS/models/$model.xml
 		# the run's sequence: a copy of the model with that <seq_len>;
 		# learned positions keep their table (the config's sequence, the
@@ -361,10 +368,10 @@ for table in "$@"; do
 		    -v rc="$rcn" -v ovl="$ovl" -v ovlp="$ovlp" -v sp="$sp" -v dopt="$dopt" \
 		    -v c="$pc" -v e="$E" -v epb="$epb" -v et="$et" -v fp8="$fp8" \
 		    -v disp="$disp" -v f8g="$f8g" -v fold="$fold" \
-		    -v fsdp="$fsdpn" -v fshard="$fshard" \
+		    -v fsdp="$fsdpn" -v fshard="$fshard" -v sm="$sm" \
 		    -v ends="$ends" -v tpo="$tpo" -v rl="$rl" -v F="$F" -v Z="$Z" 'BEGIN {
 			printf "<plan micro_batch_samples=\"%d\">\n", b
-			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"%d\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s%s%s%s%s%s%s%s%s/>\n", d, t, sp, e, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : ""), (epb ? " ep_batch=\"1\"" : ""), (fold > 1 ? " ep_fold=\"" fold "\"" : ""), (et != t ? " expert_t=\"" et "\"" : ""), (fp8 != "none" ? " fp8_recipe=\"" fp8 "\"" : ""), (disp == "deepep" ? " deepep=\"1\"" : ""), (f8g == 1 ? " fp8_param_gather=\"1\"" : ""), (fsdp > 0 ? " fsdp=\"" fsdp "\"" : ""), (fshard > 0 ? " fsdp_shard=\"" fshard "\"" : "")
+			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"%d\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s%s%s%s%s%s%s%s%s%s/>\n", d, t, sp, e, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : ""), (epb ? " ep_batch=\"1\"" : ""), (fold > 1 ? " ep_fold=\"" fold "\"" : ""), (et != t ? " expert_t=\"" et "\"" : ""), (fp8 != "none" ? " fp8_recipe=\"" fp8 "\"" : ""), (disp == "deepep" ? " deepep=\"1\"" : ""), (f8g == 1 ? " fp8_param_gather=\"1\"" : ""), (fsdp > 0 ? " fsdp=\"" fsdp "\"" : ""), (fshard > 0 ? " fsdp_shard=\"" fshard "\"" : ""), (sm == 1 ? " stage_major=\"1\"" : "")
 			# the rows of the graph: the embedding -1, the layers, the head L
 			if (F + Z > 0) {
 				each = p - (F > 0) - (Z > 0) > 0 ? (L - F - Z) / (p - (F > 0) - (Z > 0)) : 0
@@ -440,7 +447,9 @@ for table in "$@"; do
 		qsearch=$([ "$f8g" = 1 ] && echo both || echo off)
 		# a torchtitan run: what torchtitan runs (FSDP2 and HSDP, its
 		# recomputation kinds: none, full and per operator)
-		set --
+		# (Megatron-LM runs either placement: its default order, or
+		# --use-tp-pp-dp-mapping)
+		set -- -L both
 		if [ "$fsdp" != none ]; then
 			set -- -X torchtitan -A "$mx"
 			rsearch=all
@@ -456,7 +465,7 @@ for table in "$@"; do
 		    -v A="$A" -v G="$G" -v f="$f" -v k="$k" -v gated="$gated" \
 		    -v rl="$rl" -v p="$p" -v nv="$v" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
-		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$((E * t / et))$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp$et")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")$([ "$fsdp" != none ] && echo " fsdp-$fsdp")$([ "$fshard" -gt 0 ] && echo " hsdp$fshard")$([ "$rc" = op ] && echo " op-sac")" \
+		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$((E * t / et))$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp$et")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")$([ "$fsdp" != none ] && echo " fsdp-$fsdp")$([ "$fshard" -gt 0 ] && echo " hsdp$fshard")$([ "$rc" = op ] && echo " op-sac")$([ "$sm" = 0 ] && echo " replica-major")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v simulated="$simulated" \
 		    -v same="$tmp/$run.same.xml" '
@@ -483,7 +492,7 @@ for table in "$@"; do
 					ef = attr(line, "ep_fold") + 0; if (ef < 1) ef = 1
 					mc = attr(line, "c") * (ee > 1 && !eb ? ee : ef)
 					md = attr(line, "d") * (ee > 1 && eb ? ee / ef : 1)
-					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee * attr(line, "t") / (attr(line, "expert_t") != "" ? attr(line, "expert_t") : attr(line, "t")) (eb ? "" : " fold") : "") " b" (eb ? bsz * ef / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "fp8_param_gather") == 1 ? " fp8-gather" : "") (attr(line, "deepep") == 1 ? " deepep" : "") (attr(line, "fsdp") == 1 ? " fsdp-resharded" : attr(line, "fsdp") == 2 ? " fsdp-kept" : "") (attr(line, "fsdp_shard") > 0 ? " hsdp" attr(line, "fsdp_shard") : "")
+					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee * attr(line, "t") / (attr(line, "expert_t") != "" ? attr(line, "expert_t") : attr(line, "t")) (eb ? "" : " fold") : "") " b" (eb ? bsz * ef / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "fp8_param_gather") == 1 ? " fp8-gather" : "") (attr(line, "deepep") == 1 ? " deepep" : "") (attr(line, "fsdp") == 1 ? " fsdp-resharded" : attr(line, "fsdp") == 2 ? " fsdp-kept" : "") (attr(line, "fsdp_shard") > 0 ? " hsdp" attr(line, "fsdp_shard") : "") (attr(line, "stage_major") == 1 ? " stage-major" : "")
 					v = attr(line, "virtual_stages") + 0
 				}
 				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")

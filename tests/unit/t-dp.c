@@ -200,6 +200,9 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 		for (int ends = 0; ends <= (nv > 1); ends++)
 		for (int sc = o->sched_min; sc <= (zero_on ? PLAN_1F1B :
 		    o->sched_max); sc++)
+		/* the placements (stage-major without ZeRO copies) */
+		for (int sm = o->stage_major_min; sm <= (zero_on ? 0 :
+		    o->stage_major_max); sm++)
 		for (unsigned long mask = 0; mask < (1UL << (n - 1)); mask++) {
 			struct plan_stage st[8];
 			int S = 0;
@@ -251,7 +254,13 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 				if (fsdp && plan_fsdp_plan_refused(fsdp, hs, S,
 				    d, v.c) != NULL)
 					continue;
+				/* a framework that runs stage-major alone
+				 * (torchtitan) */
+				if (!sm && o->stage_major_only && S > 1 &&
+				    d > 1)
+					continue;
 				struct plan p = { .g = g[vi], .d = d,
+				    .stage_major = sm,
 				    .recompute = block ? RC_FULL : (int)k,
 				    .nstages = S,
 				    .stage = st, .v = nv, .distopt = dopt && !fsdp,
@@ -440,6 +449,7 @@ random_instances(void)
 	int fp8_gather = 0, zbh1 = 0, zbv = 0, dualpipev = 0;
 	int fsdp[PLAN_FSDP_KEPT + 1] = { 0 };	/* the winners' */
 	int hsdp = 0;				/* of them, HSDP */
+	int stage_major = 0;			/* the winners placed so */
 	/* the experts' other layouts chosen: a batch split with a fold, an
 	 * expert tensor group below t */
 	int fold = 0, etp = 0;
@@ -465,7 +475,8 @@ random_instances(void)
 		struct layer_graph *gm[2] = { &g[0], &g[1] };
 		struct plan_env env, fenv;
 		struct dp_options o = { RC_NONE, RC_SELECTIVE, DP_ZERO_AUTO, 4,
-		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		    0, 0, 0 };
 		struct dp_stats st;
 		struct plan best, fbest;
 		struct plan_result r;
@@ -547,6 +558,12 @@ random_instances(void)
 		/* and there torchtitan's per-operator checkpointing */
 		if (o.fsdp_max)
 			o.recompute_max = RC_OP;
+		/* both placements on every third instance, stage-major alone
+		 * on every tenth of those, and torchtitan's rule (stage-major
+		 * alone where they differ) on every fifth (not drawn) */
+		o.stage_major_max = it % 3 == 0;
+		o.stage_major_min = it % 30 == 0;
+		o.stage_major_only = it % 15 == 3;
 		/* and beside the distributed optimizer alone on every other
 		 * of those (FSDP2 is listed once whatever -D says) */
 		if (it % 8 == 6 && o.distopt_max > 0)
@@ -629,6 +646,7 @@ random_instances(void)
 			distopt += best.distopt;
 			fsdp[best.fsdp]++;
 			hsdp += best.fsdp && best.fsdp_shard > 0;
+			stage_major += best.stage_major;
 			fp8_gather += best.fp8_param_gather;
 			zbh1 += best.schedule == PLAN_ZBH1;
 			zbv += best.schedule == PLAN_ZBV;
@@ -764,17 +782,20 @@ random_instances(void)
 	    "fourth)");
 	OK(modes[RC_OP] > 0, "torchtitan's per-operator checkpointing wins "
 	    "somewhere (searched beside FSDP2 on every fourth instance)");
+	OK(stage_major > 0, "stage-major placement wins somewhere (searched "
+	    "on every third instance)");
 	printf("# %d infeasible, %d solved with ZeRO (%d of the short-memory "
 	    "ones, %d with more than one stage), %d interleaved; "
 	    "recompute none/full/selective/op %d/%d/%d/%d (block %d), distributed "
 	    "optimizer %d (gathering FP8 %d), FSDP2 %d resharded and %d "
-	    "kept (HSDP %d), ZB-H1 %d, ZB-V %d, DualPipeV %d; "
+	    "kept (HSDP %d), stage-major %d, ZB-H1 %d, ZB-V %d, DualPipeV %d; "
 	    "experts folded over a sequence in a batch split %d, split over "
 	    "fewer tensor ranks than t %d; %ld plans enumerated; "
 	    "Megatron's space dearer in %d (the encoder rule in %d)\n",
 	    infeasible, zero, zero_heavy_solved, zero_pipelines, interleaved,
 	    modes[0], modes[1], modes[2], modes[3], block, distopt, fp8_gather,
-	    fsdp[PLAN_FSDP_RESHARD], fsdp[PLAN_FSDP_KEPT], hsdp, zbh1,
+	    fsdp[PLAN_FSDP_RESHARD], fsdp[PLAN_FSDP_KEPT], hsdp, stage_major,
+	    zbh1,
 	    zbv, dualpipev, fold, etp, brute_plans, mega_dearer,
 	    mega_encoder_dearer);
 }
@@ -792,7 +813,7 @@ network_awareness(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env, fenv;
 	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best, fbest;
 	struct plan_result r, fr;
@@ -863,7 +884,7 @@ block_by_hand(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
 	struct dp_options o = { RC_NONE, RC_FULL, DP_ZERO_OFF, 1, 1, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	struct plan_result r;
@@ -921,7 +942,7 @@ zero_when_needed(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
 	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	double step;
@@ -1324,6 +1345,57 @@ two_nodes_two_rows(struct network *net, struct layer_graph *g)
 		set_row(g, i, 0.01, 0.02, 1e6, 1e7, i ? 1e6 : 0);
 		set_recompute(&g->l[i], 0.5, 0.5);
 	}
+}
+
+/*
+ * The stages' placement by hand: two rows at t = 1 (1e6 parameter
+ * bytes each, 1e6 activation bytes across the boundary), d = 2, two
+ * stages, on two nodes of two devices (1e10 and 1e9 B/s, no latency),
+ * fp32 gradients.  A replica's stages one after another: replica r on
+ * devices 2r and 2r + 1, the boundary inside a node (2 x 1e6 / 1e10 =
+ * 0.2 ms, both ways), each stage's data-parallel pair across the nodes
+ * (an all-reduce of 2e6 bytes over two, 2e6 / 1e9 = 2 ms).  Stage-major,
+ * each stage's replicas side by side: stage 0 on devices 0 and 1, stage
+ * 1 on 2 and 3, the boundary across the nodes (2 ms) and the pairs inside
+ * (0.2 ms).  ZeRO copies are not placed stage-major.
+ */
+static void
+placement_by_hand(void)
+{
+	struct network net;
+	struct layer_graph g;
+	struct plan_env env;
+	struct plan_stage st[2] = { { 0, 0, 1, 0, 0 }, { 1, 1, 1, 0, 0 } };
+	struct plan p = { .g = &g, .d = 2, .nstages = 2, .stage = st };
+	struct plan_result r;
+	struct pl_err err;
+
+	two_nodes_two_rows(&net, &g);
+	g.var_t = 1;
+	env = (struct plan_env){ .net = &net, .devices = 4,
+	    .memory_bytes = 1e12, .optimizer = OPT_ADAM, .global_batch = 2,
+	    .grad_bytes_per_param = 4, .grad_copies = 1 };
+	for (int sm = 0; sm <= 1; sm++) {
+		p.stage_major = sm;
+		OK(plan_evaluate(&env, &p, &r, &err) == 0, sm ? "stage-major" :
+		    "replica-major");
+		OK(r.stage[1].level_in == sm, sm ? "stage-major: the "
+		    "boundary across the nodes" : "replica-major: the boundary "
+		    "inside a node");
+		EQ_DBL(r.stage[1].p2p_in_s, sm ? 2e-3 : 2e-4, 1e-15,
+		    "the boundary's activations and gradients");
+		EQ_DBL(r.stage[0].grad_s, sm ? 2e-4 : 2e-3, 1e-15,
+		    "a stage's data-parallel pair's all-reduce");
+		OK(r.stage[1].first_device == (sm ? 2 : 1), "stage 1's first "
+		    "device");
+		plan_result_release(&r);
+	}
+	st[0].z = 2;
+	st[0].zero_stage = 1;
+	p.d = 1;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0, "stage-major: ZeRO copies "
+	    "refused");
+	layers_release(&g);
 }
 
 /*
@@ -1761,7 +1833,7 @@ static void
 drain_floors(void)
 {
 	struct dp_options o = { RC_NONE, RC_NONE, DP_ZERO_OFF, 1, 1, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	const struct layer_graph *gp[1];
 	struct network net;
 	struct layer_graph g;
@@ -1844,6 +1916,7 @@ int
 main(void)
 {
 	recompute_collectives_and_scatter_gather();
+	placement_by_hand();
 	optimizer_shards();
 	fsdp_by_hand();
 	hsdp_by_hand();

@@ -324,7 +324,8 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	/* The placement priced, a replica's stages one after another
 	 * (docs/model.md, Plans), is Megatron's rank order tp-cp-ep-pp-dp
 	 * (--use-tp-pp-dp-mapping); its default, tp-cp-ep-dp-pp
-	 * (training/initialize.py), puts each stage's replicas side by side.
+	 * (training/initialize.py), puts each stage's replicas side by side,
+	 * as a stage-major plan (plan.stage_major) is priced.
 	 * The order matters where a pipeline has replicas; core_v0.15.0
 	 * runs it only where the experts' tensor and expert ranks are as
 	 * many as the attention's tensor and context ranks (parallel_
@@ -335,7 +336,9 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		    1;
 		long etp_m = ep_m > 1 ? layers_expert_t(g) : t;
 
-		order_matters = S > 1 && p->d * eb > 1;
+		/* stage-major, the plan is placed as Megatron's default
+		 * order places it: no flag */
+		order_matters = S > 1 && p->d * eb > 1 && !p->stage_major;
 		order_priced = order_matters && t * cp == etp_m * ep_m;
 	}
 

@@ -106,6 +106,16 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 		snprintf(buf + at, len > at ? len - at : 0, "; schedule %s; "
 		    "not Megatron-LM's)", what[p->schedule]);
 	}
+	/* where the placements differ: two stages and two replicas */
+	if (p->nstages > 1 && p->d > 1) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, len > at ? len - at : 0, "; %s",
+		    p->stage_major ? "each stage's replicas side by side "
+		    "(stage-major: Megatron's default rank order, torchtitan's "
+		    "mesh)" : "a replica's stages one after another "
+		    "(Megatron's --use-tp-pp-dp-mapping)");
+	}
 }
 
 void

@@ -114,11 +114,12 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 	if (t > 1 && !sp)
 		cannot(w, "tensor parallelism without sequence parallelism "
 		    "(torchtitan's shards the norms' sequence always)");
-	if (p->nstages > 1 && p->d > 1)
+	if (p->nstages > 1 && p->d > 1 && !p->stage_major)
 		cannot(w, "a pipeline with %ld data-parallel ranks: torchtitan's "
 		    "mesh puts the pipeline outermost, each stage's replicas "
 		    "side by side, and the plan was priced with a replica's "
-		    "stages one after another", p->d);
+		    "stages one after another (dpsolve -L stage prices "
+		    "torchtitan's)", p->d);
 	if (p->v > 1 || p->schedule != PLAN_1F1B)
 		cannot(w, "%s as priced (its schedules are PyTorch's, "
 		    "not mapped yet)", p->v > 1 ? "interleaving" :

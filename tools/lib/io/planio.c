@@ -353,7 +353,8 @@ static const char *const parallelism_attrs[] = { "p", "d", "t", "sp", "e",
 	"distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
 	"ep_batch", "ep_fold", "expert_t", "deepep", "fp8_recipe",
-	"fp8_param_gather", "schedule", "fsdp", "fsdp_shard", NULL };
+	"fp8_param_gather", "schedule", "fsdp", "fsdp_shard", "stage_major",
+	NULL };
 static const char *const stage_attrs[] = { "index", "first_layer",
 	"last_layer", "layers", "devices", "first_device", "zero_stage",
 	"zero_degree", "compute_s", "collective_s", "p2p_in_s", "p2p_in_level",
@@ -372,7 +373,8 @@ static const char *const runner_attrs[] = { "rank", "micro_batch_samples",
 	"overlap_grad_reduce", "overlap_param_gather",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
 	"ep_batch", "ep_fold", "expert_t", "deepep", "fp8_recipe",
-	"fp8_param_gather", "schedule", "fsdp", "fsdp_shard", "step_s", "throughput_samples_per_s", "microbatches",
+	"fp8_param_gather", "schedule", "fsdp", "fsdp_shard", "stage_major",
+	"step_s", "throughput_samples_per_s", "microbatches",
 	"devices_used", "bottleneck_stage", "bottleneck_s", "sync_stage",
 	"sync_s", "fits", NULL };
 
@@ -488,6 +490,19 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 			    "needs fsdp=\"1\" or \"2\"");
 		if (p->fsdp_shard == p->d)	/* all of them: FSDP2 */
 			p->fsdp_shard = 0;
+	}
+	/* the stages' placement (plan_mode.stage_major) */
+	{
+		long sm = 0;
+
+		if (xmlio_attr_long(file, par, "stage_major", 0, &sm, err) < 0)
+			return -1;
+		if (sm > 1)
+			return pl_errf(err, file, (size_t)xmlGetLineNo(par),
+			    "<parallelism> stage_major: %ld is not 0 (a "
+			    "replica's stages one after another) or 1 (each "
+			    "stage's replicas side by side)", sm);
+		p->stage_major = (int)sm;
 	}
 	/* Megatron's --recompute-method block, --recompute-num-layers N */
 	if (xmlio_attr_long(file, par, "recompute_layers", 0,
@@ -858,6 +873,8 @@ parallelism_props(xmlNodePtr n, const struct plan *p)
 		prop_num(n, "fsdp", p->fsdp);
 	if (p->fsdp && p->fsdp_shard > 0)
 		prop_num(n, "fsdp_shard", (double)p->fsdp_shard);
+	if (p->stage_major)
+		prop_num(n, "stage_major", 1);
 }
 
 /* A plan's <result> attributes (on `n`). */

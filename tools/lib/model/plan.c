@@ -155,7 +155,8 @@ plan_mode_of(const struct plan *p)
 	struct plan_mode m = { p->recompute, p->v > 1 ? p->v : 1, p->distopt,
 		p->overlap_grad, p->overlap_param, p->ends_in_split,
 		p->tp_overlap, p->recompute_layers, p->fp8_param_gather,
-		p->schedule, p->fsdp, p->fsdp ? p->fsdp_shard : 0 };
+		p->schedule, p->fsdp, p->fsdp ? p->fsdp_shard : 0,
+		p->stage_major };
 
 	return m;
 }
@@ -422,9 +423,9 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	 * reduce-scatter, dispatch and combine), so a row's forward runs
 	 * half of its collective time.  Selective recomputation reruns the
 	 * attention core, which has none.  torchtitan's per-operator policy
-	 * saves the reduce-scatters' outputs and reruns the rest of the
-	 * forward: its all-gathers and all-reduces, half of those kinds'
-	 * time. */
+	 * (sequence-parallel: analytic.c) reruns the forward's all-gathers,
+	 * half of that kind's time, its reduce-scatters not: what the
+	 * backward reads of them is saved or unread. */
 	for (int rc = 0; rc < RC_N; rc++) {
 		v->pf_coll[rc] = xcalloc(g->n + 1, sizeof *v->pf_coll[rc]);
 		if (v->sp)
@@ -448,8 +449,7 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 				    extra - hf - hb + (rc == RC_FULL &&
 				    g->l[i].recompute_s > 0 ? s / 2 - hf : 0) +
 				    (rc == RC_OP && g->l[i].op_sac_recompute_s >
-				    0 ? (kind_s[LCOLL_ALL_GATHER] +
-				    kind_s[LCOLL_ALL_REDUCE]) / 2 : 0));
+				    0 ? kind_s[LCOLL_ALL_GATHER] / 2 : 0));
 		}
 	}
 	v->scatter_gather = env->p2p_scatter_gather && v->t > 1 && !v->sp;
@@ -568,24 +568,39 @@ plan_microbatches(long global_batch, long b, long d)
 	return (global_batch + b * d - 1) / (b * d);
 }
 
-/* Highest level any replica's device range [x, y] (offsets) reaches, and
- * in *worst_r the first replica that reaches it. */
-static int
-range_level(const struct plan_cell *c, long x, long y, long *worst_r)
+/* Replica 0's device at slot u: u w a replica's slots one after another;
+ * stage-major, each slot's d replicas side by side (z = 1: a slot a
+ * stage), u d w. */
+static long
+slot_origin(const struct plan_cell *c, long u)
 {
-	return net_range_top(c->env->net, x, y, c->K * c->v->w, c->d, worst_r);
+	return u * c->v->w * (c->mode.stage_major ? c->d : 1);
+}
+
+/* From one replica's slot to the next replica's: R = K w, or w. */
+static long
+replica_stride(const struct plan_cell *c)
+{
+	return c->mode.stage_major ? c->v->w : c->K * c->v->w;
+}
+
+/* Highest level any replica's devices from its slot u0 to the end of its
+ * slot u1 reach (they lie between), and in *worst_r the first replica
+ * that reaches it. */
+static int
+slots_level(const struct plan_cell *c, long u0, long u1, long *worst_r)
+{
+	return net_range_top(c->env->net, slot_origin(c, u0),
+	    slot_origin(c, u1) + c->v->w - 1, replica_stride(c), c->d,
+	    worst_r);
 }
 
 /* The boundary at slot u joins the w-blocks at slots u-1 and u. */
 static int
 cut_level(struct plan_cell *c, long u)
 {
-	if (c->cut_level[u] == -2) {
-		long w = c->v->w;
-
-		c->cut_level[u] = (signed char)range_level(c, (u - 1) * w,
-		    (u + 1) * w - 1, NULL);
-	}
+	if (c->cut_level[u] == -2)
+		c->cut_level[u] = (signed char)slots_level(c, u - 1, u, NULL);
 	return c->cut_level[u];
 }
 
@@ -663,9 +678,10 @@ cost_max(struct net_cost a, struct net_cost b)
 
 /*
  * HSDP's groups at slot u (plan_mode.fsdp_shard s replicas a shard group,
- * z = 1): shard group k holds devices u w + t i + (k s + j) R (i < c, j <
- * s), and a shard's replicas, position (i, j), the d/s devices u w + t i
- * + (k s + j) R over k.  Groups placed alike on the network cost alike;
+ * z = 1), o its origin and R the replicas' stride (slot_origin,
+ * replica_stride): shard group k holds devices o + t i + (k s + j) R (i <
+ * c, j < s), and a shard's replicas, position (i, j), the d/s devices o +
+ * t i + (k s + j) R over k.  Groups placed alike on the network cost alike;
  * their placement repeats with their start modulo the span of the level
  * below the top, so the worst of each kind is found over that period's
  * distinct starts (at most d/s and s c of them): all-reduce costs, each
@@ -677,7 +693,8 @@ hsdp_costs(struct plan_cell *c, long u, struct net_cost *shard,
 {
 	const struct plan_variant *v = c->v;
 	const struct network *net = c->env->net;
-	long w = v->w, R = c->K * w, s = c->mode.fsdp_shard, groups = c->d / s;
+	long o = slot_origin(c, u), R = replica_stride(c);
+	long s = c->mode.fsdp_shard, groups = c->d / s;
 	long period = net->nlevels > 1 ? net->span[net->nlevels - 2] :
 	    net->ndevices;
 	long starts = period / gcd_long(period, (s * R) % period ?
@@ -686,11 +703,11 @@ hsdp_costs(struct plan_cell *c, long u, struct net_cost *shard,
 	*shard = *replica = (struct net_cost){ 0, 0 };
 	for (long k = 0; k < groups && k < starts; k++)
 		*shard = cost_max(*shard, shape_cost(net, (struct net_ap){
-		    u * w + k * s * R, v->t, v->c, R, s }, NET_ALL_REDUCE));
+		    o + k * s * R, v->t, v->c, R, s }, NET_ALL_REDUCE));
 	for (long j = 0; j < s; j++)
 		for (long i = 0; i < v->c; i++)
 			*replica = cost_max(*replica, shape_cost(net,
-			    (struct net_ap){ u * w + v->t * i + j * R, s * R,
+			    (struct net_ap){ o + v->t * i + j * R, s * R,
 			    groups, 1, 1 }, NET_ALL_REDUCE));
 }
 
@@ -704,10 +721,13 @@ group_costs(struct plan_cell *c, long u, long z)
 {
 	const struct plan_variant *v = c->v;
 	const struct network *net = c->env->net;
-	long w = v->w, R = c->K * w, ce = v->c * v->e, r0 = 0;
+	long w = v->w, R = replica_stride(c), o = slot_origin(c, u);
+	long ce = v->c * v->e, r0 = 0;
 	size_t at = (size_t)u * NZ + (size_t)zlog(z);
 	long hs = c->mode.fsdp ? c->mode.fsdp_shard : 0;
-	long key[8] = { c->d, R, u * w, z, v->t, v->e, v->c, hs };
+	/* the groups' placement: their origin and the replicas' stride
+	 * (either placement: plan_mode.stage_major) */
+	long key[8] = { c->d, R, o, z, v->t, v->e, v->c, hs };
 	struct plan_shape_entry *hit = NULL;
 
 	c->have[at] = 1;
@@ -724,17 +744,19 @@ group_costs(struct plan_cell *c, long u, long z)
 			return;
 		}
 	}
-	/* slot u's z copies hold devices u w + t i (i < z c e: w = t c e)
-	 * of every replica; its experts' copies u w + t e i (i < z c) */
-	c->sync_dense[at] = shape_cost(net, (struct net_ap){ u * w, v->t,
+	/* slot u's z copies hold devices o + t i (i < z c e: w = t c e)
+	 * of every replica, o its origin; its experts' copies o + t e i (i
+	 * < z c); the replicas R apart */
+	c->sync_dense[at] = shape_cost(net, (struct net_ap){ o, v->t,
 	    z * ce, R, c->d }, NET_ALL_REDUCE);
-	c->sync_expert[at] = shape_cost(net, (struct net_ap){ u * w,
+	c->sync_expert[at] = shape_cost(net, (struct net_ap){ o,
 	    v->t * v->e, z * v->c, R, c->d }, NET_ALL_REDUCE);
 	c->zero_gather[at] = (struct net_cost){ 0, 0 };
-	if (z > 1) {
-		range_level(c, u * w, (u + z) * w - 1, &r0);
+	if (z > 1) {	/* a replica's slots one after another (no ZeRO
+			 * copies stage-major) */
+		slots_level(c, u, u + z - 1, &r0);
 		c->zero_gather[at] = shape_cost(net, (struct net_ap){
-		    r0 * R + u * w, w, z, R, 1 }, NET_ALL_GATHER);
+		    r0 * R + o, w, z, R, 1 }, NET_ALL_GATHER);
 	}
 	if (hs > 0)
 		hsdp_costs(c, u, &c->hsdp_shard[at], &c->hsdp_replica[at]);
@@ -1118,7 +1140,7 @@ static int
 wrap_level(struct plan_cell *c)
 {
 	if (c->wrap_level == -2)
-		c->wrap_level = range_level(c, 0, c->K * c->v->w - 1, NULL);
+		c->wrap_level = slots_level(c, 0, c->K - 1, NULL);
 	return c->wrap_level;
 }
 
@@ -1391,7 +1413,7 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	    rerun, fwd) + o->optimizer_s;
 	if (c->mode.fsdp)
 		fsdp_stage_cost(c, first, last, u, o);
-	o->first_device = u * v->w;
+	o->first_device = slot_origin(c, u);
 	o->devices = z * v->w;
 	o->fits = 1;
 	memset(&o->mem, 0, sizeof o->mem);
@@ -1524,6 +1546,15 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			    "%s", p->fsdp, p->fsdp_shard > 0 ? ", fsdp_shard " :
 			    "", p->fsdp_shard > 0 ? p->fsdp_shard : 0, p->d,
 			    p->nstages, p->nstages > 1 ? "s" : "", why);
+	}
+	if (p->stage_major) {
+		for (int i = 0; i < p->nstages; i++)
+			if (p->stage[i].z > 1)
+				return pl_errf(err, NULL, p->stage[i].line ?
+				    p->stage[i].line : p->line, "stage %d: "
+				    "ZeRO copies placed stage-major (each "
+				    "stage's replicas side by side: priced one "
+				    "copy a stage)", i);
 	}
 	if (p->overlap_param && !p->distopt)
 		return pl_errf(err, NULL, p->line, "overlapping the parameter gather "

@@ -121,6 +121,12 @@ struct plan_mode {
 	 * (torchtitan's data_parallel_shard_degree and _replicate_degree);
 	 * 0: over all d replicas */
 	long fsdp_shard;
+	/* Where the stages sit (docs/model.md, Plans): 0, a replica's
+	 * stages one after another (Megatron's --use-tp-pp-dp-mapping); 1,
+	 * stage-major: each stage's d replicas side by side, the stages one
+	 * after another (Megatron's default order, torchtitan's mesh), no
+	 * ZeRO copies */
+	int stage_major;
 };
 
 /* plan_mode.fsdp */
@@ -195,6 +201,7 @@ struct plan {
 	int schedule;			/* as plan_mode's */
 	int fsdp;			/* as plan_mode's */
 	long fsdp_shard;		/* as plan_mode's */
+	int stage_major;		/* as plan_mode's */
 	size_t line;			/* of <parallelism> in a plan file, 0 */
 };
 

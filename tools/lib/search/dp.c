@@ -276,6 +276,7 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 	s->plan->schedule = c->mode.schedule;
 	s->plan->fsdp = c->mode.fsdp;
 	s->plan->fsdp_shard = c->mode.fsdp_shard;
+	s->plan->stage_major = c->mode.stage_major;
 	s->plan->ends_in_split = c->mode.ends_in_split;
 	s->plan->tp_overlap = plan_records_tp_overlap(&c->mode, c->v->g);
 	s->plan->deepep = s->env->deepep && layers_has_experts(c->v->g);
@@ -723,7 +724,7 @@ list_modes(const struct search *s, struct plan_mode *out)
 			for (long hs = 0; hs <= PLAN_HSDP_MAX; hs = hs ?
 			    2 * hs : 2)
 				out[n++] = (struct plan_mode){ rc, 1, 0, 0, 0,
-				    0, 0, 0, 0, PLAN_1F1B, f, hs };
+				    0, 0, 0, 0, PLAN_1F1B, f, hs, 0 };
 		/* torchtitan's per-operator checkpointing: FSDP2's alone */
 		if (o->fsdp_min > 0 || rc == RC_OP)
 			continue;
@@ -737,7 +738,22 @@ list_modes(const struct search *s, struct plan_mode *out)
 				out[n++] = (struct plan_mode){ rc, nv, dopt,
 				    o->overlap, o->overlap && dopt, ends,
 				    o->tp_overlap, layers, f8, sc,
-				    PLAN_FSDP_OFF, 0 };
+				    PLAN_FSDP_OFF, 0, 0 };
+	}
+	/* the placements: stage-major (without ZeRO copies) after the
+	 * others, so that a tie keeps a replica's stages together */
+	if (o->stage_major_min > 0 && s->zero_on)
+		return 0;
+	if (o->stage_major_max > 0 && !s->zero_on) {
+		size_t listed = n;
+
+		for (size_t i = 0; i < listed; i++)
+			if (o->stage_major_min > 0)
+				out[i].stage_major = 1;
+			else {
+				out[n] = out[i];
+				out[n++].stage_major = 1;
+			}
 	}
 	return n;
 }
@@ -845,9 +861,10 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 	free(s->modes);
 	/* a kind's modes: v = 1 under 1F1B and ZB-H1; each v > 1 with the
 	 * ends counted or not, and at v = 2 so under ZB-V and DualPipeV */
-	s->modes = modes = xcalloc((size_t)(RC_N + block_depths(s->o)) * 3 *
-	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 4 : 2) + 2 * RC_N *
-	    (1 + 10), sizeof *modes);	/* FSDP2's: HSDP 2..1024 */
+	s->modes = modes = xcalloc(2 * ((size_t)(RC_N + block_depths(s->o)) *
+	    3 * (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 4 : 2) + 2 * RC_N *
+	    (1 + 10)), sizeof *modes);	/* FSDP2's: HSDP 2..1024; both
+					 * placements */
 	s->nmodes = nmodes = list_modes(s, modes);
 	st = xcalloc(ng * nmodes, sizeof *st);
 	for (size_t vi = 0; vi < ng; vi++) {
@@ -1048,9 +1065,15 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		if (md->fsdp && plan_fsdp_plan_refused(md->fsdp,
 		    md->fsdp_shard, it->K, it->d, v->c) != NULL)
 			continue;
-		/* torchtitan's placement is not the one priced when a
-		 * pipeline has replicas (dp_options.pipeline_one_replica) */
-		if (s->o->pipeline_one_replica && it->K > 1 && it->d > 1)
+		/* the placements differ only with two stages and two
+		 * replicas or more: stage-major's cells there alone where
+		 * both are searched, and where the framework runs it alone
+		 * (torchtitan), the other's elsewhere */
+		if (md->stage_major && (it->K < 2 || it->d < 2) &&
+		    s->o->stage_major_min == 0)
+			continue;
+		if (!md->stage_major && s->o->stage_major_only &&
+		    it->K > 1 && it->d > 1)
 			continue;
 		/* Megatron: B = b d times whole accumulation steps */
 		if (s->o->megatron_batch && s->env->global_batch % (v->b *

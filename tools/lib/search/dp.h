@@ -65,11 +65,16 @@ struct dp_options {
 	 * copies, interleaving, the distributed optimizer or a split
 	 * schedule, resharding after forward only on one stage */
 	int fsdp_min, fsdp_max;
-	/* pipelined plans only with one data-parallel rank: torchtitan's
-	 * mesh puts the pipeline outermost, a stage's replicas side by
-	 * side, where nestplan places and prices a replica's stages one
-	 * after another (docs/model.md, Plans) */
-	int pipeline_one_replica;
+	/* the stages' placements searched (plan_mode.stage_major): 0..0 a
+	 * replica's stages one after another (the default), 1..1 each
+	 * stage's replicas side by side, 0..1 both (stage-major without
+	 * ZeRO copies, and only where it differs: two stages or more and
+	 * two replicas or more) */
+	int stage_major_min, stage_major_max;
+	/* the framework runs stage-major alone (torchtitan's mesh puts the
+	 * pipeline outermost): a replica's stages one after another only
+	 * where the placements coincide (one stage or one replica) */
+	int stage_major_only;
 };
 
 struct dp_stats {
