@@ -852,7 +852,10 @@ main(int argc, char *argv[])
 			    " under the V-shaped schedule (two stages or more of "
 			    "two chunks each, without ZeRO copies; DualPipeV "
 			    "twice the stages in micro-batches; -Y all searches "
-			    "1F1B too)" : o.zero == DP_ZERO_OFF ?
+			    "1F1B too)" : o.stage_major_min > 0 ?
+			    " placed stage-major (-L stage: without ZeRO copies; "
+			    "-L both searches both placements)" :
+			    o.zero == DP_ZERO_OFF ?
 			    " (ZeRO off)" : ", ZeRO up to the largest degree");
 		for (size_t k = 0; o.megatron && k < nplans; k++) {
 			struct megatron_why why;

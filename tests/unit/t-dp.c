@@ -256,8 +256,8 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 					continue;
 				/* a framework that runs stage-major alone
 				 * (torchtitan) */
-				if (!sm && o->stage_major_only && S > 1 &&
-				    d > 1)
+				if (!sm && o->stage_major_only && !zero_on &&
+				    S > 1 && d > 1)
 					continue;
 				struct plan p = { .g = g[vi], .d = d,
 				    .stage_major = sm,
@@ -1357,7 +1357,8 @@ two_nodes_two_rows(struct network *net, struct layer_graph *g)
  * (an all-reduce of 2e6 bytes over two, 2e6 / 1e9 = 2 ms).  Stage-major,
  * each stage's replicas side by side: stage 0 on devices 0 and 1, stage
  * 1 on 2 and 3, the boundary across the nodes (2 ms) and the pairs inside
- * (0.2 ms).  ZeRO copies are not placed stage-major.
+ * (0.2 ms).  ZeRO copies are not placed stage-major (but with one
+ * replica, where the two placements are one).
  */
 static void
 placement_by_hand(void)
@@ -1390,11 +1391,24 @@ placement_by_hand(void)
 		    "device");
 		plan_result_release(&r);
 	}
+	/* ZeRO copies: one replica places them alike either way; two are
+	 * not placed stage-major (on two nodes of four) */
 	st[0].z = 2;
 	st[0].zero_stage = 1;
 	p.d = 1;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "stage-major, one "
+	    "replica: ZeRO copies as a replica's");
+	plan_result_release(&r);
+	memset(&net, 0, sizeof net);
+	net.nlevels = 2;
+	level(&net, 0, 4, 1e10, 0);
+	level(&net, 1, 2, 1e9, 0);
+	network_finish(&net, "net", &err);
+	env.devices = 8;
+	env.global_batch = 4;
+	p.d = 2;
 	OK(plan_evaluate(&env, &p, &r, &err) < 0, "stage-major: ZeRO copies "
-	    "refused");
+	    "of two replicas refused");
 	layers_release(&g);
 }
 

@@ -371,7 +371,8 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		    "stage's replicas side by side (its rank order "
 		    "tp-cp-ep-dp-pp); --use-tp-pp-dp-mapping, the order priced, "
 		    "fails core_v0.15.0's expert rank check with this context "
-		    "or expert layout\n", fp);
+		    "or expert layout (dpsolve -L stage or both prices the "
+		    "placement Megatron runs)\n", fp);
 	/* processes a node: a host's GPUs, fewer where the plan's devices
 	 * do not fill whole hosts (the world is the plan's devices,
 	 * exactly: torchrun starts nproc x nnodes ranks) */

@@ -616,7 +616,8 @@ shape_cost(const struct network *net, struct net_ap g, enum net_coll kind)
 }
 
 struct plan_shape_entry {
-	long key[8];			/* d, R, u*w, z, t, e, c, HSDP's shard
+	long key[8];			/* d, the replicas' stride, the slot's
+					 * origin, z, t, e, c, HSDP's shard
 					 * (0: none); d = 0: empty */
 	struct net_cost dense, expert, gather, shard, replica;
 };
@@ -1547,7 +1548,7 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			    "", p->fsdp_shard > 0 ? p->fsdp_shard : 0, p->d,
 			    p->nstages, p->nstages > 1 ? "s" : "", why);
 	}
-	if (p->stage_major) {
+	if (p->stage_major && p->d > 1) {	/* one replica: the same */
 		for (int i = 0; i < p->nstages; i++)
 			if (p->stage[i].z > 1)
 				return pl_errf(err, NULL, p->stage[i].line ?

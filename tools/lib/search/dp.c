@@ -809,7 +809,9 @@ struct stream {
 	unsigned short mode;	/* index into search.modes (list_modes:
 				 * hundreds with large v, over a byte;
 				 * dpsolve's -R 128 -v 64 make at most
-				 * (3 + 128) 3 (2 64 + 1) = 50,697) */
+				 * (4 + 128) 3 (2 64 + 4) + 88 = 52,360,
+				 * twice that with both placements, which
+				 * dpsolve refuses) */
 };
 
 /*
@@ -1073,7 +1075,7 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		    s->o->stage_major_min == 0)
 			continue;
 		if (!md->stage_major && s->o->stage_major_only &&
-		    it->K > 1 && it->d > 1)
+		    !s->zero_on && it->K > 1 && it->d > 1)
 			continue;
 		/* Megatron: B = b d times whole accumulation steps */
 		if (s->o->megatron_batch && s->env->global_batch % (v->b *
