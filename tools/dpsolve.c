@@ -88,7 +88,7 @@ usage(FILE *fp, int status)
 		    "  -D on|off|both      the distributed optimizer (default both: searched)\n"
 		    "  -Q on|off|both      FP8 graphs' parameter gather in FP8 with the distributed optimizer (default both)\n"
 		    "  -I off|both|only    PyTorch's FSDP2 as torchtitan runs it, beside Megatron's data parallelism (default off; -X none)\n"
-		    "  -L replica|stage|both  the stages' placement: a replica's one after another (default), each stage's replicas side by side (Megatron's default order), or both searched\n"
+		    "  -L replica|stage|both  the stages' placement: a replica's one after another, each stage's replicas side by side (Megatron's default order), or both (default)\n"
 		    "  -Z auto|off         ZeRO where nothing fits without it (default auto) or never\n"
 		    "  -z zmax             largest ZeRO degree (power of two, default 64)\n"
 		    "  -O adam|sgd         the optimizer of the memory model (default adam)\n"
@@ -333,6 +333,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->batch = 4096;
 	o->zmax = 64;
 	o->rc_max = RC_OP;
+	o->stage_major_max = 1;	/* -L both */
 	o->width = 1;
 	o->ep = 1;
 	o->vmax = 4;
@@ -604,14 +605,6 @@ main(int argc, char *argv[])
 		    "by side (-X torchtitan searches that placement)");
 		usage(stderr, 2);
 	}
-	/* the search numbers its run modes in 16 bits (dp.c) */
-	if (o.stage_major_max > o.stage_major_min && 2 * ((RC_N +
-	    o.block_max) * 3 * (o.vmax > 1 ? 2 * o.vmax + 4 : 2) + 2 * RC_N *
-	    11) > 65535) {
-		warnx("-L both with -R %ld and -v %ld: too many run modes "
-		    "(fewer layers or virtual stages)", o.block_max, o.vmax);
-		usage(stderr, 2);
-	}
 	if (o.torchtitan && o.seen['I']) {
 		warnx("-I: -X torchtitan searches FSDP2 plans alone (its data "
 		    "parallelism beside tensor, context and pipeline "
@@ -756,7 +749,7 @@ main(int argc, char *argv[])
 		    o.vmax, o.distopt_min, o.distopt_max, o.overlap,
 		    o.tp_overlap, o.block_max, 0, 0, o.fp8_gather_min,
 		    o.fp8_gather_max, o.sched_min, o.sched_max, o.fsdp_min,
-		    o.fsdp_max, o.stage_major_min, o.stage_major_max, 0 };
+		    o.fsdp_max, o.stage_major_min, o.stage_major_max, 0, 0 };
 		size_t ng = 0;
 
 		for (size_t i = 0; i < vs.n; i++)
@@ -797,6 +790,7 @@ main(int argc, char *argv[])
 				    argv[0]);
 			dpo.zero = DP_ZERO_OFF;
 			dpo.megatron_batch = 1;
+			dpo.megatron_order = 1;
 			dpo.classic_split = megatron_encoder(gp[0], li.model);
 		}
 		if (o.torchtitan) {

@@ -35,10 +35,12 @@ awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^context_/) z[i]
 	{ for (i in z) $i = 0; print }' "$tmp/fold.csv" > "$tmp/nokv.csv"
 printf 'file\nsplit.csv\nfold.csv\n' > "$tmp/index.csv"
 
+# (each stage's replicas side by side, as Megatron's default order places
+# them: its --use-tp-pp-dp-mapping fails with these expert layouts)
 plan() {	# name ep_batch-attribute
 	cat > "$tmp/$1.xml" <<PLAN
 <plan micro_batch_samples="8">
-<parallelism d="4" t="1" sp="0" e="8" c="1" recompute="0" distributed_optimizer="1" overlap_grad_reduce="1" overlap_param_gather="1"$2/>
+<parallelism d="4" t="1" sp="0" e="8" c="1" recompute="0" distributed_optimizer="1" overlap_grad_reduce="1" overlap_param_gather="1" stage_major="1"$2/>
 <stage first_layer="-1" last_layer="7" zero_stage="0" zero_degree="1"/>
 <stage first_layer="8" last_layer="15" zero_stage="0" zero_degree="1"/>
 <stage first_layer="16" last_layer="23" zero_stage="0" zero_degree="1"/>

@@ -210,7 +210,7 @@ manual_and_mcmc(void)
 	struct variants vs = { 2, g };
 	struct pl_err err;
 	struct dp_options o = { 0, 1, DP_ZERO_OFF, 1, 1, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 
 	memset(&net, 0, sizeof net);
 	net.nlevels = 2;

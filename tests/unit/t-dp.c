@@ -476,7 +476,7 @@ random_instances(void)
 		struct plan_env env, fenv;
 		struct dp_options o = { RC_NONE, RC_SELECTIVE, DP_ZERO_AUTO, 4,
 		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-		    0, 0, 0 };
+		    0, 0, 0, 0 };
 		struct dp_stats st;
 		struct plan best, fbest;
 		struct plan_result r;
@@ -695,7 +695,7 @@ random_instances(void)
 			enc.mlp = MLP_DENSE;
 			enc.activation = ACT_GELU;
 			mo.zero = DP_ZERO_OFF;
-			mo.megatron_batch = 1;
+			mo.megatron_batch = mo.megatron_order = 1;
 			mo.sched_max = PLAN_1F1B;	/* dpsolve: -X none */
 			mo.fsdp_min = mo.fsdp_max = 0;	/* the same */
 			mo.classic_split = encoder;
@@ -813,7 +813,7 @@ network_awareness(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env, fenv;
 	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best, fbest;
 	struct plan_result r, fr;
@@ -884,7 +884,7 @@ block_by_hand(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
 	struct dp_options o = { RC_NONE, RC_FULL, DP_ZERO_OFF, 1, 1, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	struct plan_result r;
@@ -942,7 +942,7 @@ zero_when_needed(void)
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
 	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	struct plan best;
 	double step;
@@ -1847,7 +1847,7 @@ static void
 drain_floors(void)
 {
 	struct dp_options o = { RC_NONE, RC_NONE, DP_ZERO_OFF, 1, 1, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	const struct layer_graph *gp[1];
 	struct network net;
 	struct layer_graph g;

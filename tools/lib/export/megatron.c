@@ -234,6 +234,10 @@ megatron_check(const struct plan *p, long global_batch,
 		cannot(w, "DualPipeV (DeepSeek's DualPipe repository): "
 		    "Megatron-LM has no DualPipe schedule; PyTorch's "
 		    "torch.distributed.pipelining runs it");
+	/* the placement priced (docs/model.md, Plans) */
+	if (plan_megatron_order_refused(g, S, p->d, p->stage_major) != NULL)
+		cannot(w, "%s", plan_megatron_order_refused(g, S, p->d,
+		    p->stage_major));
 	if (moe_tp_without_sp(g, model))
 		cannot(w, "experts with tensor parallelism %ld need sequence "
 		    "parallelism (Megatron-Core's MoE layer refuses to train "
@@ -315,32 +319,21 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	long eb = layers_ep_samples(g), cp = c * layers_ep_fold(g);
 	long rank_b = b / eb;
 	long nproc, nnodes;
-	int S = p->nstages, order_matters, order_priced;
+	int S = p->nstages, order_flag;
 	struct split split;
 	struct megatron_why l;
 
 	megatron_check(p, m->global_batch, model, &l);
 	split_of(p, megatron_encoder(g, model), &split);
-	/* The placement priced, a replica's stages one after another
-	 * (docs/model.md, Plans), is Megatron's rank order tp-cp-ep-pp-dp
-	 * (--use-tp-pp-dp-mapping); its default, tp-cp-ep-dp-pp
-	 * (training/initialize.py), puts each stage's replicas side by side,
-	 * as a stage-major plan (plan.stage_major) is priced.
-	 * The order matters where a pipeline has replicas; core_v0.15.0
-	 * runs it only where the experts' tensor and expert ranks are as
-	 * many as the attention's tensor and context ranks (parallel_
-	 * state.py asserts equal data-parallel sizes when pp is not last:
-	 * a dense model's ETP t and EP 1 need CP 1). */
-	{
-		long ep_m = layers_expert_ranks(g) > 1 ? layers_expert_ranks(g) :
-		    1;
-		long etp_m = ep_m > 1 ? layers_expert_t(g) : t;
-
-		/* stage-major, the plan is placed as Megatron's default
-		 * order places it: no flag */
-		order_matters = S > 1 && p->d * eb > 1 && !p->stage_major;
-		order_priced = order_matters && t * cp == etp_m * ep_m;
-	}
+	/* A replica's stages one after another (docs/model.md, Plans) is
+	 * Megatron's rank order tp-cp-ep-pp-dp (--use-tp-pp-dp-mapping);
+	 * its default, tp-cp-ep-dp-pp (training/initialize.py), puts each
+	 * stage's replicas side by side, as a stage-major plan is priced.
+	 * The order matters where a pipeline has replicas; where core_v0.15.0
+	 * rejects the flag, megatron_check says the plan cannot run
+	 * (plan_megatron_order_refused). */
+	order_flag = S > 1 && p->d * eb > 1 && !p->stage_major &&
+	    plan_megatron_order_refused(g, S, p->d, 0) == NULL;
 
 	fprintf(fp, "# %s on %s: p=%d d=%ld t=%ld sp=%ld e=%ld c=%ld%s%.0ld "
 	    "v=%ld, %ld devices, %.6g samples/s (nestplan's terms)\n",
@@ -366,13 +359,6 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	if (!model)
 		fputs("# the model's flags need its config: dpsolve -A model.xml\n",
 		    fp);
-	if (order_matters && !order_priced)
-		fputs("# placed otherwise than priced: Megatron puts each "
-		    "stage's replicas side by side (its rank order "
-		    "tp-cp-ep-dp-pp); --use-tp-pp-dp-mapping, the order priced, "
-		    "fails core_v0.15.0's expert rank check with this context "
-		    "or expert layout (dpsolve -L stage or both prices the "
-		    "placement Megatron runs)\n", fp);
 	/* processes a node: a host's GPUs, fewer where the plan's devices
 	 * do not fill whole hosts (the world is the plan's devices,
 	 * exactly: torchrun starts nproc x nnodes ranks) */
@@ -492,7 +478,7 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	}
 	flag(fp, &l, "--tensor-model-parallel-size %ld", t);
 	flag(fp, &l, "--pipeline-model-parallel-size %d", S);
-	if (order_priced)
+	if (order_flag)
 		flag(fp, &l, "--use-tp-pp-dp-mapping");
 	if (sp)
 		flag(fp, &l, "--sequence-parallel");

@@ -174,6 +174,23 @@ plan_fsdp_refused(const struct layer_graph *g)
 }
 
 const char *
+plan_megatron_order_refused(const struct layer_graph *g, long S, long d,
+    int stage_major)
+{
+	long t = layers_var(g, g->var_t, 1), eb = layers_ep_samples(g);
+	long cp = layers_var(g, g->var_c, 1) * layers_ep_fold(g);
+	long ep = layers_expert_ranks(g) > 1 ? layers_expert_ranks(g) : 1;
+	long etp = ep > 1 ? layers_expert_t(g) : t;
+
+	if (stage_major || S < 2 || d * eb < 2 || t * cp == etp * ep)
+		return NULL;
+	return "a replica's stages one after another need "
+	    "--use-tp-pp-dp-mapping, which core_v0.15.0 rejects with this "
+	    "context or expert layout (stage-major, Megatron's default "
+	    "order, runs it: dpsolve -L stage or both)";
+}
+
+const char *
 plan_recompute_refused(int rc, int fsdp, const struct layer_graph *g)
 {
 	if (rc == RC_OP && !fsdp)

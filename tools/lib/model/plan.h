@@ -140,6 +140,16 @@ enum { PLAN_FSDP_OFF, PLAN_FSDP_RESHARD, PLAN_FSDP_KEPT };
  * experts' parameters or an FP8 recipe. */
 const char *plan_fsdp_refused(const struct layer_graph *g);
 
+/* Why Megatron-LM does not run plan p placed as it is (a phrase), or
+ * NULL: a replica's stages one after another with two stages and two of
+ * Megatron's data-parallel ranks or more need --use-tp-pp-dp-mapping,
+ * which core_v0.15.0 runs only where the experts' tensor and expert
+ * ranks are as many as the attention's tensor and context ranks
+ * (parallel_state.py asserts equal data-parallel sizes with pp not
+ * last); stage-major, its default order, it runs whatever the layout. */
+const char *plan_megatron_order_refused(const struct layer_graph *g,
+    long S, long d, int stage_major);
+
 /* Why recomputation kind rc does not run beside FSDP2 mode `fsdp` (0:
  * Megatron's data parallelism) on graph g (a phrase), or NULL:
  * torchtitan's per-operator checkpointing beside FSDP2 only, on graphs

@@ -482,7 +482,7 @@ bl_nest(const struct plan_env *env, const struct variants *vs, int zero,
 	const struct layer_graph **gp = xcalloc(vs->n, sizeof *gp);
 	struct dp_options o = { RC_NONE, RC_SELECTIVE, zero, 64, NEST_VMAX, 0,
 	    1, env->overlap, env->tp_overlap, 0, 0, 0, 0, 0, PLAN_1F1B,
-	    PLAN_1F1B, 0, 0, 0, 0, 0 };
+	    PLAN_1F1B, 0, 0, 0, 0, 0, 0 };
 	struct dp_stats st;
 	double step;
 	int rc;

@@ -124,9 +124,9 @@ struct point {
 struct cell_key {
 	double lb, lb_sync;
 	unsigned order;		/* its place in the listing: ties by it */
-	unsigned short variant;
-	unsigned short mode;	/* index into search.modes */
+	unsigned mode;		/* index into search.modes */
 	long d, K;
+	unsigned short variant;
 };
 
 /* One of the best plans found: its layout (dp_layout_same), its step, the
@@ -806,12 +806,10 @@ struct stream {
 	double p2p_cut, p2p_chunk;	/* least send of a cut, of a chunk */
 	long dmax, layers;
 	unsigned short variant;
-	unsigned short mode;	/* index into search.modes (list_modes:
-				 * hundreds with large v, over a byte;
+	unsigned mode;		/* index into search.modes (list_modes:
 				 * dpsolve's -R 128 -v 64 make at most
-				 * (4 + 128) 3 (2 64 + 4) + 88 = 52,360,
-				 * twice that with both placements, which
-				 * dpsolve refuses) */
+				 * 2 ((4 + 128) 3 (2 64 + 4) + 88) =
+				 * 104,720 with both placements) */
 };
 
 /*
@@ -888,7 +886,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			x = &st[n++];
 
 			x->variant = (unsigned short)vi;
-			x->mode = (unsigned short)mi;
+			x->mode = (unsigned)mi;
 			/* a stage's load is at least its compute and its
 			 * layers' own collectives */
 			x->total = v->pf_fwd[rows] + v->pf_bwd[rows] +
@@ -1076,6 +1074,13 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			continue;
 		if (!md->stage_major && s->o->stage_major_only &&
 		    !s->zero_on && it->K > 1 && it->d > 1)
+			continue;
+		/* Megatron: a replica's stages together only where its
+		 * --use-tp-pp-dp-mapping runs (the layouts of the experts
+		 * and the context ranks) */
+		if (s->o->megatron_order && !md->stage_major &&
+		    plan_megatron_order_refused(v->g, it->K, it->d,
+		    0) != NULL)
 			continue;
 		/* Megatron: B = b d times whole accumulation steps */
 		if (s->o->megatron_batch && s->env->global_batch % (v->b *

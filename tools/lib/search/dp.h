@@ -75,6 +75,9 @@ struct dp_options {
 	 * pipeline outermost): a replica's stages one after another only
 	 * where the placements coincide (one stage or one replica) */
 	int stage_major_only;
+	/* Megatron-LM's placements: a replica's stages together only where
+	 * it runs them (plan_megatron_order_refused) */
+	int megatron_order;
 };
 
 struct dp_stats {
