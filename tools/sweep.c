@@ -342,6 +342,7 @@ struct plan_row {
 	long expert_t;			/* the experts' tensor split (0: t) */
 	long deepep;			/* DeepEP's dispatch */
 	long fp8_param_gather;		/* --fp8-param-gather */
+	long stage_major;		/* each stage's replicas side by side */
 	char fp8[16];			/* the FP8 recipe, "" for bf16 */
 	char schedule[16];		/* zbh1, zbv, dualpipev; "": 1F1B */
 	int recompute, distopt;
@@ -452,6 +453,8 @@ read_plan(const char *path, struct plan_row *r, struct pl_err *err)
 	    plan_long_opt(path, par, "deepep", 0, 1, &r->deepep, err) < 0 ||
 	    plan_long_opt(path, par, "fp8_param_gather", 0, 1,
 	    &r->fp8_param_gather, err) < 0 ||
+	    plan_long_opt(path, par, "stage_major", 0, 1, &r->stage_major,
+	    err) < 0 ||
 	    plan_positive(path, res, "step_s", &r->step_s, err) < 0 ||
 	    plan_positive(path, res, "throughput_samples_per_s",
 	    &r->throughput, err) < 0)
@@ -535,6 +538,8 @@ plan_label(const struct plan_row *r, char *buf, size_t len)
 	if (r->v > 1)
 		ADD(" v%ld", r->v);
 	ADD(" d%ld b%ld", r->d, r->b);
+	if (r->stage_major)	/* each stage's replicas side by side */
+		ADD(" stage-major");
 	if (r->recompute)
 		ADD(" rc-%s", recompute_name(r->recompute));
 	if (r->distopt)
