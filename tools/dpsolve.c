@@ -839,8 +839,9 @@ main(int argc, char *argv[])
 			    "FSDP2 (-I only: nothing else, ZeRO copies "
 			    "included, is searched)" : o.megatron ?
 			    " that Megatron-LM runs (no ZeRO copies, the global "
-			    "batch a multiple of b d; -X none searches them "
-			    "all)" : o.sched_min == PLAN_ZBH1 ? " under ZB-H1 "
+			    "batch a multiple of b d, a replica's stages "
+			    "together only where --use-tp-pp-dp-mapping runs; "
+			    "-X none searches them all)" : o.sched_min == PLAN_ZBH1 ? " under ZB-H1 "
 			    "(two stages or more, without ZeRO copies; -Y "
 			    "both searches 1F1B too)" : o.sched_min > PLAN_ZBH1 ?
 			    " under the V-shaped schedule (two stages or more of "

@@ -332,7 +332,7 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	 * The order matters where a pipeline has replicas; where core_v0.15.0
 	 * rejects the flag, megatron_check says the plan cannot run
 	 * (plan_megatron_order_refused). */
-	order_flag = S > 1 && p->d * eb > 1 && !p->stage_major &&
+	order_flag = S > 1 && p->d > 1 && !p->stage_major &&
 	    plan_megatron_order_refused(g, S, p->d, 0) == NULL;
 
 	fprintf(fp, "# %s on %s: p=%d d=%ld t=%ld sp=%ld e=%ld c=%ld%s%.0ld "

@@ -177,12 +177,13 @@ const char *
 plan_megatron_order_refused(const struct layer_graph *g, long S, long d,
     int stage_major)
 {
-	long t = layers_var(g, g->var_t, 1), eb = layers_ep_samples(g);
+	long t = layers_var(g, g->var_t, 1);
 	long cp = layers_var(g, g->var_c, 1) * layers_ep_fold(g);
 	long ep = layers_expert_ranks(g) > 1 ? layers_expert_ranks(g) : 1;
 	long etp = ep > 1 ? layers_expert_t(g) : t;
 
-	if (stage_major || S < 2 || d * eb < 2 || t * cp == etp * ep)
+	/* one replica: the placements are one, Megatron's default order */
+	if (stage_major || S < 2 || d < 2 || t * cp == etp * ep)
 		return NULL;
 	return "a replica's stages one after another need "
 	    "--use-tp-pp-dp-mapping, which core_v0.15.0 rejects with this "

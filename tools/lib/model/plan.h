@@ -141,8 +141,8 @@ enum { PLAN_FSDP_OFF, PLAN_FSDP_RESHARD, PLAN_FSDP_KEPT };
 const char *plan_fsdp_refused(const struct layer_graph *g);
 
 /* Why Megatron-LM does not run plan p placed as it is (a phrase), or
- * NULL: a replica's stages one after another with two stages and two of
- * Megatron's data-parallel ranks or more need --use-tp-pp-dp-mapping,
+ * NULL: a replica's stages one after another with two stages and two
+ * replicas or more need --use-tp-pp-dp-mapping,
  * which core_v0.15.0 runs only where the experts' tensor and expert
  * ranks are as many as the attention's tensor and context ranks
  * (parallel_state.py asserts equal data-parallel sizes with pp not

@@ -120,7 +120,7 @@ struct point {
 	int z, zs, dead;
 };
 
-/* A cell: 40 bytes, as a band lists up to BAND_CELLS of them. */
+/* A cell: 48 bytes, as a band lists up to BAND_CELLS of them. */
 struct cell_key {
 	double lb, lb_sync;
 	unsigned order;		/* its place in the listing: ties by it */
@@ -1162,7 +1162,7 @@ cells_of(struct search *s, const struct stream *st, size_t nst)
  */
 #define LB_BIN_BITS 5
 #define LB_NBINS (1L << (11 + LB_BIN_BITS))
-/* The cells of the first band, and the most sorted at once (40 bytes
+/* The cells of the first band, and the most sorted at once (48 bytes
  * each): bands grow fourfold, as most searches end in the first. */
 #define BAND_FIRST (1L << 12)
 #define BAND_CELLS (1L << 20)

@@ -66,7 +66,7 @@ struct dp_options {
 	 * schedule, resharding after forward only on one stage */
 	int fsdp_min, fsdp_max;
 	/* the stages' placements searched (plan_mode.stage_major): 0..0 a
-	 * replica's stages one after another (the default), 1..1 each
+	 * replica's stages one after another, 1..1 each
 	 * stage's replicas side by side, 0..1 both (stage-major without
 	 * ZeRO copies, and only where it differs: two stages or more and
 	 * two replicas or more) */
