@@ -127,7 +127,13 @@ struct cell_key {
 	unsigned mode;		/* index into search.modes */
 	long d, K;
 	unsigned short variant;
+	unsigned char placements;	/* PLACE_*: searched in the cell */
 };
+
+/* A cell's placements of its stages (plan_mode.stage_major): a
+ * replica's together, each stage's replicas side by side; one lower
+ * bound holds for both, so a cell lists once and searches each. */
+enum { PLACE_REPLICA = 1, PLACE_STAGE = 2 };
 
 /* One of the best plans found: its layout (dp_layout_same), its step, the
  * plan (its stages owned here), and when it was found (ties: the first). */
@@ -740,21 +746,12 @@ list_modes(const struct search *s, struct plan_mode *out)
 				    o->tp_overlap, layers, f8, sc,
 				    PLAN_FSDP_OFF, 0, 0 };
 	}
-	/* the placements: stage-major (without ZeRO copies) after the
-	 * others, so that a tie keeps a replica's stages together */
+	/* stage-major alone (without ZeRO copies); both placements are a
+	 * cell's (next_cell), not modes */
 	if (o->stage_major_min > 0 && s->zero_on)
 		return 0;
-	if (o->stage_major_max > 0 && !s->zero_on) {
-		size_t listed = n;
-
-		for (size_t i = 0; i < listed; i++)
-			if (o->stage_major_min > 0)
-				out[i].stage_major = 1;
-			else {
-				out[n] = out[i];
-				out[n++].stage_major = 1;
-			}
-	}
+	for (size_t i = 0; o->stage_major_min > 0 && i < n; i++)
+		out[i].stage_major = 1;
 	return n;
 }
 
@@ -808,8 +805,7 @@ struct stream {
 	unsigned short variant;
 	unsigned mode;		/* index into search.modes (list_modes:
 				 * dpsolve's -R 128 -v 64 make at most
-				 * 2 ((4 + 128) 3 (2 64 + 4) + 88) =
-				 * 104,720 with both placements) */
+				 * (4 + 128) 3 (2 64 + 4) + 88 = 52,360) */
 };
 
 /*
@@ -861,10 +857,9 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 	free(s->modes);
 	/* a kind's modes: v = 1 under 1F1B and ZB-H1; each v > 1 with the
 	 * ends counted or not, and at v = 2 so under ZB-V and DualPipeV */
-	s->modes = modes = xcalloc(2 * ((size_t)(RC_N + block_depths(s->o)) *
-	    3 * (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 4 : 2) + 2 * RC_N *
-	    (1 + 10)), sizeof *modes);	/* FSDP2's: HSDP 2..1024; both
-					 * placements */
+	s->modes = modes = xcalloc((size_t)(RC_N + block_depths(s->o)) * 3 *
+	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 4 : 2) + 2 * RC_N *
+	    (1 + 10), sizeof *modes);	/* FSDP2's: HSDP 2..1024 */
 	s->nmodes = nmodes = list_modes(s, modes);
 	st = xcalloc(ng * nmodes, sizeof *st);
 	for (size_t vi = 0; vi < ng; vi++) {
@@ -1065,22 +1060,28 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		if (md->fsdp && plan_fsdp_plan_refused(md->fsdp,
 		    md->fsdp_shard, it->K, it->d, v->c) != NULL)
 			continue;
-		/* the placements differ only with two stages and two
-		 * replicas or more: stage-major's cells there alone where
-		 * both are searched, and where the framework runs it alone
-		 * (torchtitan), the other's elsewhere */
-		if (md->stage_major && (it->K < 2 || it->d < 2) &&
-		    s->o->stage_major_min == 0)
-			continue;
-		if (!md->stage_major && s->o->stage_major_only &&
-		    !s->zero_on && it->K > 1 && it->d > 1)
-			continue;
-		/* Megatron: a replica's stages together only where its
-		 * --use-tp-pp-dp-mapping runs (the layouts of the experts
-		 * and the context ranks) */
-		if (s->o->megatron_order && !md->stage_major &&
-		    plan_megatron_order_refused(v->g, it->K, it->d,
-		    0) != NULL)
+		/* the placements, which differ only with two stages and
+		 * two replicas or more, without ZeRO copies: a replica's
+		 * stages together unless the framework runs stage-major
+		 * alone there (torchtitan) or Megatron's
+		 * --use-tp-pp-dp-mapping does not run (the layouts of the
+		 * experts and the context ranks); each stage's replicas side
+		 * by side where asked */
+		if (md->stage_major)
+			out->placements = PLACE_STAGE;
+		else {
+			int differ = !s->zero_on && it->K > 1 && it->d > 1;
+
+			out->placements = 0;
+			if (!(s->o->stage_major_only && differ) &&
+			    !(s->o->megatron_order &&
+			    plan_megatron_order_refused(v->g, it->K, it->d,
+			    0) != NULL))
+				out->placements |= PLACE_REPLICA;
+			if (s->o->stage_major_max > 0 && differ)
+				out->placements |= PLACE_STAGE;
+		}
+		if (out->placements == 0)
 			continue;
 		/* Megatron: B = b d times whole accumulation steps */
 		if (s->o->megatron_batch && s->env->global_batch % (v->b *
@@ -1282,33 +1283,52 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 		s->best = same && same->step < s->bound ? same->step : s->bound;
 		if (!(cells[i].lb < s->best))
 			continue;
-		s->cell_found = 0;
-		plan_cell_init(&c, s->env, v, cells[i].d, cells[i].K,
-		    &s->modes[cells[i].mode]);
-		c.shared = &s->shapes;
-		/* a cell whose rows no K stages hold has no plan (without
-		 * the test a search with ZeRO, which nothing bounds until a
-		 * plan is found, walks the whole space of every such cell);
-		 * with ZeRO, whose bound took one stage, the step's
-		 * multiplier is at least m + S - 1 for the fewest stages S */
-		need_reset(s, &c);
-		fewest = stages_needed(s, &c, 1, v->g->n);
-		if (fewest > c.K || (s->zero_on && (cells[i].lb -
-		    cells[i].lb_sync) * ((double)(c.m + fewest - 1) /
-		    (double)c.m) + cells[i].lb_sync >= s->best)) {
+		/* each placement of the cell, a replica's stages together
+		 * first (a tie keeps it) */
+		for (int place = PLACE_REPLICA; place <= PLACE_STAGE;
+		    place <<= 1) {
+			struct plan_mode md = s->modes[cells[i].mode];
+
+			if (!(cells[i].placements & place))
+				continue;
+			if (!(cells[i].lb < s->best))
+				break;
+			md.stage_major = place == PLACE_STAGE;
+			s->cell_found = 0;
+			plan_cell_init(&c, s->env, v, cells[i].d, cells[i].K,
+			    &md);
+			c.shared = &s->shapes;
+			/* a cell whose rows no K stages hold has no plan
+			 * (without the test a search with ZeRO, which
+			 * nothing bounds until a plan is found, walks the
+			 * whole space of every such cell); with ZeRO, whose
+			 * bound took one stage, the step's multiplier is at
+			 * least m + S - 1 for the fewest stages S */
+			need_reset(s, &c);
+			fewest = stages_needed(s, &c, 1, v->g->n);
+			if (fewest > c.K || (s->zero_on && (cells[i].lb -
+			    cells[i].lb_sync) * ((double)(c.m + fewest - 1) /
+			    (double)c.m) + cells[i].lb_sync >= s->best)) {
+				plan_cell_release(&c);
+				continue;
+			}
+			if (!s->zero_on && ends_cannot_win(&c, cells[i].lb -
+			    cells[i].lb_sync, s->best)) {
+				plan_cell_release(&c);
+				continue;
+			}
+			search_cell(s, &c);
 			plan_cell_release(&c);
-			continue;
+			st->cells_searched++;
+			if (s->cell_found) {
+				rank_cell(s, &cells[i]);
+				/* the other placement must beat this one */
+				s->best = s->bound;
+				same = ranked_of(s, &cells[i]);
+				if (same && same->step < s->best)
+					s->best = same->step;
+			}
 		}
-		if (!s->zero_on && ends_cannot_win(&c, cells[i].lb -
-		    cells[i].lb_sync, s->best)) {
-			plan_cell_release(&c);
-			continue;
-		}
-		search_cell(s, &c);
-		plan_cell_release(&c);
-		st->cells_searched++;
-		if (s->cell_found)
-			rank_cell(s, &cells[i]);
 	}
 }
 
