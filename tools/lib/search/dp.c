@@ -1283,6 +1283,7 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 		s->best = same && same->step < s->bound ? same->step : s->bound;
 		if (!(cells[i].lb < s->best))
 			continue;
+		fewest = -1;
 		/* each placement of the cell, a replica's stages together
 		 * first (a tie keeps it) */
 		for (int place = PLACE_REPLICA; place <= PLACE_STAGE;
@@ -1303,9 +1304,12 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 			 * nothing bounds until a plan is found, walks the
 			 * whole space of every such cell); with ZeRO, whose
 			 * bound took one stage, the step's multiplier is at
-			 * least m + S - 1 for the fewest stages S */
-			need_reset(s, &c);
-			fewest = stages_needed(s, &c, 1, v->g->n);
+			 * least m + S - 1 for the fewest stages S.  What fits
+			 * is the placements' alike: found once a cell */
+			if (fewest < 0) {
+				need_reset(s, &c);
+				fewest = stages_needed(s, &c, 1, v->g->n);
+			}
 			if (fewest > c.K || (s->zero_on && (cells[i].lb -
 			    cells[i].lb_sync) * ((double)(c.m + fewest - 1) /
 			    (double)c.m) + cells[i].lb_sync >= s->best)) {
