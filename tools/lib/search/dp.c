@@ -128,6 +128,9 @@ struct cell_key {
 	long d, K;
 	unsigned short variant;
 	unsigned char placements;	/* PLACE_*: searched in the cell */
+	/* stage-major's own bound (PLACE_STAGE): its boundaries lie d w
+	 * apart, so their sends cost at least a higher level's */
+	double lb_stage;
 };
 
 /* A cell's placements of its stages (plan_mode.stage_major): a
@@ -801,6 +804,7 @@ struct stream {
 	 * nothing, pays the sync floor itself */
 	int head_sync_floor;
 	double p2p_cut, p2p_chunk;	/* least send of a cut, of a chunk */
+	double cut_bytes;		/* the least cut's bytes */
 	long dmax, layers;
 	unsigned short variant;
 	unsigned mode;		/* index into search.modes (list_modes:
@@ -816,17 +820,18 @@ struct stream {
  */
 static void
 p2p_floors(const struct network *net, const struct plan_variant *v,
-    double *cut, double *chunk)
+    long span, double *cut, double *chunk, double *cut_bytes)
 {
 	double least = HUGE_VAL;
 	int l = 0;
 
-	while (l < net->nlevels - 1 && net->span[l] < 2 * v->w)
+	while (l < net->nlevels - 1 && net->span[l] < span)
 		l++;
 	for (size_t i = 1; i < v->g->n; i++)
 		least = fmin(least, v->cut[i]);
 	*cut = v->g->n > 1 ? plan_boundary_s(v, net, l, least) : 0;
 	*chunk = plan_boundary_s(v, net, l, v->chunk_bytes);
+	*cut_bytes = v->g->n > 1 ? least : 0;
 }
 
 /* The beta floor of tensor width t, made on first use (NULL when the
@@ -865,11 +870,12 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 	for (size_t vi = 0; vi < ng; vi++) {
 		const struct plan_variant *v = &s->v[vi];
 		size_t rows = v->g->n;
-		double p2p_cut, p2p_chunk;
+		double p2p_cut, p2p_chunk, cut_bytes;
 
 		if (v->w > s->env->devices)
 			continue;
-		p2p_floors(s->env->net, v, &p2p_cut, &p2p_chunk);
+		p2p_floors(s->env->net, v, 2 * v->w, &p2p_cut, &p2p_chunk,
+		    &cut_bytes);
 		for (size_t mi = 0; mi < nmodes; mi++) {
 			const struct plan_mode *md = &modes[mi];
 			const struct plan_mode fl = load_floor_mode(md);
@@ -925,6 +931,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			    beta_floor_of(s, v->t * v->e) : NULL;
 			x->p2p_cut = p2p_cut;
 			x->p2p_chunk = p2p_chunk;
+			x->cut_bytes = cut_bytes;
 			x->fwd = v->pf_fwd[rows];
 			/* a window: full's rerun for block recomputation
 			 * (load_floor_mode) */
@@ -1011,6 +1018,66 @@ sync_mean_floor(const struct stream *x, const struct plan_mode *md,
 	return (fmax(0, grad) + fmax(0, param)) / K;
 }
 
+/*
+ * A cell's bound on its sync (the stream's floors; with the drain's
+ * credit the step pays max_i (sync_i - credit_i), each credit at most
+ * (K - 1) slowest loads' backward over v, their mean half that, the load
+ * at least lb's: the latency floor in full where stage 0, which takes no
+ * credit, pays it (row 0 has dense parameters), else less the most
+ * credit; the mean floor less the mean credit).
+ */
+static double
+cell_sync_bound(const struct cell_iter *it, const struct stream *x,
+    const struct plan_mode *md, const struct plan_variant *v, double lb)
+{
+	double sync = x->beta_floor ? fmax(it->lbs, sync_mean_floor(x, md,
+	    x->beta_floor[it->d * v->c * v->e], x->beta_expert ?
+	    x->beta_expert[it->d * v->c] : 0, (double)it->K)) : it->lbs;
+
+	if (!it->s->zero_on && md->schedule == PLAN_1F1B) {
+		double K = (double)it->K, nv = (double)md->v;
+		double load = lb / step_mult(&it->s->shapes, it->m, it->K, md);
+		double mean = x->beta_floor ? sync_mean_floor(x, md,
+		    x->beta_floor[it->d * v->c * v->e], x->beta_expert ?
+		    x->beta_expert[it->d * v->c] : 0, K) : 0;
+
+		sync = fmax(0, fmax(x->head_sync_floor ? it->lbs : it->lbs -
+		    (K - 1) * load / nv, mean - (K - 1) / 2 * load / nv));
+	}
+	return sync;
+}
+
+/*
+ * A cell's bound without ZeRO, its boundaries' least sends one way
+ * taking at least `cut` (one chunk's: `chunk`): the slowest stage
+ * carries at least the mean load, sends included: each of the K - 1
+ * boundaries sends activations one way, gradients the other (2 x 2
+ * transfers); an interleaved stage sends 2 (2v - 1) chunks; on the V
+ * (ZB-V, DualPipeV) each boundary carries both chunks, 8 (K - 1) over K
+ * stages.  ZB-H1 (plan_step_zbh1 = (m + S - 1)(F + B) + (m - min(m, S) +
+ * 1) W, the second term not negative): F + B is at least every stage's
+ * load less its W (at most its rows'), so their mean and the largest
+ * row's.
+ */
+static void
+cell_bound(const struct cell_iter *it, const struct stream *x,
+    const struct plan_mode *md, const struct plan_variant *v, double cut,
+    double chunk, double *lb, double *lb_sync)
+{
+	double K = (double)it->K, mean = x->total / K;
+	double sends = plan_schedule_chunks(md->schedule) == 2 ?
+	    4 * (double)md->v * (K - 1) * chunk / K : md->v > 1 ?
+	    2 * (2 * (double)md->v - 1) * chunk : 4 * (K - 1) * cut / K;
+
+	mean += sends;
+	*lb = step_mult(&it->s->shapes, it->m, it->K, md) * fmax(mean,
+	    x->maxrow);
+	if (md->schedule == PLAN_ZBH1)
+		*lb = fmax(*lb, ((double)it->m + K - 1) * fmax((x->total -
+		    x->wtotal) / K + sends, x->maxrow_nw));
+	*lb_sync = cell_sync_bound(it, x, md, v, *lb);
+}
+
 static int
 next_cell(struct cell_iter *it, struct cell_key *out)
 {
@@ -1087,59 +1154,30 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		if (s->o->megatron_batch && s->env->global_batch % (v->b *
 		    it->d))
 			continue;
-		if (s->zero_on)
+		if (s->zero_on) {
 			out->lb = (double)it->m * fmax(x->total /
 			    (double)it->K, x->maxrow / (double)(s->o->zmax <
 			    it->K ? s->o->zmax : it->K));
-		else {
-			/* the slowest stage carries at least the mean load,
-			 * sends included: each of the K - 1 boundaries sends
-			 * activations one way, gradients the other (2 x 2
-			 * transfers); an interleaved stage sends 2 (2v - 1)
-			 * chunks; on the V (ZB-V, DualPipeV) each boundary
-			 * carries both chunks, 8 (K - 1) over K stages */
-			double K = (double)it->K, mean = x->total / K;
+			out->lb_sync = cell_sync_bound(it, x, md, v, 0);
+		} else {
+			cell_bound(it, x, md, v, x->p2p_cut, x->p2p_chunk,
+			    &out->lb, &out->lb_sync);
+			/* stage-major: a replica's neighbouring stages d w
+			 * apart, their boundary at the first level spanning
+			 * (d + 1) w */
+			if (out->placements & PLACE_STAGE) {
+				const struct network *net = s->env->net;
+				double lb, lbs;
+				int l = 0;
 
-			double sends = plan_schedule_chunks(md->schedule) == 2 ?
-			    4 * (double)md->v * (K - 1) * x->p2p_chunk / K :
-			    md->v > 1 ? 2 * (2 * (double)md->v - 1) *
-			    x->p2p_chunk : 4 * (K - 1) * x->p2p_cut / K;
-
-			mean += sends;
-			out->lb = step_mult(&s->shapes, it->m, it->K, md) *
-			    fmax(mean, x->maxrow);
-			/* ZB-H1 (plan_step_zbh1 = (m + S - 1)(F + B) + (m -
-			 * min(m, S) + 1) W, the second term not negative):
-			 * F + B is at least every stage's load less its W
-			 * (at most its rows'), so their mean and the largest
-			 * row's */
-			if (md->schedule == PLAN_ZBH1)
-				out->lb = fmax(out->lb, ((double)it->m + K - 1) *
-				    fmax((x->total - x->wtotal) / K + sends,
-				    x->maxrow_nw));
-		}
-		out->lb_sync = x->beta_floor ? fmax(it->lbs, sync_mean_floor(x,
-		    md, x->beta_floor[it->d * v->c * v->e], x->beta_expert ?
-		    x->beta_expert[it->d * v->c] : 0, (double)it->K)) :
-		    it->lbs;
-		/* with the drain's credit the step pays max_i (sync_i -
-		 * credit_i), each credit at most (K - 1) slowest loads'
-		 * backward over v, their mean half that (the load at least
-		 * the bound's): the latency floor in full where stage 0,
-		 * which takes no credit, pays it (row 0 has dense
-		 * parameters), else less the most credit; the mean floor less
-		 * the mean credit */
-		if (!s->zero_on && md->schedule == PLAN_1F1B) {
-			double K = (double)it->K, nv = (double)md->v;
-			double load = out->lb / step_mult(&s->shapes, it->m,
-			    it->K, md);
-			double mean = x->beta_floor ? sync_mean_floor(x, md,
-			    x->beta_floor[it->d * v->c * v->e], x->beta_expert ?
-			    x->beta_expert[it->d * v->c] : 0, K) : 0;
-
-			out->lb_sync = fmax(0, fmax(x->head_sync_floor ?
-			    it->lbs : it->lbs - (K - 1) * load / nv,
-			    mean - (K - 1) / 2 * load / nv));
+				while (l < net->nlevels - 1 && net->span[l] <
+				    (it->d + 1) * v->w)
+					l++;
+				cell_bound(it, x, md, v, plan_boundary_s(v, net,
+				    l, x->cut_bytes), plan_boundary_s(v, net,
+				    l, v->chunk_bytes), &lb, &lbs);
+				out->lb_stage = lb + lbs;
+			}
 		}
 		out->lb += out->lb_sync;
 		out->variant = x->variant;
@@ -1292,8 +1330,9 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 
 			if (!(cells[i].placements & place))
 				continue;
-			if (!(cells[i].lb < s->best))
-				break;
+			if (!((place == PLACE_STAGE ? cells[i].lb_stage :
+			    cells[i].lb) < s->best))
+				continue;
 			md.stage_major = place == PLACE_STAGE;
 			s->cell_found = 0;
 			plan_cell_init(&c, s->env, v, cells[i].d, cells[i].K,
