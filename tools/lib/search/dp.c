@@ -128,9 +128,7 @@ struct cell_key {
 	long d, K;
 	unsigned short variant;
 	unsigned char placements;	/* PLACE_*: searched in the cell */
-	/* stage-major's own bound (PLACE_STAGE): its boundaries lie d w
-	 * apart, so their sends cost at least a higher level's */
-	double lb_stage;
+	unsigned stream;	/* its index in search.streams */
 };
 
 /* A cell's placements of its stages (plan_mode.stage_major): a
@@ -190,6 +188,7 @@ struct search {
 	struct plan_shape_cache shapes;
 	struct plan_mode *modes;	/* the run modes searched */
 	size_t nmodes;
+	const struct stream *streams;	/* of the run in progress */
 	/* the cell's least stage counts, need_entry [k * (rows + 1) + j]
 	 * (stages_needed), renewed a cell */
 	struct stamped need;
@@ -1162,26 +1161,11 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		} else {
 			cell_bound(it, x, md, v, x->p2p_cut, x->p2p_chunk,
 			    &out->lb, &out->lb_sync);
-			/* stage-major: a replica's neighbouring stages d w
-			 * apart, their boundary at the first level spanning
-			 * (d + 1) w */
-			if (out->placements & PLACE_STAGE) {
-				const struct network *net = s->env->net;
-				double lb, lbs;
-				int l = 0;
-
-				while (l < net->nlevels - 1 && net->span[l] <
-				    (it->d + 1) * v->w)
-					l++;
-				cell_bound(it, x, md, v, plan_boundary_s(v, net,
-				    l, x->cut_bytes), plan_boundary_s(v, net,
-				    l, v->chunk_bytes), &lb, &lbs);
-				out->lb_stage = lb + lbs;
-			}
 		}
 		out->lb += out->lb_sync;
 		out->variant = x->variant;
 		out->mode = x->mode;
+		out->stream = (unsigned)it->si;
 		out->d = it->d;
 		out->K = it->K;
 		return 1;
@@ -1307,6 +1291,32 @@ rank_cell(struct search *s, const struct cell_key *k)
 		s->bound = s->top[s->ntop - 1].step;
 }
 
+/*
+ * A cell's bound placed stage-major: a replica's neighbouring stages d w
+ * apart, their boundary at the first level spanning (d + 1) w (the
+ * cell's own bound takes 2 w); found only for the cells that reach that
+ * placement's search.
+ */
+static double
+stage_bound(struct search *s, const struct cell_key *k)
+{
+	const struct stream *x = &s->streams[k->stream];
+	const struct plan_variant *v = &s->v[x->variant];
+	const struct plan_mode *md = &s->modes[x->mode];
+	const struct network *net = s->env->net;
+	struct cell_iter it = { .s = s, .d = k->d, .K = k->K,
+		.m = plan_microbatches(s->env->global_batch, v->b, k->d) };
+	double lb, lbs;
+	int l = 0;
+
+	it.lbs = sync_floor(x, md, s->alpha_floor[k->d * v->c * v->e]);
+	while (l < net->nlevels - 1 && net->span[l] < (k->d + 1) * v->w)
+		l++;
+	cell_bound(&it, x, md, v, plan_boundary_s(v, net, l, x->cut_bytes),
+	    plan_boundary_s(v, net, l, v->chunk_bytes), &lb, &lbs);
+	return lb + lbs;
+}
+
 static void
 search_listed(struct search *s, struct cell_key *cells, size_t n,
     struct dp_stats *st)
@@ -1330,8 +1340,8 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 
 			if (!(cells[i].placements & place))
 				continue;
-			if (!((place == PLACE_STAGE ? cells[i].lb_stage :
-			    cells[i].lb) < s->best))
+			if (!((place == PLACE_STAGE ? stage_bound(s,
+			    &cells[i]) : cells[i].lb) < s->best))
 				continue;
 			md.stage_major = place == PLACE_STAGE;
 			s->cell_found = 0;
@@ -1394,6 +1404,8 @@ run(struct search *s, size_t ng, struct dp_stats *st)
 	double *minlb = xcalloc((size_t)LB_NBINS, sizeof *minlb);
 	struct cell_key *cells = NULL, c;
 	struct cell_iter it = cells_of(s, streams, nst);
+
+	s->streams = streams;
 	size_t cap = 0;
 	long total = 0, band_cap = BAND_FIRST;
 
