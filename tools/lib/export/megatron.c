@@ -235,9 +235,13 @@ megatron_check(const struct plan *p, long global_batch,
 		    "Megatron-LM has no DualPipe schedule; PyTorch's "
 		    "torch.distributed.pipelining runs it");
 	/* the placement priced (docs/model.md, Plans) */
-	if (plan_megatron_order_refused(g, S, p->d, p->stage_major) != NULL)
-		cannot(w, "%s", plan_megatron_order_refused(g, S, p->d,
-		    p->stage_major));
+	{
+		const char *why = plan_megatron_order_refused(g, S, p->d,
+		    p->stage_major);
+
+		if (why != NULL)
+			cannot(w, "%s", why);
+	}
 	if (moe_tp_without_sp(g, model))
 		cannot(w, "experts with tensor parallelism %ld need sequence "
 		    "parallelism (Megatron-Core's MoE layer refuses to train "

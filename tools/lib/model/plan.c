@@ -1525,10 +1525,14 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 	if (p->recompute < 0 || p->recompute >= RC_N)
 		return pl_errf(err, NULL, p->line, "recompute %d is not 0 (none), 1 "
 		    "(full), 2 (selective) or 3 (per operator)", p->recompute);
-	if (plan_recompute_refused(p->recompute, p->fsdp, g) != NULL)
-		return pl_errf(err, NULL, p->line, "recompute %d: %s",
-		    p->recompute, plan_recompute_refused(p->recompute,
-		    p->fsdp, g));
+	{
+		const char *why = plan_recompute_refused(p->recompute,
+		    p->fsdp, g);
+
+		if (why != NULL)
+			return pl_errf(err, NULL, p->line, "recompute %d: %s",
+			    p->recompute, why);
+	}
 	if (p->recompute_layers < 0 || (p->recompute_layers > 0 &&
 	    p->recompute != RC_FULL))
 		return pl_errf(err, NULL, p->line, "recompute_layers %ld: block "

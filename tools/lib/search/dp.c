@@ -124,11 +124,9 @@ struct point {
 struct cell_key {
 	double lb, lb_sync;
 	unsigned order;		/* its place in the listing: ties by it */
-	unsigned mode;		/* index into search.modes */
+	unsigned stream;	/* its (variant, mode): search.streams */
 	long d, K;
-	unsigned short variant;
 	unsigned char placements;	/* PLACE_*: searched in the cell */
-	unsigned stream;	/* its index in search.streams */
 };
 
 /* A cell's placements of its stages (plan_mode.stage_major): a
@@ -817,15 +815,24 @@ struct stream {
  * the first one spanning 2 w holds, and the smallest cut moves (or, for
  * interleaved chunks, the chunk's bytes).
  */
-static void
-p2p_floors(const struct network *net, const struct plan_variant *v,
-    long span, double *cut, double *chunk, double *cut_bytes)
+/* The first level whose blocks span `span` devices (the top's at most). */
+static int
+level_spanning(const struct network *net, long span)
 {
-	double least = HUGE_VAL;
 	int l = 0;
 
 	while (l < net->nlevels - 1 && net->span[l] < span)
 		l++;
+	return l;
+}
+
+static void
+p2p_floors(const struct network *net, const struct plan_variant *v,
+    double *cut, double *chunk, double *cut_bytes)
+{
+	double least = HUGE_VAL;
+	int l = level_spanning(net, 2 * v->w);
+
 	for (size_t i = 1; i < v->g->n; i++)
 		least = fmin(least, v->cut[i]);
 	*cut = v->g->n > 1 ? plan_boundary_s(v, net, l, least) : 0;
@@ -873,8 +880,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 
 		if (v->w > s->env->devices)
 			continue;
-		p2p_floors(s->env->net, v, 2 * v->w, &p2p_cut, &p2p_chunk,
-		    &cut_bytes);
+		p2p_floors(s->env->net, v, &p2p_cut, &p2p_chunk, &cut_bytes);
 		for (size_t mi = 0; mi < nmodes; mi++) {
 			const struct plan_mode *md = &modes[mi];
 			const struct plan_mode fl = load_floor_mode(md);
@@ -1029,21 +1035,18 @@ static double
 cell_sync_bound(const struct cell_iter *it, const struct stream *x,
     const struct plan_mode *md, const struct plan_variant *v, double lb)
 {
-	double sync = x->beta_floor ? fmax(it->lbs, sync_mean_floor(x, md,
+	double mean = x->beta_floor ? sync_mean_floor(x, md,
 	    x->beta_floor[it->d * v->c * v->e], x->beta_expert ?
-	    x->beta_expert[it->d * v->c] : 0, (double)it->K)) : it->lbs;
+	    x->beta_expert[it->d * v->c] : 0, (double)it->K) : 0;
 
 	if (!it->s->zero_on && md->schedule == PLAN_1F1B) {
 		double K = (double)it->K, nv = (double)md->v;
 		double load = lb / step_mult(&it->s->shapes, it->m, it->K, md);
-		double mean = x->beta_floor ? sync_mean_floor(x, md,
-		    x->beta_floor[it->d * v->c * v->e], x->beta_expert ?
-		    x->beta_expert[it->d * v->c] : 0, K) : 0;
 
-		sync = fmax(0, fmax(x->head_sync_floor ? it->lbs : it->lbs -
+		return fmax(0, fmax(x->head_sync_floor ? it->lbs : it->lbs -
 		    (K - 1) * load / nv, mean - (K - 1) / 2 * load / nv));
 	}
-	return sync;
+	return x->beta_floor ? fmax(it->lbs, mean) : it->lbs;
 }
 
 /*
@@ -1163,8 +1166,6 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			    &out->lb, &out->lb_sync);
 		}
 		out->lb += out->lb_sync;
-		out->variant = x->variant;
-		out->mode = x->mode;
 		out->stream = (unsigned)it->si;
 		out->d = it->d;
 		out->K = it->K;
@@ -1245,9 +1246,11 @@ ends_cannot_win(struct plan_cell *c, double load_lb, double best)
 static struct ranked *
 ranked_of(struct search *s, const struct cell_key *k)
 {
+	const struct stream *x = &s->streams[k->stream];
+
 	for (size_t i = 0; i < s->ntop; i++)
-		if (s->top[i].variant == k->variant && s->top[i].d == k->d &&
-		    s->top[i].K == k->K && s->top[i].v == s->modes[k->mode].v)
+		if (s->top[i].variant == x->variant && s->top[i].d == k->d &&
+		    s->top[i].K == k->K && s->top[i].v == s->modes[x->mode].v)
 			return &s->top[i];
 	return NULL;
 }
@@ -1272,6 +1275,7 @@ static void
 rank_cell(struct search *s, const struct cell_key *k)
 {
 	struct ranked *r = ranked_of(s, k);
+	const struct stream *x = &s->streams[k->stream];
 
 	if (r == NULL && s->ntop < s->top_n)
 		r = &s->top[s->ntop++];
@@ -1281,10 +1285,10 @@ rank_cell(struct search *s, const struct cell_key *k)
 	r->plan = *s->plan;
 	s->plan->stage = NULL;
 	r->step = s->best;
-	r->variant = k->variant;
+	r->variant = x->variant;
 	r->d = k->d;
 	r->K = k->K;
-	r->v = s->modes[k->mode].v;
+	r->v = s->modes[x->mode].v;
 	r->seq = s->nfound++;
 	qsort(s->top, s->ntop, sizeof *s->top, cmp_ranked);
 	if (s->ntop == s->top_n)
@@ -1306,12 +1310,10 @@ stage_bound(struct search *s, const struct cell_key *k)
 	const struct network *net = s->env->net;
 	struct cell_iter it = { .s = s, .d = k->d, .K = k->K,
 		.m = plan_microbatches(s->env->global_batch, v->b, k->d) };
+	int l = level_spanning(net, (k->d + 1) * v->w);
 	double lb, lbs;
-	int l = 0;
 
 	it.lbs = sync_floor(x, md, s->alpha_floor[k->d * v->c * v->e]);
-	while (l < net->nlevels - 1 && net->span[l] < (k->d + 1) * v->w)
-		l++;
 	cell_bound(&it, x, md, v, plan_boundary_s(v, net, l, x->cut_bytes),
 	    plan_boundary_s(v, net, l, v->chunk_bytes), &lb, &lbs);
 	return lb + lbs;
@@ -1322,7 +1324,8 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
     struct dp_stats *st)
 {
 	for (size_t i = 0; i < n && cells[i].lb < s->bound; i++) {
-		const struct plan_variant *v = &s->v[cells[i].variant];
+		const struct stream *x = &s->streams[cells[i].stream];
+		const struct plan_variant *v = &s->v[x->variant];
 		const struct ranked *same = ranked_of(s, &cells[i]);
 		struct plan_cell c;
 		int fewest;
@@ -1336,7 +1339,7 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 		 * first (a tie keeps it) */
 		for (int place = PLACE_REPLICA; place <= PLACE_STAGE;
 		    place <<= 1) {
-			struct plan_mode md = s->modes[cells[i].mode];
+			struct plan_mode md = s->modes[x->mode];
 
 			if (!(cells[i].placements & place))
 				continue;
