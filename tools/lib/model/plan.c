@@ -173,17 +173,31 @@ plan_fsdp_refused(const struct layer_graph *g)
 	return NULL;
 }
 
-const char *
-plan_megatron_order_refused(const struct layer_graph *g, long S, long d,
-    int stage_major)
+int
+plan_megatron_order_differs(const struct layer_graph *g)
 {
 	long t = layers_var(g, g->var_t, 1);
 	long cp = layers_var(g, g->var_c, 1) * layers_ep_fold(g);
 	long ep = layers_expert_ranks(g) > 1 ? layers_expert_ranks(g) : 1;
 	long etp = ep > 1 ? layers_expert_t(g) : t;
 
+	return t * cp != etp * ep;
+}
+
+const char *
+plan_megatron_order_refused(const struct layer_graph *g, long S, long d,
+    int stage_major)
+{
+	return plan_megatron_order_refused_by(plan_megatron_order_differs(g),
+	    S, d, stage_major);
+}
+
+const char *
+plan_megatron_order_refused_by(int order_differs, long S, long d,
+    int stage_major)
+{
 	/* one replica: the placements are one, Megatron's default order */
-	if (stage_major || S < 2 || d < 2 || t * cp == etp * ep)
+	if (stage_major || S < 2 || d < 2 || !order_differs)
 		return NULL;
 	return "a replica's stages one after another need "
 	    "--use-tp-pp-dp-mapping, which core_v0.15.0 rejects with this "
@@ -370,6 +384,7 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	memset(v, 0, sizeof *v);
 	if (g->n == 0)
 		return pl_errf(err, g->file, 0, "the graph has no layers");
+	v->order_differs = plan_megatron_order_differs(g);
 	/* DeepEP's group is the flex dispatcher's tensor x expert ranks,
 	 * each token sent to every tensor rank of its experts: priced only
 	 * where the experts are whole (et 1) */

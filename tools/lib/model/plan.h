@@ -149,6 +149,12 @@ const char *plan_fsdp_refused(const struct layer_graph *g);
  * last); stage-major, its default order, it runs whatever the layout. */
 const char *plan_megatron_order_refused(const struct layer_graph *g,
     long S, long d, int stage_major);
+/* The same rule given the graph's part of it (plan_variant.order_differs:
+ * whether its experts' tensor and expert ranks differ in number from its
+ * attention's tensor and context ranks), as the search asks it a cell. */
+const char *plan_megatron_order_refused_by(int order_differs, long S, long d,
+    int stage_major);
+int plan_megatron_order_differs(const struct layer_graph *g);
 
 /* Why recomputation kind rc does not run beside FSDP2 mode `fsdp` (0:
  * Megatron's data parallelism) on graph g (a phrase), or NULL:
@@ -278,6 +284,7 @@ struct plan_variant {
 	const struct layer_graph *g;
 	long t, e, c, sp, b, w;
 	long et;			/* the experts' tensor split (t or 1) */
+	int order_differs;		/* plan_megatron_order_differs */
 	double *pf_fwd, *pf_bwd, *pf_wgrad, *pf_param, *pf_dense, *pf_fp8;
 	double *pf_fp8_expert;		/* the experts' share of pf_fp8 */
 	/* by recomputation kind: what rows keep, what they run again, and

@@ -320,13 +320,16 @@ chunks_fit(const struct plan_variant *v, int jj, int j, long nv, int ends)
  * rows as fit covers the longest prefix that any as many stages can (by
  * induction on the stages placed): the count is exact for memory alone,
  * and a lower bound on the stages of any plan, whose stages also pay
- * slots and time.  Each stage's first row by bisection; memoized per
- * cell, as the search asks for the same (k, j) from many states.
+ * slots and time.  Each stage's first row by a search from the rows the
+ * stage after it took (`near`: a doubling step, then bisection);
+ * memoized per cell, as the search asks for the same (k, j) from many
+ * states.
  */
 static int
-stages_needed(struct search *s, const struct plan_cell *c, long k, size_t j)
+stages_needed_near(struct search *s, const struct plan_cell *c, long k,
+    size_t j, size_t near)
 {
-	size_t rows = c->v->g->n, lo = 0, hi;
+	size_t rows = c->v->g->n, fail = 0, fit, step;
 	struct need_entry *memo;
 	int more;
 
@@ -338,23 +341,57 @@ stages_needed(struct search *s, const struct plan_cell *c, long k, size_t j)
 	if (memo->stamp == s->need.stamp)
 		return memo->stages;
 	memo->stamp = s->need.stamp;
-	if (!stage_fits(c, 0, j - 1, k, s->zero_on, s->need_zcap)) {
-		if (!stage_fits(c, j - 1, j - 1, k, s->zero_on, s->need_zcap))
-			return memo->stages = NEED_NONE;
-		lo = 1;		/* the first row is in [lo, hi] */
-		hi = j - 1;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
+#define FITS(first) stage_fits(c, (first), j - 1, k, s->zero_on, s->need_zcap)
+	if (FITS(0)) {
+		fit = 0;
+	} else if (!FITS(j - 1)) {
+		return memo->stages = NEED_NONE;
+	} else {
+		/* the first row is in (fail, fit]; a stage holds about as
+		 * many rows as the one after it, so the search starts there
+		 * and widens by doubling before it halves */
+		fit = j - 1;
+		if (near > 1 && near < j) {
+			size_t guess = j - near;
 
-			if (stage_fits(c, mid, j - 1, k, s->zero_on,
-			    s->need_zcap))
-				hi = mid;
+			if (FITS(guess)) {
+				fit = guess;
+				for (step = 1; fit - fail > step; step *= 2) {
+					if (!FITS(fit - step)) {
+						fail = fit - step;
+						break;
+					}
+					fit -= step;
+				}
+			} else {
+				fail = guess;
+				for (step = 1; fit - fail > step; step *= 2) {
+					if (FITS(fail + step)) {
+						fit = fail + step;
+						break;
+					}
+					fail += step;
+				}
+			}
+		}
+		while (fit - fail > 1) {
+			size_t mid = fail + (fit - fail) / 2;
+
+			if (FITS(mid))
+				fit = mid;
 			else
-				lo = mid + 1;
+				fail = mid;
 		}
 	}
-	more = stages_needed(s, c, k + 1, lo);
+#undef FITS
+	more = stages_needed_near(s, c, k + 1, fit, j - fit);
 	return memo->stages = more == NEED_NONE ? NEED_NONE : more + 1;
+}
+
+static int
+stages_needed(struct search *s, const struct plan_cell *c, long k, size_t j)
+{
+	return stages_needed_near(s, c, k, j, 0);
 }
 
 /* The most ZeRO copies a stage of a K-slot cell may have (1: ZeRO off). */
@@ -1102,11 +1139,22 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 				it->K = it->kmax = 0;
 				continue;
 			}
+			/* Megatron: B = b d times whole accumulation steps
+			 * (no K of this d) */
+			if (s->o->megatron_batch && s->env->global_batch %
+			    (v->b * it->d)) {
+				it->K = it->kmax = 0;
+				continue;
+			}
 			it->m = plan_microbatches(s->env->global_batch, v->b,
 			    it->d);
 			it->kmax = s->env->devices / (it->d * v->w);
 			if (!s->zero_on && it->kmax > (long)v->g->n)
 				it->kmax = (long)v->g->n;
+			/* interleaved: v chunks of a layer or more a stage
+			 * (the test below, without walking the K above) */
+			if (md->v > 1 && it->kmax > x->layers / md->v)
+				it->kmax = x->layers / md->v;
 			it->lbs = sync_floor(x, md,
 			    s->alpha_floor[it->d * v->c * v->e]);
 			it->K = 0;
@@ -1144,17 +1192,13 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			out->placements = 0;
 			if (!(s->o->stage_major_only && differ) &&
 			    !(s->o->megatron_order &&
-			    plan_megatron_order_refused(v->g, it->K, it->d,
-			    0) != NULL))
+			    plan_megatron_order_refused_by(v->order_differs,
+			    it->K, it->d, 0) != NULL))
 				out->placements |= PLACE_REPLICA;
 			if (s->o->stage_major_max > 0 && differ)
 				out->placements |= PLACE_STAGE;
 		}
 		if (out->placements == 0)
-			continue;
-		/* Megatron: B = b d times whole accumulation steps */
-		if (s->o->megatron_batch && s->env->global_batch % (v->b *
-		    it->d))
 			continue;
 		if (s->zero_on) {
 			out->lb = (double)it->m * fmax(x->total /
