@@ -1584,43 +1584,55 @@ three_units(struct layer_graph *g, struct plan_env *env,
  * 40 ms, 2e7, 4e7, 2e7 parameter bytes; so gathers of 10, 20, 10 ms and
  * reduce-scatters of 20, 40, 20 ms.  B = 4, b = 1: m = 2; Adam's step
  * at 1e11 B/s, 40 bytes a parameter (the clipping's 12, Adam's 28) over
- * the d = 2 shards.
+ * the d = 2 shards.  FSDP2's copies at the same 1e11 B/s: a unit's
+ * copy-out after its gather 2 x its bytes, 0.4, 0.8, 0.4 ms; its
+ * gradient's cast into the reduce-scatter 3 x, 0.6, 1.2, 0.6 ms.
  *
- * Resharded, one stage.  Forward: the embedding's gather, then each row
- * beside the next one's gather: 10 + max(10, 20) + max(30, 10) + 20 = 80
- * ms.  Backward: the head (kept) 0-40 ms, the block's gather beside it
- * (0-20); the head's reduce-scatter 40-60; the block 40-100 (the
- * embedding's gather 40-50), its reduce-scatter 100-140; the embedding
- * 100-120, which waits for the block's reduce-scatter (140) before its own,
- * 140-160; the pass ends with it, 160 ms.  A micro-batch: 80 + 160 = 240
- * ms (its traffic, 40 + 30 + 80 = 150 ms, is less), 180 ms of it compute.
- * Step: 2 x 0.24 + 40 x 2e7 / 1e11 = 0.488 s.  Memory: the fp32 shards
+ * Resharded, one stage.  Forward: the embedding's gather, then each row's
+ * copy-out and compute beside the next one's gather: 10 + max(10.4, 20)
+ * + max(30.8, 10) + 20.4 = 81.2 ms.  Backward: the head (kept, no
+ * copy-out) 0-40 ms and its cast to 40.6, the block's gather beside it
+ * (0-20); the head's reduce-scatter 40.6-60.6; the block's copy-out and
+ * backward 40.6-101.4 (the embedding's gather 40.6-50.6), its cast to
+ * 102.6 and reduce-scatter 102.6-142.6; the embedding 102.6-123, which
+ * waits for the block's reduce-scatter (142.6), casts to 143.2, its own
+ * 143.2-163.2; the pass ends with it, 163.2 ms.  A micro-batch: 81.2 +
+ * 163.2 = 244.4 ms (its traffic, 40 + 30 + 80 = 150 ms, is less), 180 ms
+ * of it compute.  Step: 2 x 0.2444 + 40 x 2e7 / 1e11 = 0.4968 s.  Memory:
+ * the fp32 shards
  * 2 x 4e7 and two neighbouring units gathered, 6e7: 1.4e8 weight bytes;
  * gradients 8e7 sharded and 3 x 4e7 (the block's bf16 and fp32): 2e8;
  * Adam's moments 4 x 4e7 = 1.6e8.
  *
  * At a quarter of the bandwidth the traffic sets the micro-batch: gathers
  * of 40, 80, 40 ms, reduce-scatters of 80, 160, 80; forward 40 + 80 + 40
- * + 20 = 180 ms; backward: the head 0-40 (its reduce-scatter 40-120), the
- * block 80-140 after its gather (reduce-scatter 140-300), the embedding
- * 140-160 (300-380): 180 + 380 = 560 ms, but 160 + 120 + 320 = 600 ms of
+ * + 20.4 = 180.4 ms; backward: the head 0-40.6 (its reduce-scatter
+ * 40.6-120.6), the block 80-140.8 after its gather, cast to 142
+ * (reduce-scatter 142-302), the embedding 142-162.4, cast 302-302.6
+ * (302.6-382.6): 180.4 + 382.6 = 563 ms, but 160 + 120 + 320 = 600 ms of
  * traffic: step 2 x 0.6 + 0.008 = 1.208 s.
  *
- * Kept, stages 0 | 1 2 (4 devices): no traffic a micro-batch, loads 30
- * and 150 ms.  Stage 0's sync: its gather (10) + its reduce-scatter (20)
- * + its step (40 x 1e7 / 2 / 1e11 = 2 ms) = 32 ms; stage 1's: the
- * block's gather 20 (the head's 10 hides behind the block's 30 ms) + 40 +
- * 20 + 6 = 86 ms, of which the drain hides stage 0's backward, 20 ms:
- * step (2 + 1) x 0.15 + 0.066 = 0.516 s.  Stage 1's memory: weights 6e7
+ * Kept, stages 0 | 1 2 (4 devices): no traffic a micro-batch, but each
+ * backward pass adds the gradients into fp32 ones, 5 x the bytes: loads
+ * 30 + 1 = 31 and 150 + 3 = 153 ms.  The step's last reduce-scatters cast
+ * from those (4 x) and its first pass cast instead of adding (2 x less):
+ * 2 x the bytes, 0.4 and 1.2 ms.  Stage 0's sync: its gather (10) and
+ * copy-out (0.4) + its reduce-scatter (20) + its step (40 x 1e7 / 2 /
+ * 1e11 = 2 ms) + 0.4 = 32.8 ms; stage 1's: the block's gather 20 and its
+ * copy-out 0.8 (the head's gather 10 hides behind the block's 30.8 ms,
+ * its copy-out 0.4 does not) + 40 + 20 + 6 + 1.2 = 88.4 ms, of which the
+ * drain hides stage 0's backward, 21 ms: step (2 + 1) x 0.153 + 0.0674 =
+ * 0.5264 s.  Stage 1's memory: weights 6e7
  * gathered + 2 x 3e7 shards = 1.2e8; gradients 1.2e8 accumulated
  * unsharded in fp32 and 4e7 of the block's bf16 = 1.6e8.
  *
  * Per-operator checkpointing, resharded on the fast network, the block
  * keeping 4e5 of its 1e6 activation bytes and running 15 ms of its
- * forward again in its backward (75 ms): the head 0-40, its
- * reduce-scatter 40-60; the block 40-115, its reduce-scatter 115-155;
- * the embedding 115-135, its reduce-scatter 155-175: 80 + 175 = 255 ms a
- * micro-batch, step 0.518 s; one micro-batch keeps 1e6 + 4e5 + 1e6.
+ * forward again in its backward (75 ms): the head 0-40.6, its
+ * reduce-scatter 40.6-60.6; the block 40.6-116.4, cast to 117.6, its
+ * reduce-scatter 117.6-157.6; the embedding 117.6-138, cast 157.6-158.2,
+ * its reduce-scatter 158.2-178.2: 81.2 + 178.2 = 259.4 ms a micro-batch,
+ * step 0.5268 s; one micro-batch keeps 1e6 + 4e5 + 1e6.
  */
 static void
 fsdp_by_hand(void)
@@ -1639,15 +1651,17 @@ fsdp_by_hand(void)
 	three_units(&g, &env, &net, 4);
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 resharded, one "
 	    "stage");
-	EQ_DBL(r.stage[0].forward_s, 0.08, 1e-12, "FSDP2: the forward pass "
-	    "waits for the first gather, then the block's (80 ms)");
-	EQ_DBL(r.stage[0].load_s, 0.24, 1e-12, "FSDP2: a micro-batch, "
-	    "forward 80 ms and backward 160 ms to its last reduce-scatter");
-	EQ_DBL(r.stage[0].zero_s, 0.06, 1e-12, "FSDP2: 60 ms of waits a "
-	    "micro-batch");
+	EQ_DBL(r.stage[0].forward_s, 0.0812, 1e-12, "FSDP2: the forward "
+	    "pass waits for the first gather, then the block's, and copies "
+	    "out (81.2 ms)");
+	EQ_DBL(r.stage[0].load_s, 0.2444, 1e-12, "FSDP2: a micro-batch, "
+	    "forward 81.2 ms and backward 163.2 ms to its last "
+	    "reduce-scatter");
+	EQ_DBL(r.stage[0].zero_s, 0.0644, 1e-12, "FSDP2: 64.4 ms of waits "
+	    "and copies a micro-batch");
 	EQ_DBL(r.stage[0].sync_s, 0.008, 1e-12, "FSDP2: Adam's step on the "
 	    "shard, nothing else after the last micro-batch");
-	EQ_DBL(r.step_s, 0.488, 1e-12, "FSDP2 resharded: step 0.488 s");
+	EQ_DBL(r.step_s, 0.4968, 1e-12, "FSDP2 resharded: step 0.4968 s");
 	EQ_DBL(r.stage[0].mem.weights, 1.4e8, 1e-12, "FSDP2: the fp32 "
 	    "shards and two neighbouring units gathered");
 	EQ_DBL(r.stage[0].mem.gradients, 2e8, 1e-12, "FSDP2: sharded "
@@ -1675,9 +1689,9 @@ fsdp_by_hand(void)
 	p.recompute = RC_OP;
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 resharded, per "
 	    "operator");
-	EQ_DBL(r.stage[0].load_s, 0.255, 1e-12, "per operator: the block's "
-	    "backward 75 ms, a micro-batch 255 ms");
-	EQ_DBL(r.step_s, 0.518, 1e-12, "per operator: step 0.518 s");
+	EQ_DBL(r.stage[0].load_s, 0.2594, 1e-12, "per operator: the block's "
+	    "backward 75 ms, a micro-batch 259.4 ms");
+	EQ_DBL(r.step_s, 0.5268, 1e-12, "per operator: step 0.5268 s");
 	EQ_DBL(r.stage[0].mem.kept, 2.4e6, 1e-12, "per operator: the "
 	    "block keeps what its policy saves");
 	plan_result_release(&r);
@@ -1697,12 +1711,12 @@ fsdp_by_hand(void)
 	p.stage = two;
 	p.fsdp = PLAN_FSDP_KEPT;
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 kept, two stages");
-	EQ_DBL(r.stage[0].load_s, 0.03, 1e-12, "FSDP2 kept: no traffic a "
-	    "micro-batch");
-	EQ_DBL(r.stage[0].sync_s, 0.032, 1e-12, "FSDP2 kept: stage 0's "
-	    "gather, reduce-scatter and step");
-	EQ_DBL(r.stage[1].sync_s, 0.086, 1e-12, "FSDP2 kept: stage 1's");
-	EQ_DBL(r.step_s, 0.516, 1e-12, "FSDP2 kept: step 0.516 s");
+	EQ_DBL(r.stage[0].load_s, 0.031, 1e-12, "FSDP2 kept: no traffic a "
+	    "micro-batch, the fp32 accumulation");
+	EQ_DBL(r.stage[0].sync_s, 0.0328, 1e-12, "FSDP2 kept: stage 0's "
+	    "gather, copy-out, reduce-scatter, cast and step");
+	EQ_DBL(r.stage[1].sync_s, 0.0884, 1e-12, "FSDP2 kept: stage 1's");
+	EQ_DBL(r.step_s, 0.5264, 1e-12, "FSDP2 kept: step 0.5264 s");
 	EQ_DBL(r.stage[1].mem.weights, 1.2e8, 1e-12, "FSDP2 kept: the "
 	    "stage's weights gathered beside their shards");
 	EQ_DBL(r.stage[1].mem.gradients, 1.6e8, 1e-12, "FSDP2 kept: "
@@ -1736,18 +1750,20 @@ fsdp_by_hand(void)
  * latency), B = 8 (m = 2).  Over all four (FSDP2), an all-reduce of X
  * bytes takes X / 1e10 inside the node and X / 2 / 1e9 between (each
  * device's half), 0.6 X / 1e9: gathers of 6, 12, 6 ms, reduce-scatters of
- * 12, 24, 12.  Forward 6 + max(10, 12) + 30 + 20 = 68 ms; backward: the
- * head 0-40 (its reduce-scatter 40-52), the block 40-100 (100-124), the
- * embedding 100-120, waiting for the block's to 124 (124-136): 136 ms; a
- * micro-batch 204 ms; step 2 x 0.204 + 40 x 4e7 / 4 / 1e11 = 0.412 s.
- * HSDP over shard groups of the two devices of a node (fsdp_shard 2):
- * gathers of 1, 2, 1 ms, reduce-scatters of 2, 4, 2, each then the
- * shard's 2 p / 2 bytes all-reduced across the nodes, 20, 40, 20 ms:
- * reductions of 22, 44, 22.  Forward 1 + 10 + 30 + 20 = 61 ms; backward:
- * the head 0-40 (40-62), the block 40-100 (100-144), the embedding
- * 100-120, then 144-166: 166 ms; a micro-batch 227 ms; step 2 x 0.227 +
- * 40 x 4e7 / 2 / 1e11 = 0.462 s.  Weights: 2 x 8e7 / 2 shards + two
- * units 6e7 = 1.4e8.
+ * 12, 24, 12; the copies as there (copy-outs 0.4, 0.8, 0.4 ms, casts
+ * 0.6, 1.2, 0.6).  Forward 6 + max(10.4, 12) + 30.8 + 20.4 = 69.2 ms;
+ * backward: the head 0-40.6 (its reduce-scatter 40.6-52.6), the block
+ * 40.6-102.6 (102.6-126.6), the embedding 102.6-123, waiting for the
+ * block's to 126.6, cast to 127.2 (127.2-139.2): 139.2 ms; a micro-batch
+ * 208.4 ms; step 2 x 0.2084 + 40 x 4e7 / 4 / 1e11 = 0.4208 s.  HSDP over
+ * shard groups of the two devices of a node (fsdp_shard 2): gathers of
+ * 1, 2, 1 ms, reduce-scatters of 2, 4, 2, each then the shard's 2 p / 2
+ * bytes all-reduced across the nodes, 20, 40, 20 ms: reductions of 22,
+ * 44, 22.  Forward 1 + 10.4 + 30.8 + 20.4 = 62.6 ms; backward: the head
+ * 0-40.6 (40.6-62.6), the block 40.6-102.6 (102.6-146.6), the embedding
+ * 102.6-123, cast 146.6-147.2, then 147.2-169.2: 169.2 ms; a micro-batch
+ * 231.8 ms; step 2 x 0.2318 + 40 x 4e7 / 2 / 1e11 = 0.4716 s.  Weights:
+ * 2 x 8e7 / 2 shards + two units 6e7 = 1.4e8.
  */
 static void
 hsdp_by_hand(void)
@@ -1768,18 +1784,20 @@ hsdp_by_hand(void)
 	network_finish(&net, "net", &err);
 	three_units(&g, &env, &net, 8);
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 over two nodes");
-	EQ_DBL(r.stage[0].load_s, 0.204, 1e-12, "FSDP2 over two nodes: "
-	    "204 ms a micro-batch");
-	EQ_DBL(r.step_s, 0.412, 1e-12, "FSDP2 over two nodes: step 0.412 s");
+	EQ_DBL(r.stage[0].load_s, 0.2084, 1e-12, "FSDP2 over two nodes: "
+	    "208.4 ms a micro-batch");
+	EQ_DBL(r.step_s, 0.4208, 1e-12, "FSDP2 over two nodes: step "
+	    "0.4208 s");
 	plan_result_release(&r);
 	p.fsdp_shard = 2;
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "HSDP, a node a shard "
 	    "group");
-	EQ_DBL(r.stage[0].forward_s, 0.061, 1e-12, "HSDP: gathers inside "
-	    "the node, 61 ms forward");
-	EQ_DBL(r.stage[0].load_s, 0.227, 1e-12, "HSDP: the shards' "
-	    "all-reduce across the nodes after each reduce-scatter, 227 ms");
-	EQ_DBL(r.step_s, 0.462, 1e-12, "HSDP: step 0.462 s");
+	EQ_DBL(r.stage[0].forward_s, 0.0626, 1e-12, "HSDP: gathers inside "
+	    "the node, 62.6 ms forward");
+	EQ_DBL(r.stage[0].load_s, 0.2318, 1e-12, "HSDP: the shards' "
+	    "all-reduce across the nodes after each reduce-scatter, 231.8 "
+	    "ms");
+	EQ_DBL(r.step_s, 0.4716, 1e-12, "HSDP: step 0.4716 s");
 	EQ_DBL(r.stage[0].mem.weights, 1.4e8, 1e-12, "HSDP: the shards over "
 	    "the group's two devices, and two units gathered");
 	plan_result_release(&r);

@@ -1261,6 +1261,37 @@ row_passes(const struct plan_cell *c, size_t i, double *fwd, double *bwd)
  * pass waits as above, and every unit's reduce-scatter runs after the
  * last backward pass, exposed.
  */
+/*
+ * FSDP2's copies on the compute stream, a unit's bf16 weight bytes x
+ * these over the memory's bandwidth (PyTorch's fully_shard,
+ * _fsdp_collectives.py and _fsdp_param.py; docs/model.md, "FSDP2"):
+ * after each gather the flat output is split into the weights
+ * (foreach_all_gather_copy_out's split_with_sizes_copy: read 2 bytes a
+ * weight, write 2); before each reduce-scatter the bf16 gradients are
+ * cast into its fp32 input (foreach_reduce's chunk_cat: read 2, write
+ * 4).  Without gradient sync (kept, pipelined) each backward pass adds
+ * its bf16 gradient into an fp32 one (the first pass casts it: read 2,
+ * write 4; the others read 4 and 2, write 4), and the last reduce-
+ * scatter's input is cast from that (read 4, write 4).  The gathers'
+ * copy-in (the fp32 shard cast to bf16 and copied into the gather's
+ * buffer: 10 bytes over the shard) runs on its own stream beside the
+ * compute and is not priced.
+ */
+enum {
+	FSDP_COPY_OUT = 2,	/* x the bf16 bytes: read 2, write 2 */
+	FSDP_CAST_IN = 3,	/* read 2, write 4 */
+	FSDP_ACCUMULATE = 5,	/* read 4 + 2, write 4 */
+	FSDP_FIRST_SAVES = 2,	/* the first pass's cast: 3, not 5 */
+	FSDP_CAST_FP32 = 4	/* read 4, write 4 */
+};
+
+static double
+fsdp_copy_s(const struct plan_cell *c, double factor, double bytes)
+{
+	return c->env->optimizer_Bps > 0 ? factor * bytes /
+	    c->env->optimizer_Bps : 0;
+}
+
 static void
 fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
     struct stage_cost *o)
@@ -1275,7 +1306,8 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		group_costs(c, u, 1);
 	g = c->mode.fsdp_shard > 0 ? c->hsdp_shard[at] : c->sync_dense[at];
 	/* the forward pass: the first unit's gather, then each unit's
-	 * compute beside the next unit's gather */
+	 * copy-out and compute beside the next unit's gather (resharded:
+	 * every micro-batch; kept: the step's first) */
 	fwd_t = fsdp_gather_s(g, row_params(v, first));
 	for (size_t i = first; i <= last; i++) {
 		double f, b, next = i < last ? fsdp_gather_s(g,
@@ -1286,31 +1318,51 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		reduces += fsdp_unit_reduce_s(c, at, g, row_params(v, i));
 		passes += f + b;
 		fwd_sum += f;
-		fwd_t += fmax(f, next);
+		fwd_t += fmax(f + fsdp_copy_s(c, FSDP_COPY_OUT,
+		    row_params(v, i)), next);
 	}
 	o->optimizer_s = optimizer_step_s(c, first, last, 1, 0);
 	o->grad_dense_cost = g;
 	o->grad_expert_cost = (struct net_cost){ 0, 0 };
 	o->gather_dense_bytes = o->gather_expert_bytes = 0;
 	if (c->mode.fsdp == PLAN_FSDP_KEPT) {
+		double bytes = v->pf_param[last + 1] - v->pf_param[first];
+		/* every backward pass accumulates in fp32; the step's
+		 * last reduce-scatters cast from that, its first pass's
+		 * accumulation a cast (one micro-batch: the cast in alone) */
+		double acc = fsdp_copy_s(c, FSDP_ACCUMULATE, bytes);
+		double last_cast = c->m > 1 ? fsdp_copy_s(c, FSDP_CAST_FP32 -
+		    FSDP_FIRST_SAVES, bytes) : fsdp_copy_s(c, FSDP_CAST_IN -
+		    FSDP_ACCUMULATE, bytes);
+
+		o->zero_s += acc;
+		o->load_s += acc;
+		o->backward_s += acc;
 		o->grad_s = reduces;
 		o->param_s = gathers;
-		/* the first forward pass's waits */
+		/* the first forward pass's waits and copies */
 		o->param_exposed_s = fwd_t - fwd_sum;
-		o->sync_total_s = gathers + reduces + o->optimizer_s;
-		o->sync_s = o->param_exposed_s + reduces + o->optimizer_s;
+		o->sync_total_s = gathers + reduces + o->optimizer_s +
+		    last_cast;
+		o->sync_s = o->param_exposed_s + reduces + o->optimizer_s +
+		    last_cast;
 		return;
 	}
-	/* the backward pass from the last unit down: t where the unit
-	 * starts, rs where the reduce-scatter before it ends */
+	/* the backward pass from the last unit down (the head kept
+	 * gathered since its forward): t where the unit starts, rs where
+	 * the reduce-scatter before it ends; a unit's copy-out, its
+	 * backward, then its post-backward: the wait for that
+	 * reduce-scatter, the cast into its own, which then starts */
 	t = rs = 0;
 	for (size_t i = last + 1; i-- > first;) {
 		double f, b, prev = i > first ? fsdp_gather_s(g,
 		    row_params(v, i - 1)) : 0;
-		double post;
+		double post, out = i < last ? fsdp_copy_s(c, FSDP_COPY_OUT,
+		    row_params(v, i)) : 0;
 
 		row_passes(c, i, &f, &b);
-		post = fmax(t + b, rs);
+		post = fmax(t + out + b, rs) + fsdp_copy_s(c, FSDP_CAST_IN,
+		    row_params(v, i));
 		rs = post + fsdp_unit_reduce_s(c, at, g, row_params(v, i));
 		back_gathers += prev;
 		t = fmax(post, t + prev);
