@@ -1622,7 +1622,10 @@ three_units(struct layer_graph *g, struct plan_env *env,
  * copy-out 0.8 (the head's gather 10 hides behind the block's 30.8 ms,
  * its copy-out 0.4 does not) + 40 + 20 + 6 + 1.2 = 88.4 ms, of which the
  * drain hides stage 0's backward, 21 ms: step (2 + 1) x 0.153 + 0.0674 =
- * 0.5264 s.  Stage 1's memory: weights 6e7
+ * 0.5264 s.  With one micro-batch (B = 2) nothing is accumulated: the
+ * reduce-scatters cast the bf16 gradients in (3 x, 0.6 and 1.8 ms), stage
+ * 1's sync 21.2 + 60 + 6 + 1.8 = 89 ms less stage 0's backward, 20 ms:
+ * step 2 x 0.15 + 0.069 = 0.369 s.  Stage 1's memory: weights 6e7
  * gathered + 2 x 3e7 shards = 1.2e8; gradients 1.2e8 accumulated
  * unsharded in fp32 and 4e7 of the block's bf16 = 1.6e8.
  *
@@ -1722,6 +1725,18 @@ fsdp_by_hand(void)
 	EQ_DBL(r.stage[1].mem.gradients, 1.6e8, 1e-12, "FSDP2 kept: "
 	    "gradients accumulated unsharded in fp32");
 	plan_result_release(&r);
+	env.global_batch = 2;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 kept, one "
+	    "micro-batch");
+	EQ_DBL(r.stage[0].load_s, 0.03, 1e-12, "FSDP2 kept, one "
+	    "micro-batch: nothing accumulated");
+	EQ_DBL(r.stage[1].sync_s, 0.089, 1e-12, "FSDP2 kept, one "
+	    "micro-batch: the bf16 gradients cast into the reduce-scatters "
+	    "after it");
+	EQ_DBL(r.step_s, 0.369, 1e-12, "FSDP2 kept, one micro-batch: step "
+	    "0.369 s");
+	plan_result_release(&r);
+	env.global_batch = 4;
 	/* refused: two stages resharded, one kept, one device, the
 	 * distributed optimizer */
 	p.fsdp = PLAN_FSDP_RESHARD;
