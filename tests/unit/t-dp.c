@@ -1622,10 +1622,11 @@ three_units(struct layer_graph *g, struct plan_env *env,
  * copy-out 0.8 (the head's gather 10 hides behind the block's 30.8 ms,
  * its copy-out 0.4 does not) + 40 + 20 + 6 + 1.2 = 88.4 ms, of which the
  * drain hides stage 0's backward, 21 ms: step (2 + 1) x 0.153 + 0.0674 =
- * 0.5264 s.  With one micro-batch (B = 2) nothing is accumulated: the
- * reduce-scatters cast the bf16 gradients in (3 x, 0.6 and 1.8 ms), stage
- * 1's sync 21.2 + 60 + 6 + 1.8 = 89 ms less stage 0's backward, 20 ms:
- * step 2 x 0.15 + 0.069 = 0.369 s.  Stage 1's memory: weights 6e7
+ * 0.5264 s.  With one micro-batch (B = 2) the same terms: PyTorch's
+ * pipelining runs the last backward pass without gradient sync too, so
+ * it casts its gradients into fp32 and the reduce-scatters cast from
+ * those: step 2 x 0.153 + 0.0674 = 0.3734 s.  Stage 1's memory: weights
+ * 6e7
  * gathered + 2 x 3e7 shards = 1.2e8; gradients 1.2e8 accumulated
  * unsharded in fp32 and 4e7 of the block's bf16 = 1.6e8.
  *
@@ -1728,13 +1729,12 @@ fsdp_by_hand(void)
 	env.global_batch = 2;
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 kept, one "
 	    "micro-batch");
-	EQ_DBL(r.stage[0].load_s, 0.03, 1e-12, "FSDP2 kept, one "
-	    "micro-batch: nothing accumulated");
-	EQ_DBL(r.stage[1].sync_s, 0.089, 1e-12, "FSDP2 kept, one "
-	    "micro-batch: the bf16 gradients cast into the reduce-scatters "
-	    "after it");
-	EQ_DBL(r.step_s, 0.369, 1e-12, "FSDP2 kept, one micro-batch: step "
-	    "0.369 s");
+	EQ_DBL(r.stage[0].load_s, 0.031, 1e-12, "FSDP2 kept, one "
+	    "micro-batch: its gradients cast into fp32 all the same");
+	EQ_DBL(r.stage[1].sync_s, 0.0884, 1e-12, "FSDP2 kept, one "
+	    "micro-batch: the reduce-scatters cast from those after it");
+	EQ_DBL(r.step_s, 0.3734, 1e-12, "FSDP2 kept, one micro-batch: step "
+	    "0.3734 s");
 	plan_result_release(&r);
 	env.global_batch = 4;
 	/* refused: two stages resharded, one kept, one device, the
@@ -1768,15 +1768,16 @@ fsdp_by_hand(void)
  * 12, 24, 12; the copies as there (copy-outs 0.4, 0.8, 0.4 ms, casts
  * 0.6, 1.2, 0.6).  Forward 6 + max(10.4, 12) + 30.8 + 20.4 = 69.2 ms;
  * backward: the head 0-40.6 (its reduce-scatter 40.6-52.6), the block
- * 40.6-102.6 (102.6-126.6), the embedding 102.6-123, waiting for the
- * block's to 126.6, cast to 127.2 (127.2-139.2): 139.2 ms; a micro-batch
- * 208.4 ms; step 2 x 0.2084 + 40 x 4e7 / 4 / 1e11 = 0.4208 s.  HSDP over
- * shard groups of the two devices of a node (fsdp_shard 2): gathers of
- * 1, 2, 1 ms, reduce-scatters of 2, 4, 2, each then the shard's 2 p / 2
- * bytes all-reduced across the nodes, 20, 40, 20 ms: reductions of 22,
- * 44, 22.  Forward 1 + 10.4 + 30.8 + 20.4 = 62.6 ms; backward: the head
- * 0-40.6 (40.6-62.6), the block 40.6-102.6 (102.6-146.6), the embedding
- * 102.6-123, cast 146.6-147.2, then 147.2-169.2: 169.2 ms; a micro-batch
+ * 40.6-101.4, cast to 102.6 (102.6-126.6), the embedding 102.6-123,
+ * waiting for the block's to 126.6, cast to 127.2 (127.2-139.2): 139.2
+ * ms; a micro-batch 208.4 ms; step 2 x 0.2084 + 40 x 4e7 / 4 / 1e11 =
+ * 0.4208 s.  HSDP over shard groups of the two devices of a node
+ * (fsdp_shard 2): gathers of 1, 2, 1 ms, reduce-scatters of 2, 4, 2, each
+ * then the shard's 2 p / 2 bytes all-reduced across the nodes, 20, 40,
+ * 20 ms: reductions of 22, 44, 22.  Forward 1 + 10.4 + 30.8 + 20.4 = 62.6
+ * ms; backward: the head 0-40.6 (40.6-62.6), the block 40.6-101.4, cast
+ * to 102.6 (102.6-146.6), the embedding 102.6-123, cast 146.6-147.2, then
+ * 147.2-169.2: 169.2 ms; a micro-batch
  * 231.8 ms; step 2 x 0.2318 + 40 x 4e7 / 2 / 1e11 = 0.4716 s.  Weights:
  * 2 x 8e7 / 2 shards + two units 6e7 = 1.4e8.
  */

@@ -1327,15 +1327,14 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	o->gather_dense_bytes = o->gather_expert_bytes = 0;
 	if (c->mode.fsdp == PLAN_FSDP_KEPT) {
 		double bytes = v->pf_param[last + 1] - v->pf_param[first];
-		/* every backward pass accumulates in fp32 and the step's
-		 * reduce-scatters cast from that, its first pass's
-		 * accumulation a cast; one micro-batch accumulates nothing,
-		 * its reduce-scatters cast the bf16 gradients in */
-		double acc = c->m > 1 ? fsdp_copy_s(c, FSDP_ACCUMULATE,
-		    bytes) : 0;
-		double last_cast = c->m > 1 ? fsdp_copy_s(c, FSDP_CAST_FP32 -
-		    FSDP_FIRST_SAVES, bytes) : fsdp_copy_s(c, FSDP_CAST_IN,
-		    bytes);
+		/* every backward pass accumulates in fp32 (the last too:
+		 * PyTorch's pipelining runs each without gradient sync and
+		 * then the stage's post-backward by hand) and the step's
+		 * reduce-scatters cast from that; its first pass's
+		 * accumulation is a cast */
+		double acc = fsdp_copy_s(c, FSDP_ACCUMULATE, bytes);
+		double last_cast = fsdp_copy_s(c, FSDP_CAST_FP32 -
+		    FSDP_FIRST_SAVES, bytes);
 
 		o->zero_s += acc;
 		o->load_s += acc;
