@@ -51,6 +51,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from cudatime import timed
+
 # name: hidden, heads, key/value heads, FFN, vocabulary (a tensor rank's
 # share at t), local batch, blocks timed, variants
 SHAPES = {
@@ -208,20 +210,12 @@ class Power:
 
 
 def step_times(fn, power):
+    """the median step (cudatime.timed), NVML sampled while the timed
+    steps run, not while the warm-ups compile"""
     for _ in range(WARM):
         fn()
-    torch.cuda.synchronize()
-    times = []
     with power:
-        for _ in range(RUNS):
-            a = torch.cuda.Event(enable_timing=True)
-            e = torch.cuda.Event(enable_timing=True)
-            a.record()
-            fn()
-            e.record()
-            e.synchronize()
-            times.append(a.elapsed_time(e) / 1e3)
-    return statistics.median(times)
+        return timed(fn, runs=RUNS, warm=0)
 
 
 def build(variant):
