@@ -1245,23 +1245,6 @@ row_passes(const struct plan_cell *c, size_t i, double *fwd, double *bwd)
 }
 
 /*
- * Prices rows [first, last] at slot u under FSDP2 into o, which holds
- * the stage's costs without it.  Resharded after forward (one stage): a
- * micro-batch's forward pass waits for the first unit's gather and then
- * runs each unit in the longer of its compute and the next unit's
- * gather.  Its backward pass runs from the last unit (kept gathered)
- * down, the previous unit's gather beside each; after a unit's backward
- * the compute stream waits for the reduce-scatter before (FSDP2's post-
- * backward reuses its memory) and then starts the unit's own; the pass
- * ends when the last reduce-scatter does (the root's post-backward
- * callback waits for them, every micro-batch: torchtitan never marks a
- * backward pass other than the last).  The gathers and reduce-scatters
- * share the network: a micro-batch takes at least all of their time.
- * Kept (pipelined): no traffic a micro-batch; the step's first forward
- * pass waits as above, and every unit's reduce-scatter runs after the
- * last backward pass, exposed.
- */
-/*
  * FSDP2's copies on the compute stream, a unit's bf16 weight bytes x
  * these over the memory's bandwidth (PyTorch's fully_shard,
  * _fsdp_collectives.py and _fsdp_param.py; docs/model.md, "FSDP2"):
@@ -1292,6 +1275,24 @@ fsdp_copy_s(const struct plan_cell *c, double factor, double bytes)
 	    c->env->optimizer_Bps : 0;
 }
 
+/*
+ * Prices rows [first, last] at slot u under FSDP2 into o, which holds
+ * the stage's costs without it.  Resharded after forward (one stage): a
+ * micro-batch's forward pass waits for the first unit's gather and then
+ * runs each unit in the longer of its compute and the next unit's
+ * gather.  Its backward pass runs from the last unit (kept gathered)
+ * down, the previous unit's gather beside each; after a unit's backward
+ * the compute stream waits for the reduce-scatter before (FSDP2's post-
+ * backward reuses its memory) and then starts the unit's own; the pass
+ * ends when the last reduce-scatter does (the root's post-backward
+ * callback waits for them, every micro-batch: torchtitan never marks a
+ * backward pass other than the last).  The gathers and reduce-scatters
+ * share the network: a micro-batch takes at least all of their time.
+ * Kept (pipelined): no traffic a micro-batch; the step's first forward
+ * pass waits as above, and every unit's reduce-scatter runs after the
+ * last backward pass, exposed.  Either way with the copies above in the
+ * compute stream's time.
+ */
 static void
 fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
     struct stage_cost *o)

@@ -1151,8 +1151,7 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			it->kmax = s->env->devices / (it->d * v->w);
 			if (!s->zero_on && it->kmax > (long)v->g->n)
 				it->kmax = (long)v->g->n;
-			/* interleaved: v chunks of a layer or more a stage
-			 * (the test below, without walking the K above) */
+			/* interleaved: v chunks of a layer or more a stage */
 			if (md->v > 1 && it->kmax > x->layers / md->v)
 				it->kmax = x->layers / md->v;
 			it->lbs = sync_floor(x, md,
@@ -1163,7 +1162,7 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		/* Megatron's interleaving needs S to divide m; the V-shaped
 		 * schedules run any m, DualPipeV 2S or more */
 		if (md->v > 1 && (it->K < 2 || (md->schedule == PLAN_1F1B &&
-		    it->m % it->K) || x->layers < md->v * it->K))
+		    it->m % it->K)))
 			continue;
 		if (md->schedule == PLAN_DUALPIPEV && !pipe_dualpipe_ok((int)it->K,
 		    it->m, 0))
@@ -1363,6 +1362,16 @@ stage_bound(struct search *s, const struct cell_key *k)
 	return lb + lbs;
 }
 
+/* The step a cell's search must beat: a layout among the ranked is
+ * bettered or it is no news. */
+static double
+cell_target(struct search *s, const struct cell_key *k)
+{
+	const struct ranked *same = ranked_of(s, k);
+
+	return same && same->step < s->bound ? same->step : s->bound;
+}
+
 static void
 search_listed(struct search *s, struct cell_key *cells, size_t n,
     struct dp_stats *st)
@@ -1370,12 +1379,10 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 	for (size_t i = 0; i < n && cells[i].lb < s->bound; i++) {
 		const struct stream *x = &s->streams[cells[i].stream];
 		const struct plan_variant *v = &s->v[x->variant];
-		const struct ranked *same = ranked_of(s, &cells[i]);
 		struct plan_cell c;
 		int fewest;
 
-		/* a layout among the ranked is bettered or it is no news */
-		s->best = same && same->step < s->bound ? same->step : s->bound;
+		s->best = cell_target(s, &cells[i]);
 		if (!(cells[i].lb < s->best))
 			continue;
 		fewest = -1;
@@ -1423,10 +1430,7 @@ search_listed(struct search *s, struct cell_key *cells, size_t n,
 			if (s->cell_found) {
 				rank_cell(s, &cells[i]);
 				/* the other placement must beat this one */
-				s->best = s->bound;
-				same = ranked_of(s, &cells[i]);
-				if (same && same->step < s->best)
-					s->best = same->step;
+				s->best = cell_target(s, &cells[i]);
 			}
 		}
 	}
