@@ -287,6 +287,24 @@ word(const char *arg, const char *w)
 	return strcmp(arg, w) == 0;
 }
 
+/* -D, -I, -L, -Q: a choice searched one way (`zero`), the other (`one`)
+ * or both ("both"); `listed`, the words as the refusal names them. */
+static void
+opt_either(int opt, const char *arg, const char *zero, const char *one,
+    const char *listed, int *min, int *max)
+{
+	if (word(arg, zero))
+		*min = *max = 0;
+	else if (word(arg, one))
+		*min = *max = 1;
+	else if (word(arg, "both"))
+		*min = 0, *max = 1;
+	else {
+		warnx("-%c: '%s' is not %s", opt, arg, listed);
+		usage(stderr, 2);
+	}
+}
+
 /* -r: one recomputation kind (a word or its number), all (each beside
  * the data parallelism that runs it: selective beside Megatron's, op
  * beside FSDP2), or both (none and full, as before selective existed). */
@@ -361,54 +379,21 @@ parse_args(int argc, char *argv[], struct opts *o)
 			o->compat = optarg;
 			break;
 		case 'D':
-			if (word(optarg, "off"))
-				o->distopt_min = o->distopt_max = 0;
-			else if (word(optarg, "on"))
-				o->distopt_min = o->distopt_max = 1;
-			else if (word(optarg, "both"))
-				o->distopt_min = 0, o->distopt_max = 1;
-			else {
-				warnx("-D: '%s' is not on, off or both", optarg);
-				usage(stderr, 2);
-			}
+			opt_either('D', optarg, "off", "on", "on, off or both",
+			    &o->distopt_min, &o->distopt_max);
 			break;
 		case 'I':	/* FSDP2 beside Megatron's data parallelism */
-			if (word(optarg, "off"))
-				o->fsdp_min = o->fsdp_max = 0;
-			else if (word(optarg, "both"))
-				o->fsdp_min = 0, o->fsdp_max = 1;
-			else if (word(optarg, "only"))
-				o->fsdp_min = o->fsdp_max = 1;
-			else {
-				warnx("-I: '%s' is not off, both or only",
-				    optarg);
-				usage(stderr, 2);
-			}
+			opt_either('I', optarg, "off", "only",
+			    "off, both or only", &o->fsdp_min, &o->fsdp_max);
 			break;
 		case 'L':	/* the stages' placement */
-			if (word(optarg, "replica"))
-				o->stage_major_min = o->stage_major_max = 0;
-			else if (word(optarg, "stage"))
-				o->stage_major_min = o->stage_major_max = 1;
-			else if (word(optarg, "both"))
-				o->stage_major_min = 0, o->stage_major_max = 1;
-			else {
-				warnx("-L: '%s' is not replica, stage or both",
-				    optarg);
-				usage(stderr, 2);
-			}
+			opt_either('L', optarg, "replica", "stage",
+			    "replica, stage or both", &o->stage_major_min,
+			    &o->stage_major_max);
 			break;
 		case 'Q':	/* --fp8-param-gather */
-			if (word(optarg, "off"))
-				o->fp8_gather_min = o->fp8_gather_max = 0;
-			else if (word(optarg, "on"))
-				o->fp8_gather_min = o->fp8_gather_max = 1;
-			else if (word(optarg, "both"))
-				o->fp8_gather_min = 0, o->fp8_gather_max = 1;
-			else {
-				warnx("-Q: '%s' is not on, off or both", optarg);
-				usage(stderr, 2);
-			}
+			opt_either('Q', optarg, "off", "on", "on, off or both",
+			    &o->fp8_gather_min, &o->fp8_gather_max);
 			break;
 		case 'Y':	/* the pipeline schedules searched */
 			o->sched_min = o->sched_max = plan_schedule_of(optarg);
