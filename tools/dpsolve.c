@@ -730,11 +730,17 @@ main(int argc, char *argv[])
 		memset(&st, 0, sizeof st);
 	} else {
 		const struct layer_graph **gp = xcalloc(vs.n, sizeof *gp);
-		struct dp_options dpo = { o.rc_min, o.rc_max, o.zero, o.zmax,
-		    o.vmax, o.distopt_min, o.distopt_max, o.overlap,
-		    o.tp_overlap, o.block_max, 0, 0, o.fp8_gather_min,
-		    o.fp8_gather_max, o.sched_min, o.sched_max, o.fsdp_min,
-		    o.fsdp_max, o.stage_major_min, o.stage_major_max, 0, 0 };
+		struct dp_options dpo = { .recompute_min = o.rc_min,
+		    .recompute_max = o.rc_max, .zero = o.zero, .zmax = o.zmax,
+		    .vmax = o.vmax, .distopt_min = o.distopt_min,
+		    .distopt_max = o.distopt_max, .overlap = o.overlap,
+		    .tp_overlap = o.tp_overlap, .block_max = o.block_max,
+		    .fp8_gather_min = o.fp8_gather_min,
+		    .fp8_gather_max = o.fp8_gather_max,
+		    .sched_min = o.sched_min, .sched_max = o.sched_max,
+		    .fsdp_min = o.fsdp_min, .fsdp_max = o.fsdp_max,
+		    .stage_major_min = o.stage_major_min,
+		    .stage_major_max = o.stage_major_max };
 		size_t ng = 0;
 
 		for (size_t i = 0; i < vs.n; i++)
@@ -803,6 +809,7 @@ main(int argc, char *argv[])
 			/* its mesh puts the pipeline outermost */
 			dpo.stage_major_max = 1;
 			dpo.stage_major_only = 1;
+			dpo.micro_per_stage = 1;
 			dpo.vmax = 1;
 			dpo.tp_overlap = 0;
 		}

@@ -7,7 +7,8 @@
 # torchtitan's job (-f torchtitan, -X torchtitan): its keys, degrees,
 # batches, sequence and a two-stage plan's modules; HSDP over groups of 8
 # replicas priced and launched as 8 x 8; no job without the model's
-# config, none for a model torchtitan has no flavor of.
+# config, none for a model torchtitan has no flavor of, none for a
+# pipeline of fewer micro-batches than stages.
 # torchtitan's per-operator checkpointing priced, searched and launched.
 # Refused: -I with -X megatron or with -E (usage), fsdp="1" on two stages,
 # fsdp="3", fsdp beside the distributed optimizer, an FP8 graph; the
@@ -141,6 +142,13 @@ done
 want="$want, \"norm\", \"output\"]]"
 [ "$(val "$tmp/kept.toml" module_fqns_per_model_part)" = "$want" ] ||
     say "modules: $(val "$tmp/kept.toml" module_fqns_per_model_part)"
+# the same two stages with one micro-batch a step: PyTorch's 1F1B needs a
+# micro-batch a stage or more (PipelineScheduleSingle raises)
+"$BIN/dpsolve" -A $model -a $acc -n $net -N 64 -B 32 -E "$tmp/kept.xml" \
+    -f torchtitan -o "$tmp/one.toml" "$tmp/g/index.csv" ||
+    say "one micro-batch: no job"
+grep -q "cannot run this plan: 1 micro-batches on 2 stages" "$tmp/one.toml" ||
+    say "one micro-batch: $(grep cannot "$tmp/one.toml")"
 run -X none -E "$tmp/off.xml" -f torchtitan -o "$tmp/off.toml" "$tmp/g/index.csv" &&
     grep -q "cannot run this plan: Megatron's distributed optimizer" "$tmp/off.toml" ||
     say "Megatron's plan as a torchtitan job: $(grep cannot "$tmp/off.toml")"

@@ -209,8 +209,8 @@ manual_and_mcmc(void)
 	const struct layer_graph *gp[2] = { &g[0], &g[1] };
 	struct variants vs = { 2, g };
 	struct pl_err err;
-	struct dp_options o = { 0, 1, DP_ZERO_OFF, 1, 1, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	struct dp_options o = { .recompute_max = 1, .zero = DP_ZERO_OFF,
+	    .zmax = 1, .vmax = 1 };
 
 	memset(&net, 0, sizeof net);
 	net.nlevels = 2;

@@ -259,6 +259,12 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 				if (!sm && o->stage_major_only && !zero_on &&
 				    S > 1 && d > 1)
 					continue;
+				/* and needs a micro-batch a stage (PyTorch's
+				 * pipelining) */
+				if (o->micro_per_stage && S > 1 &&
+				    plan_microbatches(env->global_batch, v.b,
+				    d) < S)
+					continue;
 				struct plan p = { .g = g[vi], .d = d,
 				    .stage_major = sm,
 				    .recompute = block ? RC_FULL : (int)k,
@@ -474,9 +480,10 @@ random_instances(void)
 		const struct layer_graph *gp[2] = { &g[0], &g[1] };
 		struct layer_graph *gm[2] = { &g[0], &g[1] };
 		struct plan_env env, fenv;
-		struct dp_options o = { RC_NONE, RC_SELECTIVE, DP_ZERO_AUTO, 4,
-		    pick(1, 3), 0, 1, uniform() < 0.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-		    0, 0, 0, 0 };
+		struct dp_options o = { .recompute_min = RC_NONE,
+		    .recompute_max = RC_SELECTIVE, .zero = DP_ZERO_AUTO,
+		    .zmax = 4, .vmax = pick(1, 3), .distopt_max = 1,
+		    .overlap = uniform() < 0.5 };
 		struct dp_stats st;
 		struct plan best, fbest;
 		struct plan_result r;
@@ -559,11 +566,13 @@ random_instances(void)
 		if (o.fsdp_max)
 			o.recompute_max = RC_OP;
 		/* both placements on every third instance, stage-major alone
-		 * on every tenth of those, and torchtitan's rule (stage-major
-		 * alone where they differ) on every fifth (not drawn) */
+		 * on every tenth of those, and torchtitan's rules (stage-major
+		 * alone where they differ, a micro-batch a stage or more) on
+		 * every fifth (not drawn) */
 		o.stage_major_max = it % 3 == 0;
 		o.stage_major_min = it % 30 == 0;
 		o.stage_major_only = it % 15 == 3;
+		o.micro_per_stage = o.stage_major_only;
 		/* and beside the distributed optimizer alone on every other
 		 * of those (FSDP2 is listed once whatever -D says) */
 		if (it % 8 == 6 && o.distopt_max > 0)
@@ -812,8 +821,7 @@ network_awareness(void)
 	struct layer_graph g;
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env, fenv;
-	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 4, 1, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	struct dp_options o = { .zero = DP_ZERO_AUTO, .zmax = 4, .vmax = 1 };
 	struct dp_stats st;
 	struct plan best, fbest;
 	struct plan_result r, fr;
@@ -883,8 +891,9 @@ block_by_hand(void)
 	struct layer_graph g;
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
-	struct dp_options o = { RC_NONE, RC_FULL, DP_ZERO_OFF, 1, 1, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	struct dp_options o = { .recompute_min = RC_NONE,
+	    .recompute_max = RC_FULL, .zero = DP_ZERO_OFF, .zmax = 1,
+	    .vmax = 1 };
 	struct dp_stats st;
 	struct plan best;
 	struct plan_result r;
@@ -941,8 +950,7 @@ zero_when_needed(void)
 	struct layer_graph g;
 	const struct layer_graph *gp[1] = { &g };
 	struct plan_env env;
-	struct dp_options o = { 0, 0, DP_ZERO_AUTO, 2, 1, 0, 0, 0, 0, 0, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	struct dp_options o = { .zero = DP_ZERO_AUTO, .zmax = 2, .vmax = 1 };
 	struct dp_stats st;
 	struct plan best;
 	double step;
@@ -1880,8 +1888,9 @@ optimizer_shards(void)
 static void
 drain_floors(void)
 {
-	struct dp_options o = { RC_NONE, RC_NONE, DP_ZERO_OFF, 1, 1, 0, 0,
-	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	struct dp_options o = { .recompute_min = RC_NONE,
+	    .recompute_max = RC_NONE, .zero = DP_ZERO_OFF, .zmax = 1,
+	    .vmax = 1 };
 	const struct layer_graph *gp[1];
 	struct network net;
 	struct layer_graph g;

@@ -120,6 +120,11 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 		    "side by side, and the plan was priced with a replica's "
 		    "stages one after another (dpsolve -L stage prices "
 		    "torchtitan's)", p->d);
+	if (p->nstages > 1 && b * p->d > 0 && global_batch / (b * p->d) <
+	    p->nstages)
+		cannot(w, "%ld micro-batches on %d stages (PyTorch's "
+		    "PipelineScheduleSingle needs as many as the stages or "
+		    "more)", global_batch / (b * p->d), p->nstages);
 	if (p->v > 1 || p->schedule != PLAN_1F1B)
 		cannot(w, "%s as priced (its schedules are PyTorch's, "
 		    "not mapped yet)", p->v > 1 ? "interleaving" :

@@ -480,9 +480,11 @@ bl_nest(const struct plan_env *env, const struct variants *vs, int zero,
     struct bl_result *r, struct pl_err *err)
 {
 	const struct layer_graph **gp = xcalloc(vs->n, sizeof *gp);
-	struct dp_options o = { RC_NONE, RC_SELECTIVE, zero, 64, NEST_VMAX, 0,
-	    1, env->overlap, env->tp_overlap, 0, 0, 0, 0, 0, PLAN_1F1B,
-	    PLAN_1F1B, 0, 0, 0, 0, 0, 0 };
+	struct dp_options o = { .recompute_min = RC_NONE,
+	    .recompute_max = RC_SELECTIVE, .zero = zero, .zmax = 64,
+	    .vmax = NEST_VMAX, .distopt_max = 1, .overlap = env->overlap,
+	    .tp_overlap = env->tp_overlap, .sched_min = PLAN_1F1B,
+	    .sched_max = PLAN_1F1B };
 	struct dp_stats st;
 	double step;
 	int rc;

@@ -1170,6 +1170,9 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		/* one stage has no drain to fill: 1F1B's plan */
 		if (md->schedule != PLAN_1F1B && it->K < 2)
 			continue;
+		/* PyTorch's pipelining: as many micro-batches as stages */
+		if (s->o->micro_per_stage && it->K > 1 && it->m < it->K)
+			continue;
 		/* FSDP2 as torchtitan runs it: resharded after forward on
 		 * one stage, kept when pipelined, over two devices or more
 		 * (plan_fsdp_plan_refused) */

@@ -75,6 +75,10 @@ struct dp_options {
 	 * pipeline outermost): a replica's stages one after another only
 	 * where the placements coincide (one stage or one replica) */
 	int stage_major_only;
+	/* the framework's pipelines need a micro-batch a stage or more
+	 * (PyTorch's PipelineScheduleSingle raises when n_microbatches <
+	 * num_stages: torchtitan's 1F1B) */
+	int micro_per_stage;
 	/* Megatron-LM's placements: a replica's stages together only where
 	 * it runs them (plan_megatron_order_refused) */
 	int megatron_order;
