@@ -192,7 +192,7 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 		for (int fsdp = 0; fsdp <= (o->fsdp_max && !zero_on ?
 		    PLAN_FSDP_KEPT : 0); fsdp++)
 		for (long hs = 0; hs <= (fsdp ? PLAN_HSDP_MAX : 0); hs = hs ?
-		    2 * hs : 2)
+		    2 * hs : 1)
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
 		for (int f8 = 0; f8 <= (dopt && !zero_on ?
 		    o->fp8_gather_max : 0); f8++)
@@ -252,7 +252,7 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 				/* FSDP2: resharded on one stage, kept on more,
 				 * over two devices or more */
 				if (fsdp && plan_fsdp_plan_refused(fsdp, hs, S,
-				    d, v.c) != NULL)
+				    d, v.c * v.e) != NULL)
 					continue;
 				/* a framework that runs stage-major alone
 				 * (torchtitan) */
@@ -454,6 +454,7 @@ random_instances(void)
 	int total = 550, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
 	int fp8_gather = 0, zbh1 = 0, zbv = 0, dualpipev = 0;
 	int fsdp[PLAN_FSDP_KEPT + 1] = { 0 };	/* the winners' */
+	int fsdp_experts = 0;		/* of them, with experts */
 	int hsdp = 0;				/* of them, HSDP */
 	int stage_major = 0;			/* the winners placed so */
 	/* the experts' other layouts chosen: a batch split with a fold, an
@@ -655,6 +656,8 @@ random_instances(void)
 			distopt += best.distopt;
 			fsdp[best.fsdp]++;
 			hsdp += best.fsdp && best.fsdp_shard > 0;
+			fsdp_experts += best.fsdp && best.g->has_variant &&
+			    best.g->var_e > 1;
 			stage_major += best.stage_major;
 			fp8_gather += best.fp8_param_gather;
 			zbh1 += best.schedule == PLAN_ZBH1;
@@ -779,6 +782,8 @@ random_instances(void)
 	OK(fsdp[PLAN_FSDP_RESHARD] > 0 && fsdp[PLAN_FSDP_KEPT] > 0, "FSDP2 "
 	    "wins somewhere, resharded after forward and kept gathered "
 	    "(searched on every fourth instance)");
+	OK(fsdp_experts > 0, "FSDP2 wins somewhere with expert ranks (the "
+	    "experts' own shard group, torchtitan's efsdp)");
 	OK(zbh1 > 5, "ZB-H1 wins somewhere (searched on every other "
 	    "instance)");
 	/* DualPipeV, searched there too, comes within 2-5% on some but
@@ -797,14 +802,14 @@ random_instances(void)
 	    "ones, %d with more than one stage), %d interleaved; "
 	    "recompute none/full/selective/op %d/%d/%d/%d (block %d), distributed "
 	    "optimizer %d (gathering FP8 %d), FSDP2 %d resharded and %d "
-	    "kept (HSDP %d), stage-major %d, ZB-H1 %d, ZB-V %d, DualPipeV %d; "
+	    "kept (HSDP %d, with expert ranks %d), stage-major %d, ZB-H1 %d, ZB-V %d, DualPipeV %d; "
 	    "experts folded over a sequence in a batch split %d, split over "
 	    "fewer tensor ranks than t %d; %ld plans enumerated; "
 	    "Megatron's space dearer in %d (the encoder rule in %d)\n",
 	    infeasible, zero, zero_heavy_solved, zero_pipelines, interleaved,
 	    modes[0], modes[1], modes[2], modes[3], block, distopt, fp8_gather,
-	    fsdp[PLAN_FSDP_RESHARD], fsdp[PLAN_FSDP_KEPT], hsdp, stage_major,
-	    zbh1,
+	    fsdp[PLAN_FSDP_RESHARD], fsdp[PLAN_FSDP_KEPT], hsdp, fsdp_experts,
+	    stage_major, zbh1,
 	    zbv, dualpipev, fold, etp, brute_plans, mega_dearer,
 	    mega_encoder_dearer);
 }
@@ -1832,6 +1837,89 @@ hsdp_by_hand(void)
 }
 
 /*
+ * FSDP2 with experts by hand (torchtitan's efsdp mesh; docs/model.md,
+ * "FSDP2"): the three rows of fsdp_by_hand, the block's 4e7 parameter
+ * bytes half an expert's, at e = 2 (two expert ranks a replica, w = 2),
+ * d = 2, on hsdp_by_hand's two nodes of two devices (inside 1e10 B/s,
+ * between 1e9, no latency), B = 4 (m = 2).  The dense weights are
+ * sharded over all four devices, an all-reduce of X bytes 0.6 X / 1e9 (as
+ * there); an expert's over the d = 2 devices of its expert rank, one a
+ * node, X / 1e9.  Gathers: the embedding 6 ms, the block 6 + 10 = 16,
+ * the head 6; reduce-scatters 12, 12 + 20 = 32, 12; copies as there.
+ * Forward 6 + max(10.4, 16) + 30.8 + 20.4 = 73.2 ms; backward: the head
+ * 0-40.6 (its reduce-scatter 40.6-52.6), the block 40.6-101.4, cast to
+ * 102.6 (102.6-134.6), the embedding 102.6-123, waiting for the block's
+ * to 134.6, cast to 135.2 (135.2-147.2): a micro-batch 220.4 ms.  Adam
+ * over the shards, 40 bytes a parameter: the dense 6e7 bytes over 4 and
+ * the experts' 2e7 over 2, 2.5e7 bytes: 5 ms; step 2 x 0.2204 + 0.005 =
+ * 0.4458 s.  Weights 2 x 2.5e7 + two units 6e7 = 1.1e8; gradients 2 x
+ * 2.5e7 + 3 x 4e7 = 1.7e8; Adam's moments 4 x 2.5e7 = 1e8.
+ *
+ * HSDP over shard groups of one replica (torchtitan's dp_shard 2 of
+ * which ep takes both, efsdp 1, dp_replicate 2): the dense weights over
+ * a replica's two expert ranks, a node, X / 1e10: gathers of 1 ms each,
+ * reduce-scatters of 2, then the shard's 2 x 2e7 / 2 bytes all-reduced
+ * across the nodes, 20 ms; the experts' over one device, no gather and
+ * no reduce-scatter, their whole 4e7 fp32 bytes all-reduced across the
+ * nodes, 40 ms: reductions of 22, 62, 22.  Forward 1 + 10.4 + 30.8 +
+ * 20.4 = 62.6 ms; backward: the head 0-40.6 (40.6-62.6), the block
+ * 40.6-101.4, cast to 102.6 (102.6-164.6), the embedding 102.6-123,
+ * waiting to 164.6, cast to 165.2 (165.2-187.2): 249.8 ms a
+ * micro-batch; Adam on 6e7 / 2 + 2e7 bytes, 10 ms: step 0.5096 s.
+ */
+static void
+fsdp_experts_by_hand(void)
+{
+	struct network net;
+	struct layer_graph g;
+	struct plan_env env;
+	struct plan_stage one[1] = { { 0, 2, 1, 0, 0 } };
+	struct plan p = { .g = &g, .d = 2, .nstages = 1, .stage = one,
+	    .fsdp = PLAN_FSDP_RESHARD };
+	struct plan_result r;
+	struct pl_err err;
+
+	memset(&net, 0, sizeof net);
+	net.nlevels = 2;
+	level(&net, 0, 2, 1e10, 0);
+	level(&net, 1, 2, 1e9, 0);
+	network_finish(&net, "net", &err);
+	three_units(&g, &env, &net, 4);
+	g.has_variant = 1;
+	g.var_e = 2;
+	g.var_t = g.var_c = g.var_b = 1;
+	g.var_ep_batch = 1;
+	g.l[1].dense_parameter_bytes = 2e7;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 with experts");
+	EQ_DBL(r.stage[0].forward_s, 0.0732, 1e-12, "FSDP2 with experts: "
+	    "the block's gather is its dense weights' over four devices and "
+	    "its experts' over two, 73.2 ms forward");
+	EQ_DBL(r.stage[0].load_s, 0.2204, 1e-12, "FSDP2 with experts: "
+	    "220.4 ms a micro-batch");
+	EQ_DBL(r.stage[0].optimizer_s, 0.005, 1e-12, "FSDP2 with experts: "
+	    "Adam on the dense weights' quarter and the experts' half");
+	EQ_DBL(r.step_s, 0.4458, 1e-12, "FSDP2 with experts: step 0.4458 s");
+	EQ_DBL(r.stage[0].mem.weights, 1.1e8, 1e-12, "FSDP2 with experts: "
+	    "the fp32 shards of both kinds and two units gathered");
+	EQ_DBL(r.stage[0].mem.gradients, 1.7e8, 1e-12, "FSDP2 with experts: "
+	    "the gradients' shards and the block's bf16 and fp32 ones");
+	EQ_DBL(r.stage[0].mem.optimizer, 1e8, 1e-12, "FSDP2 with experts: "
+	    "Adam's moments on both shards");
+	plan_result_release(&r);
+	p.fsdp_shard = 1;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "HSDP with experts, a "
+	    "replica a shard group");
+	EQ_DBL(r.stage[0].forward_s, 0.0626, 1e-12, "HSDP with experts: "
+	    "the dense weights gathered inside the node, the experts' not at "
+	    "all");
+	EQ_DBL(r.stage[0].load_s, 0.2498, 1e-12, "HSDP with experts: the "
+	    "experts' whole gradients all-reduced across the nodes, 249.8 ms");
+	EQ_DBL(r.step_s, 0.5096, 1e-12, "HSDP with experts: step 0.5096 s");
+	plan_result_release(&r);
+	layers_release(&g);
+}
+
+/*
  * The optimizer step's shards by hand, on one level of 1e9 B/s, fp32
  * gradients (Adam: 2 x 4 + 30 = 38 bytes a parameter): two rows of 2e6
  * parameter bytes (1e6 parameters) each, half of each dense, at e = 2
@@ -1976,6 +2064,7 @@ main(void)
 	placement_by_hand();
 	optimizer_shards();
 	fsdp_by_hand();
+	fsdp_experts_by_hand();
 	hsdp_by_hand();
 	context_parallel_group();
 	alpha_floor();

@@ -42,6 +42,7 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 	long cp = c * layers_ep_fold(g), dp = p->d * eb;
 	long mb = b / eb, z = 1;
 	char rc[64], vp[32] = "", ep[48] = "", zero[64] = "", hsdp[320] = "";
+	char efsdp[128] = "";
 
 	for (int i = 0; i < p->nstages; i++)
 		if (p->stage[i].z > z)
@@ -62,6 +63,12 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 	if (z > 1)
 		snprintf(zero, sizeof zero, "; ZeRO over %ld copies of a stage",
 		    z);
+	/* the experts' shard group: the replicas' (or a shard group's) c
+	 * devices of an expert's rank (plan.c, fsdp_shards_expert) */
+	if (p->fsdp && layers_expert_ranks(g) > 1)
+		snprintf(efsdp, sizeof efsdp, "; an expert's weights sharded "
+		    "over the %ld devices of its expert rank (torchtitan's "
+		    "efsdp)", (p->fsdp_shard > 0 ? p->fsdp_shard : p->d) * c);
 	if (p->fsdp && p->fsdp_shard > 0)
 		snprintf(hsdp, sizeof hsdp, "HSDP: FSDP2 over groups of %ld "
 		    "DP ranks and their CP ranks, the groups' gradients "
@@ -71,7 +78,7 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 		    "kept" : "each block gathered for every micro-batch");
 	snprintf(buf, len, "TP %ld%s, PP %d%s, CP %ld%s, DP %ld; micro-batch "
 	    "%ld, global batch %ld (%ld micro-batches a data-parallel rank); "
-	    "recomputation %s; %s%s%s", t, sp ? " (sequence parallel)" : "",
+	    "recomputation %s; %s%s%s%s", t, sp ? " (sequence parallel)" : "",
 	    p->nstages, vp, cp, ep, dp, mb, global_batch,
 	    mb * dp > 0 ? (global_batch + mb * dp - 1) / (mb * dp) : 0, rc,
 	    p->fsdp && p->fsdp_shard > 0 ? hsdp :
@@ -83,7 +90,7 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 	    "weights gathered once a step and kept, the gradients reduced "
 	    "once; torchtitan's with pipelining, not Megatron-LM's)" :
 	    p->distopt ? "distributed optimizer (Adam's states over DP)" :
-	    "optimizer states replicated", zero, p->deepep ? "; tokens "
+	    "optimizer states replicated", efsdp, zero, p->deepep ? "; tokens "
 	    "dispatched by DeepEP (a node once, then NVLink)" : "");
 	if (g->var_fp8 != FP8_NONE) {
 		size_t at = strlen(buf);

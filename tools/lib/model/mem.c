@@ -75,7 +75,9 @@ mem_sharded_params(const struct mem_stage *s, double params,
 	double zdiv = s->zero_stage >= 1 ? (double)s->zero_degree : 1;
 
 	if (s->fsdp)	/* every parameter over FSDP2's shards */
-		return params / fmax(1, s->fsdp_shards);
+		return dense_params / fmax(1, s->fsdp_shards) +
+		    (params - dense_params) / fmax(1, s->fsdp_shards_expert >
+		    0 ? s->fsdp_shards_expert : s->fsdp_shards);
 	return dense_params / fmax(zdiv, s->optimizer_shards_dense) +
 	    (params - dense_params) / fmax(zdiv, s->optimizer_shards_expert);
 }

@@ -63,11 +63,13 @@ struct mem_stage {
 	 * (0 or 1: not sharded beyond ZeRO) */
 	double optimizer_shards_dense, optimizer_shards_expert;
 	/* FSDP2 (plan_mode.fsdp, 0: off): the fp32 weights and Adam's two
-	 * moments, 12 bytes a parameter, sharded over fsdp_shards devices;
+	 * moments, 12 bytes a parameter, sharded over fsdp_shards devices
+	 * (an expert's over fsdp_shards_expert; 0 reads as fsdp_shards);
 	 * beside them the bf16 units gathered at the peak, and the
 	 * gradients there (sharded, unsharded or both: plan.c) */
 	int fsdp;
-	double fsdp_shards, fsdp_gathered_bytes, fsdp_grad_bytes;
+	double fsdp_shards, fsdp_shards_expert;
+	double fsdp_gathered_bytes, fsdp_grad_bytes;
 };
 
 /* A stage's sums over its rows, for one recomputation kind. */
@@ -104,7 +106,7 @@ void mem_breakdown_of(const struct mem_totals *t, const struct mem_stage *s,
 /* Of a stage's parameter bytes (dense_params of them not an expert's),
  * those whose optimizer states one device holds and updates: ZeRO's z
  * copies or the distributed optimizer's data-parallel group divide them,
- * or FSDP2's shards all of them. */
+ * or FSDP2's shards all of them (the experts' over their own group). */
 double mem_sharded_params(const struct mem_stage *s, double params,
     double dense_params);
 

@@ -166,10 +166,6 @@ plan_fsdp_refused(const struct layer_graph *g)
 {
 	if (g->var_fp8 != FP8_NONE)
 		return "an FP8 recipe (torchtitan's float8 is not priced)";
-	for (size_t i = 0; i < g->n; i++)
-		if (g->l[i].parameter_bytes > g->l[i].dense_parameter_bytes)
-			return "experts' parameters (their sharding beside "
-			    "expert parallelism is not priced yet)";
 	return NULL;
 }
 
@@ -570,6 +566,8 @@ plan_cell_init(struct plan_cell *c, const struct plan_env *env,
 	c->zero_gather = xmalloc(n * sizeof *c->zero_gather);
 	if (c->mode.fsdp && c->mode.fsdp_shard > 0) {
 		c->hsdp_shard = xmalloc(n * sizeof *c->hsdp_shard);
+		c->hsdp_shard_expert = xmalloc(n *
+		    sizeof *c->hsdp_shard_expert);
 		c->hsdp_replica = xmalloc(n * sizeof *c->hsdp_replica);
 	}
 	c->have = xcalloc(n, 1);
@@ -589,6 +587,7 @@ plan_cell_release(struct plan_cell *c)
 	free(c->sync_expert);
 	free(c->zero_gather);
 	free(c->hsdp_shard);
+	free(c->hsdp_shard_expert);
 	free(c->hsdp_replica);
 	free(c->have);
 	free(c->form);
@@ -652,7 +651,7 @@ struct plan_shape_entry {
 	long key[8];			/* d, the replicas' stride, the slot's
 					 * origin, z, t, e, c, HSDP's shard
 					 * (0: none); d = 0: empty */
-	struct net_cost dense, expert, gather, shard, replica;
+	struct net_cost dense, expert, gather, shard, shard_expert, replica;
 };
 
 static size_t
@@ -714,8 +713,11 @@ cost_max(struct net_cost a, struct net_cost b)
  * HSDP's groups at slot u (plan_mode.fsdp_shard s replicas a shard group,
  * z = 1), o its origin and R the replicas' stride (slot_origin,
  * replica_stride): shard group k holds devices o + t i + (k s + j) R (i <
- * c, j < s), and a shard's replicas, position (i, j), the d/s devices o +
- * t i + (k s + j) R over k.  Groups placed alike on the network cost alike;
+ * c e, j < s) of the dense weights and o + t e i + (k s + j) R (i < c) of
+ * an expert's (torchtitan's fsdp and efsdp meshes, which take the expert
+ * ranks out of fsdp as group_costs' data-parallel groups do), and a
+ * shard's replicas, position (i, j), the d/s devices o + t i + (k s + j) R
+ * over k.  Groups placed alike on the network cost alike;
  * their placement repeats with their start modulo the span of the level
  * below the top, so the worst of each kind is found over that period's
  * distinct starts (at most d/s and s c of them): all-reduce costs, each
@@ -723,7 +725,7 @@ cost_max(struct net_cost a, struct net_cost b)
  */
 static void
 hsdp_costs(struct plan_cell *c, long u, struct net_cost *shard,
-    struct net_cost *replica)
+    struct net_cost *shard_expert, struct net_cost *replica)
 {
 	const struct plan_variant *v = c->v;
 	const struct network *net = c->env->net;
@@ -734,12 +736,16 @@ hsdp_costs(struct plan_cell *c, long u, struct net_cost *shard,
 	long starts = period / gcd_long(period, (s * R) % period ?
 	    (s * R) % period : period);
 
-	*shard = *replica = (struct net_cost){ 0, 0 };
-	for (long k = 0; k < groups && k < starts; k++)
+	*shard = *shard_expert = *replica = (struct net_cost){ 0, 0 };
+	for (long k = 0; k < groups && k < starts; k++) {
 		*shard = cost_max(*shard, shape_cost(net, (struct net_ap){
-		    o + k * s * R, v->t, v->c, R, s }, NET_ALL_REDUCE));
+		    o + k * s * R, v->t, v->c * v->e, R, s }, NET_ALL_REDUCE));
+		*shard_expert = cost_max(*shard_expert, shape_cost(net,
+		    (struct net_ap){ o + k * s * R, v->t * v->e, v->c, R, s },
+		    NET_ALL_REDUCE));
+	}
 	for (long j = 0; j < s; j++)
-		for (long i = 0; i < v->c; i++)
+		for (long i = 0; i < v->c * v->e; i++)
 			*replica = cost_max(*replica, shape_cost(net,
 			    (struct net_ap){ o + v->t * i + j * R, s * R,
 			    groups, 1, 1 }, NET_ALL_REDUCE));
@@ -773,6 +779,7 @@ group_costs(struct plan_cell *c, long u, long z)
 			c->zero_gather[at] = hit->gather;
 			if (hs > 0) {
 				c->hsdp_shard[at] = hit->shard;
+				c->hsdp_shard_expert[at] = hit->shard_expert;
 				c->hsdp_replica[at] = hit->replica;
 			}
 			return;
@@ -793,7 +800,8 @@ group_costs(struct plan_cell *c, long u, long z)
 		    r0 * R + o, w, z, R, 1 }, NET_ALL_GATHER);
 	}
 	if (hs > 0)
-		hsdp_costs(c, u, &c->hsdp_shard[at], &c->hsdp_replica[at]);
+		hsdp_costs(c, u, &c->hsdp_shard[at], &c->hsdp_shard_expert[at],
+		    &c->hsdp_replica[at]);
 	if (hit) {
 		memcpy(hit->key, key, sizeof key);
 		hit->dense = c->sync_dense[at];
@@ -801,6 +809,7 @@ group_costs(struct plan_cell *c, long u, long z)
 		hit->gather = c->zero_gather[at];
 		if (hs > 0) {
 			hit->shard = c->hsdp_shard[at];
+			hit->shard_expert = c->hsdp_shard_expert[at];
 			hit->replica = c->hsdp_replica[at];
 		}
 		c->shared->n++;
@@ -866,14 +875,29 @@ plan_stage_sync(struct plan_cell *c, size_t first, size_t last, long u)
 	return grad_s + param_s;
 }
 
-/* The devices FSDP2 shards a stage over: its d replicas' (or HSDP's
- * shard group's) c context ranks each. */
+/* The devices FSDP2 shards a stage's dense weights over: its d replicas'
+ * (or HSDP's shard group's) c e context and expert ranks each
+ * (torchtitan's fsdp mesh, dp_shard x cp, of which ep takes e); an
+ * expert's, their c (its efsdp mesh, the rest). */
 static double
 fsdp_shards(const struct plan_cell *c)
 {
 	long r = c->mode.fsdp_shard > 0 ? c->mode.fsdp_shard : c->d;
 
-	return (double)(r * c->v->c);
+	return (double)(r * c->v->c * c->v->e);
+}
+
+static double
+fsdp_shards_expert(const struct plan_cell *c)
+{
+	return fsdp_shards(c) / (double)c->v->e;
+}
+
+/* Row i's bf16 weights that are not an expert's, on a device. */
+static double
+row_dense(const struct plan_variant *v, size_t i)
+{
+	return v->pf_dense[i + 1] - v->pf_dense[i];
 }
 
 /* Row i's bf16 parameter bytes on a device (an FSDP unit's, gathered). */
@@ -890,7 +914,9 @@ row_params(const struct plan_variant *v, size_t i)
  * running and the one prefetched; the last row, which torchtitan does
  * not reshard after forward, is resharded after its own backward pass),
  * and the largest unit's bf16 gradient with its fp32 copy for the
- * reduce-scatter, 6 bytes a parameter.  Kept: the stage's weights stay
+ * reduce-scatter, 6 bytes a parameter (an expert's weights a unit of
+ * their own inside their block's, gathered with it: the pair's bytes are
+ * the same).  Kept: the stage's weights stay
  * gathered the whole step, and with gradient sync off until the last
  * backward pass (torch.distributed.pipelining's stage) each unit's
  * gradient is accumulated unsharded in the reduce dtype, fp32, beside
@@ -914,13 +940,15 @@ fsdp_memory(const struct plan_cell *c, size_t first, size_t last,
 	}
 	s->fsdp = c->mode.fsdp;
 	s->fsdp_shards = fsdp_shards(c);
+	s->fsdp_shards_expert = fsdp_shards_expert(c);
 	if (c->mode.fsdp == PLAN_FSDP_KEPT) {
 		s->fsdp_gathered_bytes = all;
 		s->fsdp_grad_bytes = 2 * all + unit;
 	} else {
 		s->fsdp_gathered_bytes = fmax(unit, pair);
 		/* the fp32 shards the reduce-scatters accumulate into */
-		s->fsdp_grad_bytes = 2 * all / s->fsdp_shards + 3 * unit;
+		s->fsdp_grad_bytes = 2 * mem_sharded_params(s, all,
+		    v->pf_dense[last + 1] - v->pf_dense[first]) + 3 * unit;
 	}
 }
 
@@ -1190,9 +1218,12 @@ plan_boundary_s(const struct plan_variant *v, const struct network *net,
 
 /*
  * FSDP2 (plan_mode.fsdp; docs/model.md, "FSDP2"): a row a unit, its
- * weights all-gathered in bf16 over the d c devices of its data-parallel
+ * weights all-gathered in bf16 over the d c e devices of its data-parallel
  * group (half that group's all-reduce of its bytes) and its gradient
  * reduce-scattered in fp32 (half an all-reduce of twice its bf16 bytes),
+ * an expert's weights over their own group of d c (torchtitan's efsdp:
+ * a unit of their own, gathered beside their block's, its gradient
+ * reduced beside the block's),
  * each on a stream of its own beside the compute, one unit ahead (the
  * forward's next unit gathered while this one runs, the backward's
  * previous one).  Rows of no parameters are no units.
@@ -1209,19 +1240,50 @@ fsdp_reduce_s(struct net_cost g, double bytes)
 	return bytes > 0 ? net_time(g, 2 * bytes) / 2 : 0;
 }
 
-/* A unit's gradient reduced: reduce-scattered over its group and, under
- * HSDP, the shard's fp32 bytes then all-reduced over its replicas (after
- * it, on the same path: priced one after the other). */
-static double
-fsdp_unit_reduce_s(const struct plan_cell *c, size_t at, struct net_cost g,
-    double bytes)
+/* The shard groups of slot `at`'s dense weights and of its experts'. */
+static struct net_cost
+fsdp_group(const struct plan_cell *c, size_t at, int expert)
 {
-	double rs = fsdp_reduce_s(g, bytes);
+	if (c->mode.fsdp_shard > 0)
+		return expert ? c->hsdp_shard_expert[at] : c->hsdp_shard[at];
+	return expert ? c->sync_expert[at] : c->sync_dense[at];
+}
+
+/* Row i's weights gathered: its dense ones', then its experts'. */
+static double
+fsdp_unit_gather_s(const struct plan_cell *c, size_t at, size_t i)
+{
+	const struct plan_variant *v = c->v;
+
+	return fsdp_gather_s(fsdp_group(c, at, 0), row_dense(v, i)) +
+	    fsdp_gather_s(fsdp_group(c, at, 1), row_params(v, i) -
+	    row_dense(v, i));
+}
+
+/* bytes of a unit's gradient reduced over `shards`: reduce-scattered
+ * over its group and, under HSDP, the shard's fp32 bytes then all-
+ * reduced over its replicas (after it, on the same path: priced one
+ * after the other). */
+static double
+fsdp_part_reduce_s(const struct plan_cell *c, size_t at, int expert,
+    double bytes, double shards)
+{
+	double rs = fsdp_reduce_s(fsdp_group(c, at, expert), bytes);
 
 	if (c->mode.fsdp_shard > 0 && bytes > 0)
-		rs += net_time(c->hsdp_replica[at], 2 * bytes /
-		    fsdp_shards(c));
+		rs += net_time(c->hsdp_replica[at], 2 * bytes / shards);
 	return rs;
+}
+
+/* Row i's gradient reduced: its dense weights', then its experts'. */
+static double
+fsdp_unit_reduce_s(const struct plan_cell *c, size_t at, size_t i)
+{
+	const struct plan_variant *v = c->v;
+
+	return fsdp_part_reduce_s(c, at, 0, row_dense(v, i), fsdp_shards(c)) +
+	    fsdp_part_reduce_s(c, at, 1, row_params(v, i) - row_dense(v, i),
+	    fsdp_shards_expert(c));
 }
 
 /* Row i's passes of one micro-batch as plan_stage_cost splits a stage's:
@@ -1299,32 +1361,30 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 {
 	const struct plan_variant *v = c->v;
 	size_t at = (size_t)u * NZ;
-	struct net_cost g;
 	double gathers = 0, reduces = 0, fwd_sum = 0, passes = 0;
 	double fwd_t, t, rs, back_gathers = 0;
 
 	if (!c->have[at])
 		group_costs(c, u, 1);
-	g = c->mode.fsdp_shard > 0 ? c->hsdp_shard[at] : c->sync_dense[at];
 	/* the forward pass: the first unit's gather, then each unit's
 	 * copy-out and compute beside the next unit's gather (resharded:
 	 * every micro-batch; kept: the step's first) */
-	fwd_t = fsdp_gather_s(g, row_params(v, first));
+	fwd_t = fsdp_unit_gather_s(c, at, first);
 	for (size_t i = first; i <= last; i++) {
-		double f, b, next = i < last ? fsdp_gather_s(g,
-		    row_params(v, i + 1)) : 0;
+		double f, b, next = i < last ? fsdp_unit_gather_s(c, at,
+		    i + 1) : 0;
 
 		row_passes(c, i, &f, &b);
-		gathers += fsdp_gather_s(g, row_params(v, i));
-		reduces += fsdp_unit_reduce_s(c, at, g, row_params(v, i));
+		gathers += fsdp_unit_gather_s(c, at, i);
+		reduces += fsdp_unit_reduce_s(c, at, i);
 		passes += f + b;
 		fwd_sum += f;
 		fwd_t += fmax(f + fsdp_copy_s(c, FSDP_COPY_OUT,
 		    row_params(v, i)), next);
 	}
 	o->optimizer_s = optimizer_step_s(c, first, last, 1, 0);
-	o->grad_dense_cost = g;
-	o->grad_expert_cost = (struct net_cost){ 0, 0 };
+	o->grad_dense_cost = fsdp_group(c, at, 0);
+	o->grad_expert_cost = fsdp_group(c, at, 1);
 	o->gather_dense_bytes = o->gather_expert_bytes = 0;
 	if (c->mode.fsdp == PLAN_FSDP_KEPT) {
 		double bytes = v->pf_param[last + 1] - v->pf_param[first];
@@ -1357,15 +1417,15 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	 * reduce-scatter, the cast into its own, which then starts */
 	t = rs = 0;
 	for (size_t i = last + 1; i-- > first;) {
-		double f, b, prev = i > first ? fsdp_gather_s(g,
-		    row_params(v, i - 1)) : 0;
+		double f, b, prev = i > first ? fsdp_unit_gather_s(c, at,
+		    i - 1) : 0;
 		double post, out = i < last ? fsdp_copy_s(c, FSDP_COPY_OUT,
 		    row_params(v, i)) : 0;
 
 		row_passes(c, i, &f, &b);
 		post = fmax(t + out + b, rs) + fsdp_copy_s(c, FSDP_CAST_IN,
 		    row_params(v, i));
-		rs = post + fsdp_unit_reduce_s(c, at, g, row_params(v, i));
+		rs = post + fsdp_unit_reduce_s(c, at, i);
 		back_gathers += prev;
 		t = fmax(post, t + prev);
 	}
@@ -1631,7 +1691,8 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			    "under 1F1B with one chunk a stage and without "
 			    "block recomputation only", p->fsdp);
 		why = plan_fsdp_plan_refused(p->fsdp, p->fsdp_shard,
-		    p->nstages, p->d, layers_var(g, g->var_c, 1));
+		    p->nstages, p->d, layers_var(g, g->var_c, 1) *
+		    layers_var(g, g->var_e, 1));
 		if (why != NULL)
 			return pl_errf(err, NULL, p->line, "fsdp %d%s%.0ld with "
 			    "d = %ld and %d stage%s: not as torchtitan runs it, "

@@ -132,12 +132,12 @@ struct plan_mode {
 /* plan_mode.fsdp */
 enum { PLAN_FSDP_OFF, PLAN_FSDP_RESHARD, PLAN_FSDP_KEPT };
 
-/* The largest HSDP shard group the search lists (shard groups of 2, 4,
- * ... PLAN_HSDP_MAX replicas; a plan may name any divisor of d). */
+/* The largest HSDP shard group the search lists (shard groups of 1, 2,
+ * 4, ... PLAN_HSDP_MAX replicas; a plan may name any divisor of d). */
 #define PLAN_HSDP_MAX 1024
 
 /* Why FSDP2 is not priced on graph g (a phrase), or NULL: not yet with
- * experts' parameters or an FP8 recipe. */
+ * an FP8 recipe. */
 const char *plan_fsdp_refused(const struct layer_graph *g);
 
 /* Why Megatron-LM does not run plan p placed as it is (a phrase), or
@@ -176,8 +176,9 @@ const char *plan_fsdp_layout_refused(int fsdp, long S, long group);
 const char *plan_hsdp_refused(long shard, long d);
 
 /* Both rules above for FSDP2 mode `fsdp` over S stages of d replicas of c
- * context ranks, sharded over groups of `shard` (0: all d): the one test
- * of the evaluator, the search and t-dp's enumeration. */
+ * devices sharing the dense weights (context and expert ranks, c e),
+ * sharded over groups of `shard` (0: all d): the one test of the
+ * evaluator, the search and t-dp's enumeration. */
 const char *plan_fsdp_plan_refused(int fsdp, long shard, long S, long d,
     long c);
 
@@ -351,9 +352,10 @@ struct plan_cell {
 	int wrap_level;			/* last stage to first (v > 1); -2: not
 					 * yet known */
 	struct net_cost *sync_dense, *sync_expert, *zero_gather;
-	/* HSDP (mode.fsdp_shard): a shard group's all-reduce and the
-	 * replicas' of a shard, the worst of their groups; NULL without */
-	struct net_cost *hsdp_shard, *hsdp_replica;
+	/* HSDP (mode.fsdp_shard): a shard group's all-reduce, of the
+	 * dense weights and of an expert's, and the replicas' of a shard,
+	 * the worst of their groups; NULL without */
+	struct net_cost *hsdp_shard, *hsdp_shard_expert, *hsdp_replica;
 	unsigned char *have;		/* [u * (ZLOG+1) + zlog] cached */
 };
 

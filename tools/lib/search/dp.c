@@ -763,9 +763,10 @@ list_modes(const struct search *s, struct plan_mode *out)
 		for (int f = PLAN_FSDP_RESHARD; f <= PLAN_FSDP_KEPT &&
 		    o->fsdp_max > 0 && !s->zero_on && layers == 0 &&
 		    o->sched_min == PLAN_1F1B; f++)
-			/* over all d replicas, and HSDP's shard groups */
+			/* over all d replicas, and HSDP's shard groups
+			 * (of one replica: its context and expert ranks) */
 			for (long hs = 0; hs <= PLAN_HSDP_MAX; hs = hs ?
-			    2 * hs : 2)
+			    2 * hs : 1)
 				out[n++] = (struct plan_mode){ rc, 1, 0, 0, 0,
 				    0, 0, 0, 0, PLAN_1F1B, f, hs, 0 };
 		/* torchtitan's per-operator checkpointing: FSDP2's alone */
@@ -1177,7 +1178,7 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		 * one stage, kept when pipelined, over two devices or more
 		 * (plan_fsdp_plan_refused) */
 		if (md->fsdp && plan_fsdp_plan_refused(md->fsdp,
-		    md->fsdp_shard, it->K, it->d, v->c) != NULL)
+		    md->fsdp_shard, it->K, it->d, v->c * v->e) != NULL)
 			continue;
 		/* the placements, which differ only with two stages and
 		 * two replicas or more, without ZeRO copies: a replica's
