@@ -596,6 +596,11 @@ main(int argc, char *argv[])
 		    "parallelism)");
 		usage(stderr, 2);
 	}
+	if (o.torchtitan && o.deepep) {
+		warnx("-H deepep: torchtitan's DeepEP backend is not mapped "
+		    "(-X torchtitan dispatches by the flat all-to-all)");
+		usage(stderr, 2);
+	}
 	if (o.torchtitan && (o.sched_max > PLAN_1F1B || (o.rc_min ==
 	    RC_SELECTIVE && o.rc_max == RC_SELECTIVE) || o.block_max > 0)) {
 		warnx("-X torchtitan: its schedules and recomputation are not "
@@ -792,16 +797,18 @@ main(int argc, char *argv[])
 				    "(-A model.xml): torchtitan trains its own "
 				    "flavors", argv[0]);
 			if (torchtitan_flavor(li.model, &name) == NULL)
-				die("%s: torchtitan v0.2.2 has no Llama 3 flavor "
-				    "of this shape (-X none searches nestplan's "
-				    "whole space)", o.model);
+				die("%s: torchtitan v0.2.2 has no flavor of this "
+				    "shape (its Llama 3 and Qwen3 mixtures; -X "
+				    "none searches nestplan's whole space)",
+				    o.model);
 			if (env.optimizer != OPT_ADAM)
 				die("%s: -X torchtitan with -O sgd: torchtitan "
 				    "v0.2.2 runs Adam and AdamW", argv[0]);
 			if (ng == 0)
 				die("%s: torchtitan runs none of the variants "
-				    "(no experts or FP8; tensor parallelism "
-				    "with sequence parallelism; the sequence a "
+				    "(no FP8; tensor parallelism with sequence "
+				    "parallelism; experts whole or split over "
+				    "all the tensor ranks; the sequence a "
 				    "multiple of 2 t c)", argv[0]);
 			dpo.zero = DP_ZERO_OFF;
 			dpo.megatron_batch = 1;	/* whole batches */
@@ -810,6 +817,8 @@ main(int argc, char *argv[])
 			dpo.stage_major_max = 1;
 			dpo.stage_major_only = 1;
 			dpo.micro_per_stage = 1;
+			/* Qwen3: no pipelining_fn */
+			dpo.stages_max = torchtitan_pipelines(li.model) ? 0 : 1;
 			dpo.vmax = 1;
 			dpo.tp_overlap = 0;
 		}

@@ -179,7 +179,7 @@ grep -q 'needs the model' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
 "$BIN/dpsolve" -A configs/models/llama2-7b.xml -a $acc -n $net -N 64 -B 512 \
     -X torchtitan -o "$tmp/x.xml" "$tmp/l2.csv" 2> "$tmp/err" &&
     say "-X torchtitan planned Llama 2 7B"
-grep -q 'no Llama 3 flavor' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
+grep -q 'has no flavor of this shape' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
 
 # torchtitan's per-operator checkpointing (recompute 3): the one-stage
 # plan with it priced, no faster than the search's best (which lists

@@ -10,57 +10,119 @@ static void line(FILE *fp, int off, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /*
- * torchtitan v0.2.2's Llama 3 flavors (torchtitan/models/llama3/
- * __init__.py, llama3_args): dim, n_layers, n_heads, n_kv_heads, and the
- * FFN width its ffn_dim_multiplier and multiple_of give (int(8 dim / 3),
- * times the multiplier, rounded up to the multiple).
+ * torchtitan v0.2.2's flavors of the models it trains:
+ * - Llama 3 (torchtitan/models/llama3/__init__.py, llama3_args): dim,
+ *   n_layers, n_heads, n_kv_heads, and the FFN width its
+ *   ffn_dim_multiplier and multiple_of give (int(8 dim / 3), times the
+ *   multiplier, rounded up to the multiple); a head dim / n_heads wide,
+ *   vocabulary 128,256 (model/args.py), no query/key norm;
+ * - Qwen3's mixtures (torchtitan/models/qwen3/__init__.py, qwen3_args):
+ *   dim, n_layers, n_heads, n_kv_heads, head_dim 128, every layer's MLP
+ *   routed (moe_enabled: moe_inter_dim wide, MoEArgs' num_experts and
+ *   top_k, no shared experts), vocabulary 151,936, qk_norm.  Its
+ *   TrainSpec has no pipelining_fn, so torchtitan refuses to pipeline it
+ *   (train.py).
+ * Both: RMSNorm, a SwiGLU MLP, rotary positions, no bias, untied
+ * embeddings (enable_weight_tying false).
  */
 static const struct flavor {
-	long hidden, layers, heads, kv_heads, ffn;
+	long hidden, layers, heads, kv_heads, head_dim, ffn, experts, top_k;
+	long vocab;
+	int qk_norm, pipelines;
 	const char *name, *flavor;
 } flavors[] = {
-	{ 4096, 32, 32, 8, 14336, "llama3", "8B" },	/* 1.3, 1024 */
-	{ 8192, 80, 64, 8, 28672, "llama3", "70B" },	/* 1.3, 4096 */
-	{ 16384, 126, 128, 8, 53248, "llama3", "405B" },	/* 1.2, 4096 */
+	{ 4096, 32, 32, 8, 128, 14336, 0, 0, 128256, 0, 1, "llama3",
+	    "8B" },	/* 1.3, 1024 */
+	{ 8192, 80, 64, 8, 128, 28672, 0, 0, 128256, 0, 1, "llama3",
+	    "70B" },	/* 1.3, 4096 */
+	{ 16384, 126, 128, 8, 128, 53248, 0, 0, 128256, 0, 1, "llama3",
+	    "405B" },	/* 1.2, 4096 */
+	{ 2048, 48, 32, 4, 128, 768, 128, 8, 151936, 1, 0, "qwen3",
+	    "30B-A3B" },
+	{ 4096, 94, 64, 4, 128, 1536, 128, 8, 151936, 1, 0, "qwen3",
+	    "235B-A22B" },
 };
 
-const char *
-torchtitan_flavor(const struct model_cfg *model, const char **name)
+static const struct flavor *
+flavor_of(const struct model_cfg *model)
 {
 	for (size_t i = 0; model && i < sizeof flavors / sizeof flavors[0];
 	    i++) {
 		const struct flavor *f = &flavors[i];
+		long head_dim = model->head_dim > 0 ? model->head_dim :
+		    model->heads > 0 ? model->hidden / model->heads : 0;
+		long experts = model->experts > 1 ? model->experts : 0;
+		long ffn = experts && model->expert_ffn_hidden > 0 ?
+		    model->expert_ffn_hidden : model->ffn_hidden;
 
-		/* and the rest of its TransformerModelArgs: vocabulary
-		 * 128,256 (model/args.py), RMSNorm, a SwiGLU MLP, rotary
-		 * positions, no bias, untied embeddings, no query/key norm */
 		if (model->architecture == ARCH_DECODER &&
-		    model->experts <= 1 &&
+		    experts == f->experts &&
+		    (!experts || (model->top_k == f->top_k &&
+		    model->shared_expert_ffn_hidden == 0 &&
+		    model->dense_layers == 0 && model->router_groups <= 1 &&
+		    model->mtp_depth == 0)) &&
 		    model->q_lora_rank == 0 && model->kv_lora_rank == 0 &&
 		    model->hidden == f->hidden && model->layers == f->layers &&
 		    model->heads == f->heads && model->kv_heads ==
-		    f->kv_heads && model->ffn_hidden == f->ffn &&
-		    model->vocab == 128256 && model->norm == NORM_RMSNORM &&
+		    f->kv_heads && head_dim == f->head_dim && ffn == f->ffn &&
+		    model->vocab == f->vocab && model->norm == NORM_RMSNORM &&
 		    model->mlp == MLP_GATED && model->activation == ACT_SILU &&
 		    model->position == POS_ROTARY && !model->bias &&
-		    !model->tied_embeddings && !model->qk_norm) {
-			*name = f->name;
-			return f->flavor;
-		}
+		    !model->tied_embeddings && !model->qk_norm == !f->qk_norm)
+			return f;
 	}
 	return NULL;
+}
+
+const char *
+torchtitan_flavor(const struct model_cfg *model, const char **name)
+{
+	const struct flavor *f = flavor_of(model);
+
+	if (f == NULL)
+		return NULL;
+	*name = f->name;
+	return f->flavor;
+}
+
+int
+torchtitan_pipelines(const struct model_cfg *model)
+{
+	const struct flavor *f = flavor_of(model);
+
+	return f == NULL || f->pipelines;
+}
+
+/* torchtitan's context ranks: the graph's, and a fold's expert ranks
+ * that share a sequence with them (its cp mesh, of which ep takes
+ * them) */
+static long
+cp_degree(const struct layer_graph *g)
+{
+	return layers_var(g, g->var_c, 1) * layers_ep_fold(g);
+}
+
+/* Its expert tensor split: none or the tensor ranks' (ParallelDims
+ * asserts etp == tp or etp == 1 with ep > 1). */
+static int
+etp_runs(const struct layer_graph *g)
+{
+	long t = layers_var(g, g->var_t, 1);
+
+	return layers_expert_ranks(g) <= 1 || layers_expert_t(g) == 1 ||
+	    layers_expert_t(g) == t;
 }
 
 int
 torchtitan_variant_ok(const struct layer_graph *g,
     const struct model_cfg *model)
 {
-	long t = layers_var(g, g->var_t, 1), c = layers_var(g, g->var_c, 1);
+	long t = layers_var(g, g->var_t, 1), cp = cp_degree(g);
 	long s = summary_seq_len(g, model);
 
-	return !layers_has_experts(g) && g->var_fp8 == FP8_NONE &&
+	return etp_runs(g) && g->var_fp8 == FP8_NONE &&
 	    (t == 1 || (g->has_variant && g->var_sp)) &&
-	    (s <= 0 || s % (2 * t * c) == 0);
+	    (s <= 0 || s % (2 * t * cp) == 0);
 }
 
 /* Whether the graph's rows are torchtitan's modules, one each: the
@@ -86,7 +148,7 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
     const struct model_cfg *model, struct megatron_why *w)
 {
 	const struct layer_graph *g = p->g;
-	long t = layers_var(g, g->var_t, 1), c = layers_var(g, g->var_c, 1);
+	long t = layers_var(g, g->var_t, 1), c = cp_degree(g);
 	long b = layers_var(g, g->var_b, 1), s = summary_seq_len(g, model);
 	int sp = g->has_variant && g->var_sp, copies = 0;
 	const char *name;
@@ -94,9 +156,13 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 	w->n = 0;
 	for (int i = 0; i < p->nstages; i++)
 		copies |= p->stage[i].z > 1;
-	if (layers_has_experts(g))
-		cannot(w, "a mixture's experts (torchtitan's expert layouts "
-		    "are not mapped yet)");
+	if (!etp_runs(g))
+		cannot(w, "experts split over %ld of the %ld tensor ranks "
+		    "(torchtitan's expert_tensor_parallel_degree is 1 or the "
+		    "tensor degree)", layers_expert_t(g), t);
+	if (p->deepep)
+		cannot(w, "DeepEP's dispatch as priced (torchtitan's deepep "
+		    "backend is not mapped)");
 	if (g->var_fp8 != FP8_NONE)
 		cannot(w, "FP8 linear layers (torchtitan's float8 converters "
 		    "are not mapped yet)");
@@ -149,8 +215,13 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 		cannot(w, "no model config (dpsolve -A model.xml): without "
 		    "its flavor torchtitan trains its debug model");
 	else if (torchtitan_flavor(model, &name) == NULL)
-		cannot(w, "no Llama 3 flavor of the model's shape (torchtitan "
-		    "trains its registered models: add one)");
+		cannot(w, "no flavor of the model's shape (torchtitan trains "
+		    "its registered models: Llama 3, Qwen3's mixtures; add "
+		    "one)");
+	else if (p->nstages > 1 && !torchtitan_pipelines(model))
+		cannot(w, "%d stages: torchtitan v0.2.2 does not pipeline "
+		    "%s (its TrainSpec has no pipelining_fn)", p->nstages,
+		    name);
 	else if (!rows_are_modules(g, model->layers))
 		cannot(w, "rows that are not torchtitan's modules (the "
 		    "embedding, %ld blocks, the head: the analytic graphs')",
@@ -216,8 +287,12 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 {
 	const struct model_cfg *model = si->model;
 	const struct layer_graph *g = p->g;
-	long t = layers_var(g, g->var_t, 1), c = layers_var(g, g->var_c, 1);
+	long t = layers_var(g, g->var_t, 1), c = cp_degree(g);
 	long b = layers_var(g, g->var_b, 1), s = summary_seq_len(g, model);
+	/* a batch split's expert ranks are data-parallel ranks of b/e
+	 * samples each, in torchtitan's dp_shard (ep takes them from it) */
+	long eb = layers_ep_samples(g), ep = layers_expert_ranks(g);
+	long shard = p->fsdp_shard > 0 ? p->fsdp_shard : p->d;
 	long nproc, nnodes, block = 0;
 	int S = p->nstages, off;
 	const char *name = NULL, *flavor = torchtitan_flavor(model, &name);
@@ -257,7 +332,8 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 	line(fp, off, "[training]");
 	/* pipelined, a data-parallel rank's whole share in one step, cut
 	 * into micro-batches of b; else b, accumulated m times */
-	line(fp, off, "local_batch_size = %ld", S > 1 ? b * r->m : b);
+	line(fp, off, "local_batch_size = %ld", S > 1 ? b / eb * r->m :
+	    b / eb);
 	line(fp, off, "global_batch_size = %ld", m->global_batch);
 	if (s > 0)
 		line(fp, off, "seq_len = %ld", s);
@@ -267,18 +343,25 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 	line(fp, off, "[parallelism]");
 	/* HSDP: d / s groups of s sharding replicas */
 	line(fp, off, "data_parallel_replicate_degree = %ld", !p->fsdp ? p->d :
-	    p->fsdp_shard > 0 ? p->d / p->fsdp_shard : 1);
-	line(fp, off, "data_parallel_shard_degree = %ld", !p->fsdp ? 1 :
-	    p->fsdp_shard > 0 ? p->fsdp_shard : p->d);
+	    p->d / shard);
+	line(fp, off, "data_parallel_shard_degree = %ld", !p->fsdp ? eb :
+	    shard * eb);
 	/* "default": resharded without pipelining, kept with it */
 	if (p->fsdp)
 		line(fp, off, "fsdp_reshard_after_forward = \"default\"");
 	line(fp, off, "tensor_parallel_degree = %ld", t);
 	line(fp, off, "context_parallel_degree = %ld", c);
 	line(fp, off, "pipeline_parallel_degree = %d", S);
+	/* the experts' ranks (tensor ranks among them where whole) */
+	if (ep > 1) {
+		line(fp, off, "expert_parallel_degree = %ld", ep);
+		line(fp, off, "expert_tensor_parallel_degree = %ld",
+		    layers_expert_t(g));
+	}
 	if (S > 1) {
 		line(fp, off, "pipeline_parallel_schedule = \"1F1B\"");
-		line(fp, off, "pipeline_parallel_microbatch_size = %ld", b);
+		line(fp, off, "pipeline_parallel_microbatch_size = %ld",
+		    b / eb);
 		fputs(off ? "# " : "", fp);
 		fputs("module_fqns_per_model_part = [", fp);
 		for (int i = 0; i < S; i++) {

@@ -19,11 +19,15 @@
 
 /*
  * torchtitan's model name and flavor for a model of this shape (its
- * registered Llama 3 flavors: width, layers, heads, key/value heads and
- * FFN width), or NULL.
+ * registered Llama 3 flavors and Qwen3's mixtures: width, layers, heads,
+ * key/value heads, head and FFN widths, experts), or NULL.
  */
 const char *torchtitan_flavor(const struct model_cfg *model,
     const char **name);
+
+/* Whether torchtitan pipelines the model (a flavor's model with a
+ * pipelining_fn; 1 for a model of no flavor, refused otherwise). */
+int torchtitan_pipelines(const struct model_cfg *model);
 
 /*
  * Why torchtitan v0.2.2 cannot run a plan as dpsolve priced it, each
@@ -32,8 +36,12 @@ const char *torchtitan_flavor(const struct model_cfg *model,
  * distributed optimizer or ZeRO copies; tensor parallelism with sequence
  * parallelism; no interleaving or split schedule as priced;
  * recomputation none or full (torchtitan's selective is per operator or
- * per layer, not Megatron's); no experts or FP8 recipe (not mapped yet);
- * the sequence a multiple of 2 t c; the global batch a multiple of b d;
+ * per layer, not Megatron's); experts whole or split over all the tensor
+ * ranks, dispatched as priced without DeepEP; no FP8 recipe (not mapped
+ * yet); the sequence a multiple of 2 t c (c the context ranks with a
+ * fold's expert ranks); the global batch a multiple of b d;
+ * pipelining only where the model's has it, with a micro-batch a stage
+ * or more;
  * Adam (optimizer, OPT_*); and the model's config, of a flavor torchtitan
  * has, its rows torchtitan's modules.  Returns the number of reasons (0:
  * it runs).

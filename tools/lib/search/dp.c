@@ -1171,8 +1171,11 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		/* one stage has no drain to fill: 1F1B's plan */
 		if (md->schedule != PLAN_1F1B && it->K < 2)
 			continue;
-		/* PyTorch's pipelining: as many micro-batches as stages */
+		/* PyTorch's pipelining: as many micro-batches as stages,
+		 * where the framework pipelines the model at all */
 		if (s->o->micro_per_stage && it->K > 1 && it->m < it->K)
+			continue;
+		if (s->o->stages_max > 0 && it->K > s->o->stages_max)
 			continue;
 		/* FSDP2 as torchtitan runs it: resharded after forward on
 		 * one stage, kept when pipelined, over two devices or more
@@ -1528,6 +1531,10 @@ dp_solve_top(const struct plan_env *env, const struct layer_graph *const *g,
 		return pl_errf(err, NULL, 0, "no variant to search");
 	if (ng > 65535)
 		return pl_errf(err, NULL, 0, "%zu variants: at most 65535", ng);
+	/* a cell knows its stages only without ZeRO copies (K = S) */
+	if (o->stages_max > 0 && o->zero != DP_ZERO_OFF)
+		return pl_errf(err, NULL, 0, "a limit on the stages needs ZeRO "
+		    "off");
 	s.top = xcalloc(top_n, sizeof *s.top);
 	s.v = xcalloc(ng, sizeof *s.v);
 	for (size_t i = 0; i < ng; i++) {

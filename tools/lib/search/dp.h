@@ -79,6 +79,10 @@ struct dp_options {
 	 * (PyTorch's PipelineScheduleSingle raises when n_microbatches <
 	 * num_stages: torchtitan's 1F1B) */
 	int micro_per_stage;
+	/* the most stages a plan may have (0: any; torchtitan pipelines
+	 * some models not at all), with zero DP_ZERO_OFF only (a cell's K
+	 * is then its stages) */
+	long stages_max;
 	/* Megatron-LM's placements: a replica's stages together only where
 	 * it runs them (plan_megatron_order_refused) */
 	int megatron_order;

@@ -1,0 +1,71 @@
+# torchtitan's mixtures (issue 36, items 1-2): Qwen3-30B-A3B on 64 H100,
+# -X torchtitan.  The job names torchtitan's qwen3 flavor, every key is one
+# of v0.2.2's, its degrees make the 64 GPUs as ParallelDims multiplies
+# them (dp_replicate x dp_shard x cp x tp x pp), the expert degrees are
+# ones ParallelDims accepts (etp 1 or tp; ep dividing dp_shard x cp x tp /
+# etp and the 128 experts), and the experts' shard group the summary
+# names is torchtitan's efsdp, dp_shard x cp x tp / (etp x ep).  Qwen3 is
+# not pipelined by torchtitan v0.2.2 (no pipelining_fn): the search keeps
+# one stage, and a pipelined plan's job says why it cannot run.  -H deepep
+# with -X torchtitan is a usage error.
+set -u
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+acc=configs/accelerators/h100-80gb.xml
+net=configs/networks/spineleaf-h100-128.xml
+model=configs/models/qwen3-30b-a3b.xml
+say() { echo "$*"; fail=1; }
+run() { "$BIN/dpsolve" -A $model -a $acc -n $net -N 64 -B 512 "$@"; }
+val() { sed -n "s/^$2 = //p" "$1"; }
+
+"$BIN/graph-normalize" -D "$tmp/g" -a $acc -c $model -V b=1 \
+    -o "$tmp/g/index.csv" || exit 1
+run -X torchtitan -f torchtitan -o "$tmp/job.toml" "$tmp/g/index.csv" ||
+    say "-X torchtitan failed"
+grep -q 'cannot run' "$tmp/job.toml" && say "$(grep cannot "$tmp/job.toml")"
+awk '/^\[/ { sec = substr($0, 2, length($0) - 2); next }
+	/^[a-z_]+ = / { print sec "." $1 }' "$tmp/job.toml" > "$tmp/keys"
+[ -s "$tmp/keys" ] || say "no keys"
+while read -r k; do
+	grep -qx "$k" tests/torchtitan/keys-v0.2.2.txt ||
+	    say "$k is not one of torchtitan's keys"
+done < "$tmp/keys"
+[ "$(val "$tmp/job.toml" name)" = '"qwen3"' ] &&
+    [ "$(val "$tmp/job.toml" flavor)" = '"30B-A3B"' ] ||
+    say "model: $(val "$tmp/job.toml" name) $(val "$tmp/job.toml" flavor)"
+rep=$(val "$tmp/job.toml" data_parallel_replicate_degree)
+shard=$(val "$tmp/job.toml" data_parallel_shard_degree)
+cp=$(val "$tmp/job.toml" context_parallel_degree)
+tp=$(val "$tmp/job.toml" tensor_parallel_degree)
+pp=$(val "$tmp/job.toml" pipeline_parallel_degree)
+ep=$(val "$tmp/job.toml" expert_parallel_degree)
+etp=$(val "$tmp/job.toml" expert_tensor_parallel_degree)
+[ "$pp" = 1 ] || say "qwen3 pipelined over $pp stages"
+[ $((rep * shard * cp * tp * pp)) -eq 64 ] ||
+    say "$rep x $shard x $cp x $tp x $pp is not 64"
+if [ -z "$ep" ]; then
+	say "no expert parallelism"
+else
+	[ "$etp" = 1 ] || [ "$etp" = "$tp" ] || say "etp $etp with tp $tp"
+	[ $((shard * cp * tp % (etp * ep))) -eq 0 ] && [ $((128 % ep)) -eq 0 ] ||
+	    say "ep $ep does not divide $shard x $cp x $tp / $etp or 128"
+	efsdp=$((shard * cp * tp / (etp * ep)))
+	grep -q "an expert's weights sharded over the $efsdp devices" "$tmp/job.toml" ||
+	    say "efsdp $efsdp: $(grep -o "an expert's weights[^(]*" "$tmp/job.toml")"
+fi
+# torchtitan's accumulation: whole local batches over the batch ranks
+[ $((512 % ($(val "$tmp/job.toml" local_batch_size) * rep * shard))) -eq 0 ] ||
+    say "512 is not whole local batches over $rep x $shard ranks"
+
+# a pipelined FSDP2 plan: nestplan's whole space pipelines it (4 stages)
+run -X none -I only -o "$tmp/any.xml" "$tmp/g/index.csv" || exit 1
+grep -q '<parallelism p="[2-9]' "$tmp/any.xml" ||
+    say "-X none: not pipelined: $(grep '<parallelism' "$tmp/any.xml")"
+run -E "$tmp/any.xml" -f torchtitan -o "$tmp/piped.toml" "$tmp/g/index.csv" ||
+    say "no job for the pipelined plan"
+grep -q "cannot run this plan: [0-9]* stages: torchtitan v0.2.2 does not pipeline qwen3" \
+    "$tmp/piped.toml" || say "pipelined: $(grep cannot "$tmp/piped.toml")"
+run -X torchtitan -H deepep -o "$tmp/x.xml" "$tmp/g/index.csv" 2> /dev/null
+[ $? -eq 2 ] || say "-X torchtitan -H deepep: not a usage error"
+exit $fail
