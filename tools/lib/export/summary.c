@@ -73,7 +73,7 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 		snprintf(hsdp, sizeof hsdp, "HSDP: FSDP2 over groups of %ld "
 		    "DP ranks and their CP ranks, the groups' gradients "
 		    "all-reduced across %ld replicas (%s; torchtitan's, not "
-		    "Megatron-LM's)", p->fsdp_shard, p->d / p->fsdp_shard,
+		    "Megatron-LM's)", p->fsdp_shard * eb, p->d / p->fsdp_shard,
 		    p->fsdp == PLAN_FSDP_KEPT ? "gathered once a step and "
 		    "kept" : "each block gathered for every micro-batch");
 	snprintf(buf, len, "TP %ld%s, PP %d%s, CP %ld%s, DP %ld; micro-batch "
