@@ -819,7 +819,6 @@ main(int argc, char *argv[])
 			dpo.micro_per_stage = 1;
 			/* Qwen3: no pipelining_fn */
 			dpo.stages_max = torchtitan_pipelines(li.model) ? 0 : 1;
-			dpo.vmax = 1;
 			dpo.tp_overlap = 0;
 		}
 		if (o.flat) {

@@ -142,6 +142,24 @@ done
 want="$want, \"norm\", \"output\"]]"
 [ "$(val "$tmp/kept.toml" module_fqns_per_model_part)" = "$want" ] ||
     say "modules: $(val "$tmp/kept.toml" module_fqns_per_model_part)"
+# the same two stages interleaved (torchtitan's Interleaved1F1B): four
+# model parts of 8 blocks in the model's order, part j on rank j mod 2
+sed 's/ virtual_stages="1"/ virtual_stages="2"/' "$tmp/kept.xml" > "$tmp/il.xml"
+run -E "$tmp/il.xml" -f torchtitan -o "$tmp/il-off.toml" "$tmp/g/index.csv" ||
+    say "interleaved: no job"
+sed -n 's/^# \([a-z[]\)/\1/p' "$tmp/il-off.toml" > "$tmp/il.toml"
+[ "$(val "$tmp/il.toml" pipeline_parallel_schedule)" = '"Interleaved1F1B"' ] ||
+    say "interleaved: $(val "$tmp/il.toml" pipeline_parallel_schedule)"
+want='[["tok_embeddings"'
+i=0
+while [ $i -lt 32 ]; do
+	[ $i -gt 0 ] && [ $((i % 8)) -eq 0 ] && want="$want], [" || want="$want, "
+	want="$want\"layers.$i\""
+	i=$((i + 1))
+done
+want="$want, \"norm\", \"output\"]]"
+[ "$(val "$tmp/il.toml" module_fqns_per_model_part)" = "$want" ] ||
+    say "interleaved modules: $(val "$tmp/il.toml" module_fqns_per_model_part)"
 # the same two stages with one micro-batch a step: PyTorch's 1F1B needs a
 # micro-batch a stage or more (PipelineScheduleSingle raises)
 "$BIN/dpsolve" -A $model -a $acc -n $net -N 64 -B 32 -E "$tmp/kept.xml" \

@@ -208,10 +208,12 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 			int S = 0;
 			size_t start = 0;
 
-			/* FSDP2: without Megatron's data parallelism, one
-			 * chunk, 1F1B, no block recomputation, on graphs it
-			 * prices; resharding on one stage (below) */
-			if (fsdp ? dopt != o->distopt_min || f8 || nv > 1 ||
+			/* FSDP2: without Megatron's data parallelism, 1F1B
+			 * (interleaved only kept), no block recomputation,
+			 * on graphs it prices; resharding on one stage
+			 * (below) */
+			if (fsdp ? dopt != o->distopt_min || f8 ||
+			    (nv > 1 && fsdp != PLAN_FSDP_KEPT) ||
 			    sc != PLAN_1F1B || k > o->recompute_max ||
 			    plan_fsdp_refused(g[vi]) != NULL :
 			    o->fsdp_min > 0)
@@ -457,6 +459,7 @@ random_instances(void)
 	int fp8_gather = 0, zbh1 = 0, zbv = 0, dualpipev = 0;
 	int fsdp[PLAN_FSDP_KEPT + 1] = { 0 };	/* the winners' */
 	int fsdp_experts = 0;		/* of them, with experts */
+	int fsdp_interleaved = 0;	/* and interleaved */
 	int hsdp = 0;				/* of them, HSDP */
 	int stage_major = 0;			/* the winners placed so */
 	/* the experts' other layouts chosen: a batch split with a fold, an
@@ -666,6 +669,7 @@ random_instances(void)
 			hsdp += best.fsdp && best.fsdp_shard > 0;
 			fsdp_experts += best.fsdp && best.g->has_variant &&
 			    best.g->var_e > 1;
+			fsdp_interleaved += best.fsdp && best.v > 1;
 			stage_major += best.stage_major;
 			fp8_gather += best.fp8_param_gather;
 			zbh1 += best.schedule == PLAN_ZBH1;
@@ -810,13 +814,14 @@ random_instances(void)
 	    "ones, %d with more than one stage), %d interleaved; "
 	    "recompute none/full/selective/op %d/%d/%d/%d (block %d), distributed "
 	    "optimizer %d (gathering FP8 %d), FSDP2 %d resharded and %d "
-	    "kept (HSDP %d, with expert ranks %d), stage-major %d, ZB-H1 %d, ZB-V %d, DualPipeV %d; "
+	    "kept (HSDP %d, with expert ranks %d, interleaved %d), stage-major %d, ZB-H1 %d, ZB-V %d, DualPipeV %d; "
 	    "experts folded over a sequence in a batch split %d, split over "
 	    "fewer tensor ranks than t %d; %ld plans enumerated; "
 	    "Megatron's space dearer in %d (the encoder rule in %d)\n",
 	    infeasible, zero, zero_heavy_solved, zero_pipelines, interleaved,
 	    modes[0], modes[1], modes[2], modes[3], block, distopt, fp8_gather,
 	    fsdp[PLAN_FSDP_RESHARD], fsdp[PLAN_FSDP_KEPT], hsdp, fsdp_experts,
+	    fsdp_interleaved,
 	    stage_major, zbh1,
 	    zbv, dualpipev, fold, etp, brute_plans, mega_dearer,
 	    mega_encoder_dearer);
@@ -1781,6 +1786,63 @@ fsdp_by_hand(void)
 }
 
 /*
+ * FSDP2 kept and interleaved by hand (torchtitan's Interleaved1F1B; plan.c,
+ * fsdp_stage_cost): four rows, an embedding (10 ms forward, 20 backward,
+ * 2e7 parameter bytes), two blocks (30, 60, 4e7) and a head (20, 40,
+ * 2e7), two stages of two rows, v = 2 with the ends counted (a row a
+ * chunk), d = 2 on fsdp_by_hand's network (gathers of 10, 20, 20, 10 ms,
+ * reduce-scatters of 20, 40, 40, 20, copy-outs of 0.4, 0.8, 0.8, 0.4),
+ * B = 4 (m = 2).  Each chunk is a model part of its own, so its first
+ * forward pass waits for its own first gather: stage 0's chunks 10 +
+ * 10.4 and 20 + 30.8, 71.2 ms for 40 ms of passes, 31.2 ms of waits
+ * (one chain over both rows, as without interleaving: 10 + max(10.4, 20)
+ * + 30.8 = 60.8, 20.8 ms); stage 1's 20 + 30.8 and 10 + 20.4, 31.2 ms of
+ * waits.  Loads as kept: 120 + 3 and 150 + 3 ms (the fp32 accumulation,
+ * 5 x 6e7 / 1e11); syncs: the waits, the reduce-scatters 60 ms, Adam on
+ * 3e7 shard bytes 6 ms, the last casts 1.2 ms: 98.4 ms each, stage 1's
+ * less the drain's credit, stage 0's backward over v, 83 / 2.  Step:
+ * (2 + 1/2) x 0.153 + 0.0984 = 0.4809 s.
+ */
+static void
+fsdp_interleaved_by_hand(void)
+{
+	struct network net;
+	struct layer_graph g;
+	struct plan_env env;
+	struct plan_stage two[2] = { { 0, 1, 1, 0, 0 }, { 2, 3, 1, 0, 0 } };
+	struct plan p = { .g = &g, .d = 2, .nstages = 2, .stage = two,
+	    .v = 2, .ends_in_split = 1, .fsdp = PLAN_FSDP_KEPT };
+	struct plan_result r;
+	struct pl_err err;
+
+	four_devices(&net);
+	three_units(&g, &env, &net, 4);
+	layers_release(&g);
+	graph_alloc(&g, 4);
+	set_row(&g, 0, 0.01, 0.02, 2e7, 1e6, 0);
+	set_row(&g, 1, 0.03, 0.06, 4e7, 1e6, 0);
+	set_row(&g, 2, 0.03, 0.06, 4e7, 1e6, 0);
+	set_row(&g, 3, 0.02, 0.04, 2e7, 1e6, 0);
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 kept, interleaved");
+	EQ_DBL(r.stage[0].param_exposed_s, 0.0312, 1e-12, "FSDP2 "
+	    "interleaved: each chunk's first forward pass waits for its own "
+	    "first gather (31.2 ms)");
+	EQ_DBL(r.stage[0].sync_s, 0.0984, 1e-12, "FSDP2 interleaved: stage "
+	    "0's waits, reduce-scatters, step and casts");
+	EQ_DBL(r.stage[1].load_s, 0.153, 1e-12, "FSDP2 interleaved: stage 1 "
+	    "a micro-batch");
+	EQ_DBL(r.step_s, 0.4809, 1e-12, "FSDP2 interleaved: step 0.4809 s");
+	plan_result_release(&r);
+	p.v = 1;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 kept, the same "
+	    "stages not interleaved");
+	EQ_DBL(r.stage[0].param_exposed_s, 0.0208, 1e-12, "FSDP2: one chain "
+	    "over the stage's rows (20.8 ms)");
+	plan_result_release(&r);
+	layers_release(&g);
+}
+
+/*
  * HSDP by hand: the three rows of fsdp_by_hand resharded on one stage, d
  * = 4 on two nodes of two devices (inside 1e10 B/s, between 1e9, no
  * latency), B = 8 (m = 2).  Over all four (FSDP2), an all-reduce of X
@@ -2073,6 +2135,7 @@ main(void)
 	optimizer_shards();
 	fsdp_by_hand();
 	fsdp_experts_by_hand();
+	fsdp_interleaved_by_hand();
 	hsdp_by_hand();
 	context_parallel_group();
 	alpha_floor();

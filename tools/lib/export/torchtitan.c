@@ -191,10 +191,9 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 		cannot(w, "%ld micro-batches on %d stages (PyTorch's "
 		    "PipelineScheduleSingle needs as many as the stages or "
 		    "more)", global_batch / (b * p->d), p->nstages);
-	if (p->v > 1 || p->schedule != PLAN_1F1B)
+	if (p->schedule != PLAN_1F1B)
 		cannot(w, "%s as priced (its schedules are PyTorch's, "
-		    "not mapped yet)", p->v > 1 ? "interleaving" :
-		    plan_schedule_name[p->schedule]);
+		    "not mapped yet)", plan_schedule_name[p->schedule]);
 	if (p->recompute == RC_SELECTIVE || p->recompute_layers > 0)
 		cannot(w, "Megatron's %s recomputation (torchtitan's selective "
 		    "is per operator or per layer)", p->recompute_layers > 0 ?
@@ -280,6 +279,44 @@ row_modules(FILE *fp, const struct layer_graph *g, size_t i, long *block,
 	*first = 0;
 }
 
+/*
+ * An interleaved plan's model parts in the model's order, S v of them:
+ * torchtitan gives part j to pipeline rank j mod S (its "loop" style
+ * for Interleaved1F1B), so part c S + i is chunk c of stage i, a stage's
+ * layers of the split cut into v equal chunks (Megatron's interleaving,
+ * which the plan was priced with), the embedding in the first part and
+ * the norm and output in the last, taking a layer's place where the
+ * plan counts them.
+ */
+static void
+chunk_modules(FILE *fp, const struct plan *p)
+{
+	const struct layer_graph *g = p->g;
+	int S = p->nstages, ends = p->ends_in_split;
+	long v = p->v, block = 0;
+
+	for (long ch = 0; ch < v; ch++)
+		for (int i = 0; i < S; i++) {
+			int head = ch == 0 && i == 0;
+			int tail = ch == v - 1 && i == S - 1;
+			long t = layers_split_count(g, p->stage[i].first,
+			    p->stage[i].last, ends) / v - (ends ? head + tail :
+			    0);
+			const char *sep = "";
+
+			fputs(ch || i ? ", [" : "[", fp);
+			if (head) {
+				fputs("\"tok_embeddings\"", fp);
+				sep = ", ";
+			}
+			for (; t > 0; t--, sep = ", ")
+				fprintf(fp, "%s\"layers.%ld\"", sep, block++);
+			if (tail)
+				fprintf(fp, "%s\"norm\", \"output\"", sep);
+			fputc(']', fp);
+		}
+}
+
 int
 torchtitan_write(FILE *fp, const struct plan_meta *m,
     const struct summary_info *si, long node_devices, int optimizer,
@@ -359,12 +396,18 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 		    layers_expert_t(g));
 	}
 	if (S > 1) {
-		line(fp, off, "pipeline_parallel_schedule = \"1F1B\"");
+		/* PyTorch's Interleaved1F1B runs Megatron's order where S
+		 * divides m (its rounds of S micro-batches), as the
+		 * evaluator asks of an interleaved plan */
+		line(fp, off, "pipeline_parallel_schedule = \"%s\"", p->v > 1 ?
+		    "Interleaved1F1B" : "1F1B");
 		line(fp, off, "pipeline_parallel_microbatch_size = %ld",
 		    b / eb);
 		fputs(off ? "# " : "", fp);
 		fputs("module_fqns_per_model_part = [", fp);
-		for (int i = 0; i < S; i++) {
+		if (p->v > 1)
+			chunk_modules(fp, p);
+		for (int i = 0; i < S && p->v <= 1; i++) {
 			int first = 1;
 
 			fputs(i ? ", [" : "[", fp);

@@ -1338,6 +1338,47 @@ fsdp_copy_s(const struct plan_cell *c, double factor, double bytes)
 }
 
 /*
+ * A forward pass's time over rows [a, b] when nothing is gathered yet:
+ * the first unit's gather, then each unit's copy-out and compute beside
+ * the next unit's gather; *fwd_sum gains the passes alone.
+ */
+static double
+fsdp_chain_s(const struct plan_cell *c, size_t at, size_t a, size_t b,
+    double *fwd_sum)
+{
+	double t = fsdp_unit_gather_s(c, at, a);
+
+	for (size_t i = a; i <= b; i++) {
+		double f, bwd, next = i < b ? fsdp_unit_gather_s(c, at, i + 1) :
+		    0;
+
+		row_passes(c, i, &f, &bwd);
+		*fwd_sum += f;
+		t += fmax(f + fsdp_copy_s(c, FSDP_COPY_OUT, row_params(c->v, i)),
+		    next);
+	}
+	return t;
+}
+
+/* The last row of the interleaved chunk that starts at row a of a stage
+ * ending at `last`, `per` rows of the split a chunk (layers_split_count:
+ * the embedding and the head counted where the mode counts them, else
+ * in the first and the last chunk). */
+static size_t
+chunk_last(const struct plan_cell *c, size_t a, size_t last, long per)
+{
+	size_t n = c->v->g->n;
+	long seen = 0;
+
+	for (size_t i = a; i < last; i++) {
+		seen += c->mode.ends_in_split || (i > 0 && i + 1 < n);
+		if (seen == per)
+			return i;
+	}
+	return last;
+}
+
+/*
  * Prices rows [first, last] at slot u under FSDP2 into o, which holds
  * the stage's costs without it.  Resharded after forward (one stage): a
  * micro-batch's forward pass waits for the first unit's gather and then
@@ -1353,7 +1394,14 @@ fsdp_copy_s(const struct plan_cell *c, double factor, double bytes)
  * Kept (pipelined): no traffic a micro-batch; the step's first forward
  * pass waits as above, and every unit's reduce-scatter runs after the
  * last backward pass, exposed.  Either way with the copies above in the
- * compute stream's time.
+ * compute stream's time.  Kept and interleaved (torchtitan's
+ * Interleaved1F1B), each of the stage's v chunks is a model part
+ * sharded apart, so each chunk's first forward pass waits for its own
+ * first unit's gather; the chunks' reduce-scatters are priced after the
+ * stage's last backward pass as one chunk's are, though PyTorch's
+ * pipelining issues each chunk's after its own last backward pass
+ * (REDUCE_GRAD), before its other chunks' last ones: that overlap is not
+ * credited, so the sync is a bound from above.
  */
 static void
 fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
@@ -1368,20 +1416,28 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		group_costs(c, u, 1);
 	/* the forward pass: the first unit's gather, then each unit's
 	 * copy-out and compute beside the next unit's gather (resharded:
-	 * every micro-batch; kept: the step's first) */
-	fwd_t = fsdp_unit_gather_s(c, at, first);
+	 * every micro-batch; kept: the step's first, a chunk at a time) */
 	for (size_t i = first; i <= last; i++) {
-		double f, b, next = i < last ? fsdp_unit_gather_s(c, at,
-		    i + 1) : 0;
+		double f, b;
 
 		row_passes(c, i, &f, &b);
 		gathers += fsdp_unit_gather_s(c, at, i);
 		reduces += fsdp_unit_reduce_s(c, at, i);
 		passes += f + b;
-		fwd_sum += f;
-		fwd_t += fmax(f + fsdp_copy_s(c, FSDP_COPY_OUT,
-		    row_params(v, i)), next);
 	}
+	fwd_t = 0;
+	if (c->mode.v > 1) {
+		long per = layers_split_count(v->g, first, last,
+		    c->mode.ends_in_split) / c->mode.v;
+
+		for (size_t a = first; a <= last;) {
+			size_t b = chunk_last(c, a, last, per);
+
+			fwd_t += fsdp_chain_s(c, at, a, b, &fwd_sum);
+			a = b + 1;
+		}
+	} else
+		fwd_t = fsdp_chain_s(c, at, first, last, &fwd_sum);
 	o->optimizer_s = optimizer_step_s(c, first, last, 1, 0);
 	o->grad_dense_cost = fsdp_group(c, at, 0);
 	o->grad_expert_cost = fsdp_group(c, at, 1);
@@ -1685,10 +1741,9 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			    "replaces Megatron's data parallelism: not with the "
 			    "distributed optimizer, its overlaps, "
 			    "tp_comm_overlap or ZeRO copies", p->fsdp);
-		if (p->v > 1 || p->schedule != PLAN_1F1B ||
-		    p->recompute_layers > 0)
+		if (p->schedule != PLAN_1F1B || p->recompute_layers > 0)
 			return pl_errf(err, NULL, p->line, "fsdp %d: priced "
-			    "under 1F1B with one chunk a stage and without "
+			    "under 1F1B (interleaved or not) and without "
 			    "block recomputation only", p->fsdp);
 		why = plan_fsdp_plan_refused(p->fsdp, p->fsdp_shard,
 		    p->nstages, p->d, layers_var(g, g->var_c, 1) *

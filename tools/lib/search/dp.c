@@ -758,17 +758,20 @@ list_modes(const struct search *s, struct plan_mode *out)
 		int rc = k < nk ? o->recompute_min + (int)k : RC_FULL;
 		long layers = k < nk ? 0 : k - nk + 1;
 
-		/* FSDP2: one chunk a stage under 1F1B, nothing of
-		 * Megatron's data parallelism (its own replaces it) */
+		/* FSDP2 under 1F1B, nothing of Megatron's data
+		 * parallelism (its own replaces it); kept (pipelined)
+		 * interleaved too, torchtitan's Interleaved1F1B */
 		for (int f = PLAN_FSDP_RESHARD; f <= PLAN_FSDP_KEPT &&
 		    o->fsdp_max > 0 && !s->zero_on && layers == 0 &&
 		    o->sched_min == PLAN_1F1B; f++)
+		for (long nv = 1; nv <= (f == PLAN_FSDP_KEPT ? vmax : 1); nv++)
+		for (int ends = 0; ends <= (nv > 1); ends++)
 			/* over all d replicas, and HSDP's shard groups
 			 * (of one replica: its context and expert ranks) */
 			for (long hs = 0; hs <= PLAN_HSDP_MAX; hs = hs ?
 			    2 * hs : 1)
-				out[n++] = (struct plan_mode){ rc, 1, 0, 0, 0,
-				    0, 0, 0, 0, PLAN_1F1B, f, hs, 0 };
+				out[n++] = (struct plan_mode){ rc, nv, 0, 0,
+				    0, ends, 0, 0, 0, PLAN_1F1B, f, hs, 0 };
 		/* torchtitan's per-operator checkpointing: FSDP2's alone */
 		if (o->fsdp_min > 0 || rc == RC_OP)
 			continue;
@@ -903,12 +906,20 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 	size_t n = 0, nmodes;
 	struct plan_mode *modes;
 
+	size_t layouts = 1, shards = 1;
+
 	free(s->modes);
 	/* a kind's modes: v = 1 under 1F1B and ZB-H1; each v > 1 with the
-	 * ends counted or not, and at v = 2 so under ZB-V and DualPipeV */
+	 * ends counted or not, and at v = 2 so under ZB-V and DualPipeV;
+	 * FSDP2's resharded at v = 1 and kept at each v (and its ends),
+	 * over all replicas or HSDP's groups of 1, 2, ... PLAN_HSDP_MAX */
+	if (s->o->vmax > 1)
+		layouts += 2 * (size_t)(s->o->vmax - 1);
+	for (long hs = 1; hs <= PLAN_HSDP_MAX; hs *= 2)
+		shards++;
 	s->modes = modes = xcalloc((size_t)(RC_N + block_depths(s->o)) * 3 *
-	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 4 : 2) + 2 * RC_N *
-	    (1 + 10), sizeof *modes);	/* FSDP2's: HSDP 2..1024 */
+	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 4 : 2) + RC_N *
+	    (1 + layouts) * shards, sizeof *modes);
 	s->nmodes = nmodes = list_modes(s, modes);
 	st = xcalloc(ng * nmodes, sizeof *st);
 	for (size_t vi = 0; vi < ng; vi++) {
