@@ -1802,6 +1802,14 @@ fsdp_by_hand(void)
  * 3e7 shard bytes 6 ms, the last casts 1.2 ms: 98.4 ms each, stage 1's
  * less the drain's credit, stage 0's backward over v, 83 / 2.  Step:
  * (2 + 1/2) x 0.153 + 0.0984 = 0.4809 s.
+ *
+ * Without the ends counted, on six rows (the embedding, four blocks, the
+ * head; stages 0-2 and 3-5, a block a chunk): stage 0's chunks are the
+ * embedding with the first block, 10 + max(10.4, 20) + 30.8, and the
+ * second block, 20 + 30.8, 41.6 ms of waits for 70 of passes; stage 1's
+ * the third block, 20 + 30.8, and the fourth with the head, which counts
+ * for no layer and so ends the last chunk: 20 + max(30.8, 10) + 20.4, 42
+ * ms of waits for 80.
  */
 static void
 fsdp_interleaved_by_hand(void)
@@ -1838,6 +1846,24 @@ fsdp_interleaved_by_hand(void)
 	    "stages not interleaved");
 	EQ_DBL(r.stage[0].param_exposed_s, 0.0208, 1e-12, "FSDP2: one chain "
 	    "over the stage's rows (20.8 ms)");
+	plan_result_release(&r);
+	layers_release(&g);
+	graph_alloc(&g, 6);
+	set_row(&g, 0, 0.01, 0.02, 2e7, 1e6, 0);
+	for (size_t i = 1; i < 5; i++)
+		set_row(&g, i, 0.03, 0.06, 4e7, 1e6, 0);
+	set_row(&g, 5, 0.02, 0.04, 2e7, 1e6, 0);
+	two[0] = (struct plan_stage){ 0, 2, 1, 0, 0 };
+	two[1] = (struct plan_stage){ 3, 5, 1, 0, 0 };
+	p.v = 2;
+	p.ends_in_split = 0;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 kept, interleaved, "
+	    "the ends not counted");
+	EQ_DBL(r.stage[0].param_exposed_s, 0.0416, 1e-12, "FSDP2 "
+	    "interleaved: the embedding in the first chunk (41.6 ms)");
+	EQ_DBL(r.stage[1].param_exposed_s, 0.042, 1e-12, "FSDP2 "
+	    "interleaved: the head in the last chunk, not one of its own "
+	    "(42 ms)");
 	plan_result_release(&r);
 	layers_release(&g);
 }

@@ -257,7 +257,7 @@ layout_short(char *buf, size_t len, const struct plan *p)
 		size_t at = strlen(buf);
 
 		snprintf(buf + at, len > at ? len - at : 0, " (HSDP %ld x %ld)",
-		    p->d / p->fsdp_shard, p->fsdp_shard);
+		    p->d / p->fsdp_shard, p->fsdp_shard * eb);
 	}
 	if (g->var_fp8 != FP8_NONE) {
 		size_t at = strlen(buf);

@@ -156,6 +156,11 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 	w->n = 0;
 	for (int i = 0; i < p->nstages; i++)
 		copies |= p->stage[i].z > 1;
+	if (model && layers_expert_ranks(g) > 1 && model->experts %
+	    layers_expert_ranks(g))
+		cannot(w, "%ld experts over %ld expert ranks (torchtitan "
+		    "splits whole experts)", model->experts,
+		    layers_expert_ranks(g));
 	if (!etp_runs(g))
 		cannot(w, "experts split over %ld of the %ld tensor ranks "
 		    "(torchtitan's expert_tensor_parallel_degree is 1 or the "

@@ -34,7 +34,8 @@ int torchtitan_pipelines(const struct model_cfg *model);
  * reason in w (struct megatron_why, the same list): FSDP2 (its other ways
  * train in fp32 or on fp32 weights, not priced), never Megatron's
  * distributed optimizer or ZeRO copies; tensor parallelism with sequence
- * parallelism; no interleaving or split schedule as priced;
+ * parallelism; 1F1B, interleaved or not (PyTorch's Interleaved1F1B), no
+ * split schedule as priced;
  * recomputation none or full (torchtitan's selective is per operator or
  * per layer, not Megatron's); experts whole or split over all the tensor
  * ranks, dispatched as priced without DeepEP; no FP8 recipe (not mapped

@@ -1363,17 +1363,28 @@ fsdp_chain_s(const struct plan_cell *c, size_t at, size_t a, size_t b,
 /* The last row of the interleaved chunk that starts at row a of a stage
  * ending at `last`, `per` rows of the split a chunk (layers_split_count:
  * the embedding and the head counted where the mode counts them, else
- * in the first and the last chunk). */
+ * in the first and the last chunk: a chunk that fills up before rows
+ * that count for none, the head, takes them). */
+static int
+row_counts(const struct plan_cell *c, size_t i)
+{
+	return c->mode.ends_in_split || (i > 0 && i + 1 < c->v->g->n);
+}
+
 static size_t
 chunk_last(const struct plan_cell *c, size_t a, size_t last, long per)
 {
-	size_t n = c->v->g->n;
 	long seen = 0;
 
 	for (size_t i = a; i < last; i++) {
-		seen += c->mode.ends_in_split || (i > 0 && i + 1 < n);
-		if (seen == per)
-			return i;
+		seen += row_counts(c, i);
+		if (seen == per) {
+			size_t j = i + 1;
+
+			while (j <= last && !row_counts(c, j))
+				j++;
+			return j > last ? last : i;
+		}
 	}
 	return last;
 }

@@ -106,17 +106,20 @@ struct plan_mode {
 	/* PyTorch's FSDP2 as torchtitan applies it (docs/model.md, "FSDP2")
 	 * in place of Megatron's data parallelism: every parameter, its
 	 * gradient and Adam's states sharded over the stage's data-parallel
-	 * group (d c devices), a row a unit, gathered in bf16 and its
+	 * group (d c e devices; an expert's over the d c of its expert rank,
+	 * torchtitan's efsdp), a row a unit, gathered in bf16 and its
 	 * gradient reduce-scattered in fp32.  PLAN_FSDP_RESHARD: each unit
 	 * gathered for every micro-batch's forward and again for its
 	 * backward pass, its gradient reduce-scattered after each (one
 	 * stage: torchtitan's default without pipelining); PLAN_FSDP_KEPT:
 	 * gathered on the step's first forward pass and kept, the gradients
 	 * reduce-scattered once after the last backward pass (its default
-	 * with pipelining).  0: off. */
+	 * with pipelining; interleaved too, each chunk a model part of its
+	 * own).  0: off. */
 	int fsdp;
 	/* HSDP: FSDP2 sharded over groups of fsdp_shard replicas (times
-	 * their c context ranks), the groups' gradients all-reduced across
+	 * their c context and e expert ranks; an expert's their c), the
+	 * groups' gradients all-reduced across
 	 * the d / fsdp_shard groups after every reduce-scatter
 	 * (torchtitan's data_parallel_shard_degree and _replicate_degree);
 	 * 0: over all d replicas */

@@ -847,7 +847,8 @@ struct stream {
 	unsigned short variant;
 	unsigned mode;		/* index into search.modes (list_modes:
 				 * dpsolve's -R 128 -v 64 make at most
-				 * (4 + 128) 3 (2 64 + 4) + 88 = 52,360) */
+				 * (4 + 128) 3 (2 64 + 4) + 4 (1 + 127) 12
+				 * = 58,416) */
 };
 
 /*
