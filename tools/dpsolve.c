@@ -597,8 +597,9 @@ main(int argc, char *argv[])
 		usage(stderr, 2);
 	}
 	if (o.torchtitan && o.deepep) {
-		warnx("-H deepep: torchtitan's DeepEP backend is not mapped "
-		    "(-X torchtitan dispatches by the flat all-to-all)");
+		warnx("-H deepep: torchtitan v0.2.2's Qwen3 dispatches by the "
+		    "flat all-to-all whatever expert_parallel_comm_backend says "
+		    "(its parallelize_qwen3 does not pass use_deepep)");
 		usage(stderr, 2);
 	}
 	if (o.torchtitan && (o.sched_max > PLAN_1F1B || (o.rc_min ==

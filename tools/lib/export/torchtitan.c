@@ -166,8 +166,10 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 		    "(torchtitan's expert_tensor_parallel_degree is 1 or the "
 		    "tensor degree)", layers_expert_t(g), t);
 	if (p->deepep)
-		cannot(w, "DeepEP's dispatch as priced (torchtitan's deepep "
-		    "backend is not mapped)");
+		cannot(w, "DeepEP's dispatch as priced (torchtitan v0.2.2's "
+		    "Qwen3 runs the flat all-to-all whatever its "
+		    "expert_parallel_comm_backend: parallelize_qwen3 does not "
+		    "pass use_deepep)");
 	if (g->var_fp8 != FP8_NONE)
 		cannot(w, "FP8 linear layers (torchtitan's float8 converters "
 		    "are not mapped yet)");
