@@ -7,7 +7,8 @@
  * time and the activations it holds at its peak, beside the closed forms
  * dpsolve -E prices (issue 35; the engine: lib/sim/pipeline.h;
  * docs/model.md, "Pipeline schedules, simulated").  Schedules: 1F1B,
- * GPipe, Megatron-LM's interleaving, ZB-H1, ZB-V, DualPipe, DualPipeV.
+ * GPipe, Megatron-LM's interleaving, ZB-H1, ZB-V, DualPipe, DualPipeV;
+ * FSDP2's plans as torchtitan runs them (1F1B, Interleaved1F1B).
  */
 #include <getopt.h>
 #include <math.h>
@@ -504,6 +505,145 @@ rank_syncs(const struct plan *p, const struct plan_result *r,
 	free(last_of);
 }
 
+/*
+ * FSDP2 kept gathered (docs/model.md, "FSDP2, simulated"): each chunk of
+ * each rank a model part torchtitan shards apart, its units (a row each)
+ * gathered on its first forward pass one ahead of the compute, as FSDP2's
+ * pre-forward hooks issue them (PIPE_GATHER_CHAIN, one kind: the dense
+ * and the experts' gathers share FSDP2's stream), each unit's gather
+ * followed by its copy-out on the compute stream (priced as part of its
+ * gather here; the closed form puts it beside the next gather).  The
+ * chunks as plan.c cuts a stage (plan_chunk_last).  Resharded plans (one
+ * stage) have their waits inside their passes already: NULL.
+ */
+static struct pipe_gather *
+fsdp_gathers(const struct plan *p, const struct plan_result *r,
+    const struct plan_env *env, int v)
+{
+	const struct layer_graph *g = p->g;
+	int S = r->nstages;
+	struct pipe_gather *gat;
+
+	if (p->fsdp != PLAN_FSDP_KEPT)
+		return NULL;
+	gat = xcalloc((size_t)(S * v), sizeof *gat);
+	for (int i = 0; i < S; i++) {
+		const struct plan_stage *st = &p->stage[i];
+		long per = layers_split_count(g, st->first, st->last,
+		    p->ends_in_split) / v;
+		size_t a = st->first;
+
+		for (int k = 0; k < v && a <= st->last; k++) {
+			size_t b = v > 1 ? plan_chunk_last(g, p->ends_in_split,
+			    a, st->last, per) : st->last, n = b - a + 1;
+			struct pipe_gather *ga = &gat[i * v + k];
+			double *sh = xcalloc(2 * n + 1, sizeof *sh);
+			double *gs = sh + n, sum = 0, before = 0;
+
+			for (size_t j = a; j <= b; j++)
+				sum += g->l[j].forward_s;
+			for (size_t j = 0; j < n; j++) {
+				const struct layer *L = &g->l[a + j];
+				double out, cast;
+
+				plan_fsdp_copies_s(env, L->parameter_bytes,
+				    &out, &cast);
+				sh[j] = sum > 0 ? fmin(1, before / sum) :
+				    (double)j / (double)n;
+				before += L->forward_s;
+				gs[j] = plan_fsdp_gather_s(&r->stage[i].fsdp,
+				    L->dense_parameter_bytes,
+				    L->parameter_bytes -
+				    L->dense_parameter_bytes) + out;
+			}
+			ga->n = n;
+			ga->share_before = sh;
+			ga->gather_s = gs;
+			ga->kind = xcalloc(n + 1, sizeof *ga->kind);
+			ga->dispatch = PIPE_GATHER_CHAIN;
+			a = b + 1;
+		}
+	}
+	return gat;
+}
+
+/*
+ * Each rank's exposed sync after its last pass under FSDP2: resharded,
+ * the optimizer step alone (every micro-batch reduces its own); kept, each
+ * chunk's units cast into their reduce-scatters' fp32 input and reduce-
+ * scattered (HSDP: then all-reduced) one after another from the end of
+ * that chunk's own last backward pass, as PyTorch's pipelining runs its
+ * REDUCE_GRAD action there, the chunks in the order they finish, then the
+ * optimizer step.  out[S].
+ */
+static void
+fsdp_rank_syncs(const struct plan *p, const struct plan_result *r,
+    const struct pipe_result *sim, const struct plan_env *env, int v,
+    double *out)
+{
+	const struct layer_graph *g = p->g;
+	int S = r->nstages;
+	double *last_end = xcalloc((size_t)(S * v), sizeof *last_end);
+
+	for (size_t e = 0; e < sim->nev; e++) {
+		const struct pipe_event *ev = &sim->ev[e];
+		double *at = &last_end[ev->rank * v + ev->chunk];
+
+		if (ev->kind != PIPE_F)
+			*at = fmax(*at, ev->end_s);
+	}
+	for (int i = 0; i < S; i++) {
+		const struct plan_stage *st = &p->stage[i];
+		const struct stage_cost *sc = &r->stage[i];
+		long per = layers_split_count(g, st->first, st->last,
+		    p->ends_in_split) / v;
+		double rs = 0, cast[64], red[64], ends[64];
+		int order[64], nk = 0;
+		size_t a = st->first;
+
+		out[i] = sc->optimizer_s;
+		if (p->fsdp != PLAN_FSDP_KEPT)
+			continue;
+		for (int k = 0; k < v && k < 64 && a <= st->last; k++) {
+			size_t b = v > 1 ? plan_chunk_last(g, p->ends_in_split,
+			    a, st->last, per) : st->last;
+
+			cast[k] = red[k] = 0;
+			for (size_t j = a; j <= b; j++) {
+				const struct layer *L = &g->l[j];
+				double co, ca;
+
+				plan_fsdp_copies_s(env, L->parameter_bytes,
+				    &co, &ca);
+				cast[k] += ca;
+				red[k] += plan_fsdp_reduce_s(&sc->fsdp,
+				    L->dense_parameter_bytes,
+				    L->parameter_bytes -
+				    L->dense_parameter_bytes);
+			}
+			ends[k] = last_end[i * v + k];
+			order[nk++] = k;
+			a = b + 1;
+		}
+		/* the chunks in the order their last backward passes end */
+		for (int x = 1; x < nk; x++)
+			for (int y = x; y > 0 && ends[order[y]] <
+			    ends[order[y - 1]]; y--) {
+				int t = order[y];
+
+				order[y] = order[y - 1];
+				order[y - 1] = t;
+			}
+		for (int x = 0; x < nk; x++) {
+			int k = order[x];
+
+			rs = fmax(rs, ends[k] + cast[k]) + red[k];
+		}
+		out[i] += fmax(sim->end_s[i], rs) - sim->end_s[i];
+	}
+	free(last_end);
+}
+
 /* A rank's memory at its simulated peak: its stage's weights, gradients
  * and optimizer states (DualPipe: its two stages'), the working set, and
  * what each chunk-micro-batch held beyond the first keeps (held: in
@@ -680,11 +820,17 @@ main(int argc, char *argv[])
 			die("%s: stage %d has %ld ZeRO copies: pipesim "
 			    "simulates plans without them", o.plan, i,
 			    p.stage[i].z);
-	if (p.fsdp)
-		die("%s: fsdp %d: pipesim does not yet simulate FSDP2's "
-		    "gathers and reduce-scatters (dpsolve -E prices them)",
-		    o.plan, p.fsdp);
 	v = p.v > 1 ? (int)p.v : 1;
+	/* FSDP2: torchtitan's 1F1B, interleaved or not (its groups of S,
+	 * Megatron's order) */
+	if (p.fsdp && (o.sched >= 0 ? o.sched != PS_1F1B || v > 1 :
+	    o.group > 0 && o.group != p.nstages))
+		die("%s: fsdp %d: FSDP2 plans run torchtitan's 1F1B or "
+		    "Interleaved1F1B (its rounds of p micro-batches): not -s "
+		    "or -u", o.plan, p.fsdp);
+	if (p.fsdp && v > 64)
+		die("%s: fsdp %d: %d model chunks a stage; pipesim simulates "
+		    "FSDP2 on 64 at most", o.plan, p.fsdp, v);
 	/* a plan searched under a split schedule (dpsolve -Y) runs it
 	 * unless told */
 	if (o.sched < 0 && p.schedule != PLAN_1F1B)
@@ -727,13 +873,16 @@ main(int argc, char *argv[])
 		default:
 			pipe_order_1f1b(p.nstages, i, r.m, &orders[i]);
 		}
-	gathers = chunk_gathers(&p, &r, sched, v, o.group ? o.group :
-	    p.nstages);
+	gathers = p.fsdp ? fsdp_gathers(&p, &r, &env, v) : chunk_gathers(&p,
+	    &r, sched, v, o.group ? o.group : p.nstages);
 	c.gather = gathers;
 	if (pipe_simulate(&c, orders, &sim, &err) < 0)
 		die_err(&err);
 	syncs = xcalloc((size_t)p.nstages, sizeof *syncs);
-	rank_syncs(&p, &r, &sim, &env, sched, v, syncs);
+	if (p.fsdp)
+		fsdp_rank_syncs(&p, &r, &sim, &env, v, syncs);
+	else
+		rank_syncs(&p, &r, &sim, &env, sched, v, syncs);
 	write_summary(out.fp, &r, &sim, syncs, sched, v, env.memory_bytes);
 	free(syncs);
 	if (o.timeline)

@@ -403,17 +403,14 @@ for table in "$@"; do
 		# Gantt chart drawn where asked; Megatron-LM of 2021-22 (the
 		# scatter/gather's) held its stages for their transfers
 		# interleaved too, before it overlapped them
-		# (not FSDP2's: pipesim does not simulate its gathers yet)
 		simulated=
-		if [ "$fsdp" = none ]; then
 		priced pipesim $([ "$sg" = 1 ] && echo "-x hold") \
 		    -M "$whole" -p "$tmp/$run.plan.xml" -o "$tmp/$run.sim.csv" \
 		    -t "$tmp/$run.timeline.csv" "$tmp/$run.csv" 2> "$tmp/$run.err" ||
 		    { cat "$tmp/$run.err" >&2; exit 1; }
 		simulated=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
 		    NR == 2 { print $c["step_s"] }' "$tmp/$run.sim.csv")
-		fi
-		if [ -n "${VALIDATE_GANTT:-}" ] && [ "$fsdp" = none ]; then
+		if [ -n "${VALIDATE_GANTT:-}" ]; then
 			mkdir -p "$VALIDATE_GANTT" &&
 			sh "$(dirname "$0")/plot.sh" gantt "$tmp/$run.timeline.csv" \
 			    "$VALIDATE_GANTT" "gantt-$run" || exit 1

@@ -1240,50 +1240,69 @@ fsdp_reduce_s(struct net_cost g, double bytes)
 	return bytes > 0 ? net_time(g, 2 * bytes) / 2 : 0;
 }
 
-/* The shard groups of slot `at`'s dense weights and of its experts'. */
-static struct net_cost
-fsdp_group(const struct plan_cell *c, size_t at, int expert)
+/* Slot `at`'s groups: its dense weights' shard group and its experts',
+ * HSDP's replicas and the shards. */
+static struct plan_fsdp_groups
+fsdp_groups(const struct plan_cell *c, size_t at)
 {
-	if (c->mode.fsdp_shard > 0)
-		return expert ? c->hsdp_shard_expert[at] : c->hsdp_shard[at];
-	return expert ? c->sync_expert[at] : c->sync_dense[at];
+	int hsdp = c->mode.fsdp_shard > 0;
+
+	return (struct plan_fsdp_groups){
+	    hsdp ? c->hsdp_shard[at] : c->sync_dense[at],
+	    hsdp ? c->hsdp_shard_expert[at] : c->sync_expert[at],
+	    hsdp ? c->hsdp_replica[at] : (struct net_cost){ 0, 0 },
+	    fsdp_shards(c), fsdp_shards_expert(c), hsdp };
+}
+
+double
+plan_fsdp_gather_s(const struct plan_fsdp_groups *f, double dense,
+    double expert)
+{
+	return fsdp_gather_s(f->dense, dense) + fsdp_gather_s(f->expert,
+	    expert);
+}
+
+/* bytes of a unit's gradient of one kind reduced over `shards`: reduce-
+ * scattered over its group and, under HSDP, the shard's fp32 bytes then
+ * all-reduced over its replicas (after it, on the same path: priced one
+ * after the other). */
+static double
+fsdp_part_reduce_s(const struct plan_fsdp_groups *f, struct net_cost g,
+    double bytes, double shards)
+{
+	double rs = fsdp_reduce_s(g, bytes);
+
+	if (f->hsdp && bytes > 0)
+		rs += net_time(f->replica, 2 * bytes / shards);
+	return rs;
+}
+
+double
+plan_fsdp_reduce_s(const struct plan_fsdp_groups *f, double dense,
+    double expert)
+{
+	return fsdp_part_reduce_s(f, f->dense, dense, f->shards) +
+	    fsdp_part_reduce_s(f, f->expert, expert, f->shards_expert);
 }
 
 /* Row i's weights gathered: its dense ones', then its experts'. */
 static double
 fsdp_unit_gather_s(const struct plan_cell *c, size_t at, size_t i)
 {
-	const struct plan_variant *v = c->v;
+	struct plan_fsdp_groups f = fsdp_groups(c, at);
 
-	return fsdp_gather_s(fsdp_group(c, at, 0), row_dense(v, i)) +
-	    fsdp_gather_s(fsdp_group(c, at, 1), row_params(v, i) -
-	    row_dense(v, i));
-}
-
-/* bytes of a unit's gradient reduced over `shards`: reduce-scattered
- * over its group and, under HSDP, the shard's fp32 bytes then all-
- * reduced over its replicas (after it, on the same path: priced one
- * after the other). */
-static double
-fsdp_part_reduce_s(const struct plan_cell *c, size_t at, int expert,
-    double bytes, double shards)
-{
-	double rs = fsdp_reduce_s(fsdp_group(c, at, expert), bytes);
-
-	if (c->mode.fsdp_shard > 0 && bytes > 0)
-		rs += net_time(c->hsdp_replica[at], 2 * bytes / shards);
-	return rs;
+	return plan_fsdp_gather_s(&f, row_dense(c->v, i), row_params(c->v,
+	    i) - row_dense(c->v, i));
 }
 
 /* Row i's gradient reduced: its dense weights', then its experts'. */
 static double
 fsdp_unit_reduce_s(const struct plan_cell *c, size_t at, size_t i)
 {
-	const struct plan_variant *v = c->v;
+	struct plan_fsdp_groups f = fsdp_groups(c, at);
 
-	return fsdp_part_reduce_s(c, at, 0, row_dense(v, i), fsdp_shards(c)) +
-	    fsdp_part_reduce_s(c, at, 1, row_params(v, i) - row_dense(v, i),
-	    fsdp_shards_expert(c));
+	return plan_fsdp_reduce_s(&f, row_dense(c->v, i), row_params(c->v,
+	    i) - row_dense(c->v, i));
 }
 
 /* Row i's passes of one micro-batch as plan_stage_cost splits a stage's:
@@ -1337,6 +1356,17 @@ fsdp_copy_s(const struct plan_cell *c, double factor, double bytes)
 	    c->env->optimizer_Bps : 0;
 }
 
+void
+plan_fsdp_copies_s(const struct plan_env *env, double bytes,
+    double *copy_out_s, double *last_cast_s)
+{
+	double Bps = env->optimizer_Bps;
+
+	*copy_out_s = Bps > 0 ? FSDP_COPY_OUT * bytes / Bps : 0;
+	*last_cast_s = Bps > 0 ? (FSDP_CAST_FP32 - FSDP_FIRST_SAVES) * bytes /
+	    Bps : 0;
+}
+
 /*
  * A forward pass's time over rows [a, b] when nothing is gathered yet:
  * the first unit's gather, then each unit's copy-out and compute beside
@@ -1366,22 +1396,23 @@ fsdp_chain_s(const struct plan_cell *c, size_t at, size_t a, size_t b,
  * in the first and the last chunk: a chunk that fills up before rows
  * that count for none, the head, takes them). */
 static int
-row_counts(const struct plan_cell *c, size_t i)
+row_counts(const struct layer_graph *g, int ends, size_t i)
 {
-	return c->mode.ends_in_split || (i > 0 && i + 1 < c->v->g->n);
+	return ends || (i > 0 && i + 1 < g->n);
 }
 
-static size_t
-chunk_last(const struct plan_cell *c, size_t a, size_t last, long per)
+size_t
+plan_chunk_last(const struct layer_graph *g, int ends, size_t a,
+    size_t last, long per)
 {
 	long seen = 0;
 
 	for (size_t i = a; i < last; i++) {
-		seen += row_counts(c, i);
+		seen += row_counts(g, ends, i);
 		if (seen == per) {
 			size_t j = i + 1;
 
-			while (j <= last && !row_counts(c, j))
+			while (j <= last && !row_counts(g, ends, j))
 				j++;
 			return j > last ? last : i;
 		}
@@ -1442,7 +1473,8 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		    c->mode.ends_in_split) / c->mode.v;
 
 		for (size_t a = first; a <= last;) {
-			size_t b = chunk_last(c, a, last, per);
+			size_t b = plan_chunk_last(v->g,
+			    c->mode.ends_in_split, a, last, per);
 
 			fwd_t += fsdp_chain_s(c, at, a, b, &fwd_sum);
 			a = b + 1;
@@ -1450,8 +1482,9 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	} else
 		fwd_t = fsdp_chain_s(c, at, first, last, &fwd_sum);
 	o->optimizer_s = optimizer_step_s(c, first, last, 1, 0);
-	o->grad_dense_cost = fsdp_group(c, at, 0);
-	o->grad_expert_cost = fsdp_group(c, at, 1);
+	o->fsdp = fsdp_groups(c, at);
+	o->grad_dense_cost = o->fsdp.dense;
+	o->grad_expert_cost = o->fsdp.expert;
 	o->gather_dense_bytes = o->gather_expert_bytes = 0;
 	if (c->mode.fsdp == PLAN_FSDP_KEPT) {
 		double bytes = v->pf_param[last + 1] - v->pf_param[first];
@@ -1612,6 +1645,7 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	o->grad_scale = zs == 3 || c->mode.distopt ? 0.5 : 1;
 	o->param_exposed_s = exposed_param(c, param_s, fwd);
 	o->gather_dense_bytes = o->gather_expert_bytes = 0;
+	memset(&o->fsdp, 0, sizeof o->fsdp);
 	if (param_s > 0) {
 		double dense = v->pf_dense[last + 1] - v->pf_dense[first];
 		double fd, fe;

@@ -234,6 +234,38 @@ struct plan_mode plan_mode_of(const struct plan *p);
  * then full recomputation, at the same cost. */
 int plan_block_is_full(const struct plan *p);
 
+/* FSDP2's groups of a stage (plan.c, fsdp_stage_cost): the dense weights'
+ * shard group and the experts' (all-reduce costs, a gather half that of
+ * its bf16 bytes, a reduce-scatter half that of its fp32 bytes), HSDP's
+ * replicas (hsdp 1: each shard's fp32 gradient all-reduced over them
+ * after its reduce-scatter), and the devices each kind is sharded over. */
+struct plan_fsdp_groups {
+	struct net_cost dense, expert, replica;
+	double shards, shards_expert;
+	int hsdp;
+};
+
+/* A unit's gather and its gradient's reduction (with HSDP's all-reduce)
+ * of `dense` and `expert` bf16 bytes on a device: what fsdp_stage_cost
+ * prices a row, for pipesim to replay. */
+double plan_fsdp_gather_s(const struct plan_fsdp_groups *f, double dense,
+    double expert);
+double plan_fsdp_reduce_s(const struct plan_fsdp_groups *f, double dense,
+    double expert);
+
+/* FSDP2's copies on the compute stream for `bytes` of a unit's bf16
+ * weights: the copy-out after its gather, and (kept) the cast of its
+ * fp32 accumulated gradient into the last reduce-scatter's input. */
+void plan_fsdp_copies_s(const struct plan_env *env, double bytes,
+    double *copy_out_s, double *last_cast_s);
+
+/* The last row of an interleaved chunk of FSDP2's that starts at row a of
+ * a stage ending at `last`, per rows of the split a chunk (the embedding
+ * and the head counted as rows where `ends`, else in the first and the
+ * last chunk). */
+size_t plan_chunk_last(const struct layer_graph *g, int ends, size_t a,
+    size_t last, long per);
+
 struct stage_cost {
 	double compute_s, collective_s, p2p_in_s, p2p_out_s, zero_s;
 	/* the load less its sends, as one micro-batch's forward pass (its
@@ -266,6 +298,7 @@ struct stage_cost {
 	 * grad_dense_cost's group and the experts' over grad_expert_cost's
 	 * (bf16, or FP8 with --fp8-param-gather); 0 without the gather */
 	double gather_dense_bytes, gather_expert_bytes;
+	struct plan_fsdp_groups fsdp;	/* under FSDP2 (else zero) */
 	int level_in, level_out;	/* network level of each boundary, -1 */
 	struct mem_breakdown mem;
 	int fits;
