@@ -511,8 +511,8 @@ rank_syncs(const struct plan *p, const struct plan_result *r,
  * gathered on its first forward pass one ahead of the compute, as FSDP2's
  * pre-forward hooks issue them (PIPE_GATHER_CHAIN, one kind: the dense
  * and the experts' gathers share FSDP2's stream), each unit's gather
- * followed by its copy-out on the compute stream (priced as part of its
- * gather here; the closed form puts it beside the next gather).  The
+ * followed by its copy-out on the compute stream (pipe_gather.after_s),
+ * the next unit's gather beside it: fsdp_chain_s's recurrence.  The
  * chunks as plan.c cuts a stage (plan_chunk_last).  Resharded plans (one
  * stage) have their waits inside their passes already: NULL.
  */
@@ -537,8 +537,9 @@ fsdp_gathers(const struct plan *p, const struct plan_result *r,
 			size_t b = v > 1 ? plan_chunk_last(g, p->ends_in_split,
 			    a, st->last, per) : st->last, n = b - a + 1;
 			struct pipe_gather *ga = &gat[i * v + k];
-			double *sh = xcalloc(2 * n + 1, sizeof *sh);
-			double *gs = sh + n, sum = 0, before = 0;
+			double *sh = xcalloc(3 * n + 1, sizeof *sh);
+			double *gs = sh + n, *co = sh + 2 * n, sum = 0;
+			double before = 0;
 
 			for (size_t j = a; j <= b; j++)
 				sum += g->l[j].forward_s;
@@ -554,11 +555,13 @@ fsdp_gathers(const struct plan *p, const struct plan_result *r,
 				gs[j] = plan_fsdp_gather_s(&r->stage[i].fsdp,
 				    L->dense_parameter_bytes,
 				    L->parameter_bytes -
-				    L->dense_parameter_bytes) + out;
+				    L->dense_parameter_bytes);
+				co[j] = out;
 			}
 			ga->n = n;
 			ga->share_before = sh;
 			ga->gather_s = gs;
+			ga->after_s = co;
 			ga->kind = xcalloc(n + 1, sizeof *ga->kind);
 			ga->dispatch = PIPE_GATHER_CHAIN;
 			a = b + 1;
@@ -574,7 +577,9 @@ fsdp_gathers(const struct plan *p, const struct plan_result *r,
  * scattered (HSDP: then all-reduced) one after another from the end of
  * that chunk's own last backward pass, as PyTorch's pipelining runs its
  * REDUCE_GRAD action there, the chunks in the order they finish, then the
- * optimizer step.  out[S].
+ * optimizer step.  An earlier chunk's casts run on the compute stream
+ * beside the rank's later passes, which they do not delay here (2 bytes
+ * a weight at the memory's bandwidth).  out[S].
  */
 static void
 fsdp_rank_syncs(const struct plan *p, const struct plan_result *r,
@@ -826,8 +831,8 @@ main(int argc, char *argv[])
 	if (p.fsdp && (o.sched >= 0 ? o.sched != PS_1F1B || v > 1 :
 	    o.group > 0 && o.group != p.nstages))
 		die("%s: fsdp %d: FSDP2 plans run torchtitan's 1F1B or "
-		    "Interleaved1F1B (its rounds of p micro-batches): not -s "
-		    "or -u", o.plan, p.fsdp);
+		    "Interleaved1F1B (its rounds of p micro-batches), no other "
+		    "-s or -u", o.plan, p.fsdp);
 	if (p.fsdp && v > 64)
 		die("%s: fsdp %d: %d model chunks a stage; pipesim simulates "
 		    "FSDP2 on 64 at most", o.plan, p.fsdp, v);

@@ -438,6 +438,8 @@ check(const struct pipe_costs *c, const struct routes *rt,
 			bad = !(g->share_before[b] >= (b ? g->share_before[b -
 			    1] : 0) && g->share_before[b] <= 1 &&
 			    g->gather_s[b] >= 0 && isfinite(g->gather_s[b]) &&
+			    (!g->after_s || (g->after_s[b] >= 0 &&
+			    isfinite(g->after_s[b]))) &&
 			    (g->kind[b] == 0 || g->kind[b] == 1));
 		if (bad)
 			return pl_errf(err, NULL, 0, "pipeline: rank %zu chunk "
@@ -697,6 +699,8 @@ gather_wait(struct sim *s, int r, size_t slot, double t0, double own)
 			    g->gather_s[b];
 		t = fmax(t, s->gdone[slot][b]);
 		waited[k] = t;
+		if (g->after_s)
+			t += g->after_s[b];
 	}
 	return t + (1 - done_to) * own - t0 - own;
 }

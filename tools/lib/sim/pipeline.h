@@ -180,6 +180,10 @@ struct pipe_gather {
 	const double *share_before;	/* [n]: non-decreasing, in [0, 1] */
 	const double *gather_s;		/* [n] */
 	const int *kind;		/* [n]: 0 or 1 */
+	/* [n] or NULL: the compute stream's own work once the bucket is
+	 * there, before the pass goes on (FSDP2's copy-out of a gathered
+	 * unit), counted with the waits */
+	const double *after_s;
 	int dispatch;			/* PIPE_GATHER_* */
 	long at_forward;		/* PIPE_GATHER_AT */
 };
