@@ -1224,6 +1224,12 @@ buckets(void)
  * 32; the backward passes to 72.  The bucket split, by hand: rows of 30,
  * 50 and 20 parameters in buckets of 40 from the last back: 20 at row 0,
  * 40 from two thirds into row 0, 40 from 0.6 into row 1.
+ * Chained with the compute stream's work after each wait (FSDP2's
+ * copy-outs, after_s 1, 0.5, 0.5 s), units at 0, 0.3 and 0.6 gathering
+ * 2, 5 and 1 s: wait to 2, copy to 3, compute to 6, wait for the second
+ * (launched at 2) to 7, copy to 7.5, compute to 10.5 (the third, launched
+ * at 7, done at 8), copy to 11, compute to 15: the closed form's g0 +
+ * max(f0 + c0, g1) + max(f1 + c1, g2) + f2 + c2.
  */
 static void
 gathers(void)
@@ -1241,12 +1247,22 @@ gathers(void)
 	struct pipe_op o2[] = { { PIPE_F, 0, 0, 0, 0 }, { PIPE_F, 1, 0, 0, 0 },
 		{ PIPE_B, 1, 0, 0, 0 }, { PIPE_B, 0, 0, 0, 0 } };
 	struct pipe_order ord1 = { o1, 4 }, ord2 = { o2, 4 };
-	struct pipe_gather g1 = { 4, sh1, gs1, kd1, PIPE_GATHER_CHAIN, 0 };
+	static const double sh4[] = { 0, 0.3, 0.6 }, gs4[] = { 2, 5, 1 };
+	static const double co4[] = { 1, 0.5, 0.5 };
+	static const int kd4[] = { 0, 0, 0 };
+	struct pipe_gather g1 = { .n = 4, .share_before = sh1, .gather_s = gs1,
+	    .kind = kd1, .dispatch = PIPE_GATHER_CHAIN };
 	struct pipe_gather g2[2] = {
-		{ 2, sh2, gs2, kd2, PIPE_GATHER_START, 0 },
-		{ 1, sh3, gs3, kd2, PIPE_GATHER_AT, 1 } };
+		{ .n = 2, .share_before = sh2, .gather_s = gs2, .kind = kd2,
+		    .dispatch = PIPE_GATHER_START },
+		{ .n = 1, .share_before = sh3, .gather_s = gs3, .kind = kd2,
+		    .dispatch = PIPE_GATHER_AT, .at_forward = 1 } };
+	struct pipe_gather g4 = { .n = 3, .share_before = sh4, .gather_s = gs4,
+	    .kind = kd4, .after_s = co4, .dispatch = PIPE_GATHER_CHAIN };
 	struct pipe_costs c1 = { .S = 1, .v = 1, .m = 2, .fwd_s = f,
 	    .bwd_s = b, .gather = &g1 };
+	struct pipe_costs c4 = { .S = 1, .v = 1, .m = 2, .fwd_s = f,
+	    .bwd_s = b, .gather = &g4 };
 	struct pipe_costs c2 = { .S = 1, .v = 2, .m = 1, .fwd_s = f,
 	    .bwd_s = b, .gather = g2 };
 	struct pipe_result res;
@@ -1271,6 +1287,13 @@ gathers(void)
 		pipe_result_release(&res);
 	} else
 		OK(0, "gather, aligned: simulated");
+	if (pipe_simulate(&c4, &ord1, &res, NULL) == 0) {
+		EQ_DBL(res.ev[0].end_s, 15, 1e-12, "gather, chained with "
+		    "copy-outs: 2 + max(3 + 1, 5) + max(3 + 0.5, 1) + 4 + 0.5 = "
+		    "15 s, FSDP2's recurrence");
+		pipe_result_release(&res);
+	} else
+		OK(0, "gather, chained with copy-outs: simulated");
 	nb = pipe_bucket_starts(prm, 3, 40, &start, &size);
 	OK(nb == 3 && start[0] == 0 && size[0] == 20 &&
 	    fabs(start[1] - 2.0 / 3) < 1e-12 && size[1] == 40 &&
