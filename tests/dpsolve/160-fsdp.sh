@@ -140,15 +140,17 @@ toml_keys "$tmp/kept.toml"
     [ "$(val "$tmp/kept.toml" local_batch_size)" = 16 ] &&
     [ "$(val "$tmp/kept.toml" pipeline_parallel_microbatch_size)" = 1 ] ||
     say "kept: $(grep -v '^#' "$tmp/kept.toml" | tr '\n' ' ')"
-want='[["tok_embeddings"'
-i=0
-while [ $i -lt 32 ]; do
-	[ $i -eq 16 ] && want="$want], [" || want="$want, "
-	want="$want\"layers.$i\""
-	i=$((i + 1))
-done
-want="$want, \"norm\", \"output\"]]"
-[ "$(val "$tmp/kept.toml" module_fqns_per_model_part)" = "$want" ] ||
+parts() {	# the 32 blocks in parts of $1, the embedding first, the head last
+	w='[["tok_embeddings"'
+	i=0
+	while [ $i -lt 32 ]; do
+		[ $i -gt 0 ] && [ $((i % $1)) -eq 0 ] && w="$w], [" || w="$w, "
+		w="$w\"layers.$i\""
+		i=$((i + 1))
+	done
+	echo "$w, \"norm\", \"output\"]]"
+}
+[ "$(val "$tmp/kept.toml" module_fqns_per_model_part)" = "$(parts 16)" ] ||
     say "modules: $(val "$tmp/kept.toml" module_fqns_per_model_part)"
 # the same two stages interleaved (torchtitan's Interleaved1F1B): four
 # model parts of 8 blocks in the model's order, part j on rank j mod 2
@@ -158,15 +160,7 @@ run -E "$tmp/il.xml" -f torchtitan -o "$tmp/il-off.toml" "$tmp/g/index.csv" ||
 sed -n 's/^# \([a-z[]\)/\1/p' "$tmp/il-off.toml" > "$tmp/il.toml"
 [ "$(val "$tmp/il.toml" pipeline_parallel_schedule)" = '"Interleaved1F1B"' ] ||
     say "interleaved: $(val "$tmp/il.toml" pipeline_parallel_schedule)"
-want='[["tok_embeddings"'
-i=0
-while [ $i -lt 32 ]; do
-	[ $i -gt 0 ] && [ $((i % 8)) -eq 0 ] && want="$want], [" || want="$want, "
-	want="$want\"layers.$i\""
-	i=$((i + 1))
-done
-want="$want, \"norm\", \"output\"]]"
-[ "$(val "$tmp/il.toml" module_fqns_per_model_part)" = "$want" ] ||
+[ "$(val "$tmp/il.toml" module_fqns_per_model_part)" = "$(parts 8)" ] ||
     say "interleaved modules: $(val "$tmp/il.toml" module_fqns_per_model_part)"
 # simulated: kept, each stage's reduce-scatters after its last backward
 # pass, within 0.1% of the closed form; interleaved, each chunk's after

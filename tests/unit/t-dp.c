@@ -1351,10 +1351,9 @@ megatron_modes(void)
 }
 
 /* Two nodes of two devices (level 0: 1e10 B/s, level 1: 1e9 B/s, no
- * latency) and two rows of a t = 2 variant: 10 + 20 ms, 1e6 parameter
- * bytes, 1e7 of activations, 1e6 bytes into row 1, recomputable. */
+ * latency). */
 static void
-two_nodes_two_rows(struct network *net, struct layer_graph *g)
+two_nodes(struct network *net)
 {
 	struct pl_err err;
 
@@ -1363,6 +1362,14 @@ two_nodes_two_rows(struct network *net, struct layer_graph *g)
 	level(net, 0, 2, 1e10, 0);
 	level(net, 1, 2, 1e9, 0);
 	network_finish(net, "net", &err);
+}
+
+/* two_nodes and two rows of a t = 2 variant: 10 + 20 ms, 1e6 parameter
+ * bytes, 1e7 of activations, 1e6 bytes into row 1, recomputable. */
+static void
+two_nodes_two_rows(struct network *net, struct layer_graph *g)
+{
+	two_nodes(net);
 	graph_alloc(g, 2);
 	g->has_variant = 1;
 	g->var_t = 2;
@@ -1902,11 +1909,7 @@ hsdp_by_hand(void)
 	struct plan_result r;
 	struct pl_err err;
 
-	memset(&net, 0, sizeof net);
-	net.nlevels = 2;
-	level(&net, 0, 2, 1e10, 0);
-	level(&net, 1, 2, 1e9, 0);
-	network_finish(&net, "net", &err);
+	two_nodes(&net);
 	three_units(&g, &env, &net, 8);
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 over two nodes");
 	EQ_DBL(r.stage[0].load_s, 0.2084, 1e-12, "FSDP2 over two nodes: "
@@ -1975,11 +1978,7 @@ fsdp_experts_by_hand(void)
 	struct plan_result r;
 	struct pl_err err;
 
-	memset(&net, 0, sizeof net);
-	net.nlevels = 2;
-	level(&net, 0, 2, 1e10, 0);
-	level(&net, 1, 2, 1e9, 0);
-	network_finish(&net, "net", &err);
+	two_nodes(&net);
 	three_units(&g, &env, &net, 4);
 	g.has_variant = 1;
 	g.var_e = 2;
