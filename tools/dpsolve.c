@@ -596,12 +596,6 @@ main(int argc, char *argv[])
 		    "parallelism)");
 		usage(stderr, 2);
 	}
-	if (o.torchtitan && o.deepep) {
-		warnx("-H deepep: torchtitan v0.2.2's Qwen3 dispatches by the "
-		    "flat all-to-all whatever expert_parallel_comm_backend says "
-		    "(its parallelize_qwen3 does not pass use_deepep)");
-		usage(stderr, 2);
-	}
 	if (o.torchtitan && (o.sched_max > PLAN_1F1B || (o.rc_min ==
 	    RC_SELECTIVE && o.rc_max == RC_SELECTIVE) || o.block_max > 0)) {
 		warnx("-X torchtitan: its schedules and recomputation are not "
@@ -799,12 +793,19 @@ main(int argc, char *argv[])
 				    "flavors", argv[0]);
 			if (torchtitan_flavor(li.model, &name) == NULL)
 				die("%s: torchtitan v0.2.2 has no flavor of this "
-				    "shape (its Llama 3 and Qwen3 mixtures; -X "
-				    "none searches nestplan's whole space)",
+				    "shape (its Llama 3, Qwen3 mixtures and "
+				    "DeepSeek-V3 without multi-token prediction; "
+				    "-X none searches nestplan's whole space)",
 				    o.model);
 			if (env.optimizer != OPT_ADAM)
 				die("%s: -X torchtitan with -O sgd: torchtitan "
 				    "v0.2.2 runs Adam and AdamW", argv[0]);
+			if (o.deepep && !torchtitan_deepep(li.model))
+				die("%s: -X torchtitan -H deepep: torchtitan "
+				    "v0.2.2 runs DeepEP for DeepSeek-V3; %s "
+				    "dispatches by the flat all-to-all whatever "
+				    "expert_parallel_comm_backend says", o.model,
+				    name);
 			if (ng == 0)
 				die("%s: torchtitan runs none of the variants "
 				    "(no FP8; tensor parallelism with sequence "

@@ -6,8 +6,10 @@
 # etp and the 128 experts), and the experts' shard group the summary
 # names is torchtitan's efsdp, dp_shard x cp x tp / (etp x ep).  Qwen3 is
 # not pipelined by torchtitan v0.2.2 (no pipelining_fn): the search keeps
-# one stage, and a pipelined plan's job says why it cannot run.  -H deepep
-# with -X torchtitan is a usage error.
+# one stage, and a pipelined plan's job says why it cannot run; nor does
+# it dispatch Qwen3's tokens by DeepEP (-H deepep refused).  DeepSeek-V3
+# 671B without its prediction module: torchtitan's deepseek_v3 flavor,
+# DeepEP as its backend, no context ranks; with it, no flavor.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -66,6 +68,46 @@ run -E "$tmp/any.xml" -f torchtitan -o "$tmp/piped.toml" "$tmp/g/index.csv" ||
     say "no job for the pipelined plan"
 grep -q "cannot run this plan: [0-9]* stages: torchtitan v0.2.2 does not pipeline qwen3" \
     "$tmp/piped.toml" || say "pipelined: $(grep cannot "$tmp/piped.toml")"
-run -X torchtitan -H deepep -o "$tmp/x.xml" "$tmp/g/index.csv" 2> /dev/null
-[ $? -eq 2 ] || say "-X torchtitan -H deepep: not a usage error"
+run -X torchtitan -H deepep -o "$tmp/x.xml" "$tmp/g/index.csv" 2> "$tmp/err" &&
+    say "-X torchtitan -H deepep planned Qwen3"
+grep -q 'runs DeepEP for DeepSeek-V3' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
+
+# DeepSeek-V3 671B as torchtitan trains it, without the multi-token
+# prediction module it has no code for, on 2,048 H800 with DeepSeek's
+# batch, DeepEP's dispatch: torchtitan's deepseek_v3 flavor, DeepEP as
+# its backend with whole experts, no context ranks (its flex attention)
+ds=$tmp/ds.xml
+sed 's/<mtp_depth>1</<mtp_depth>0</' configs/models/deepseek-v3.xml > "$ds"
+"$BIN/graph-normalize" -D "$tmp/ds" -a configs/accelerators/h800-80gb.xml \
+    -c "$ds" -V b=1 -o "$tmp/ds/index.csv" || exit 1
+dsrun() {	# model.xml, then dpsolve's other arguments
+	m=$1
+	shift
+	"$BIN/dpsolve" -A "$m" -a configs/accelerators/h800-80gb.xml \
+	    -n configs/networks/deepseek-h800-16384.xml -N 2048 -B 15360 \
+	    -X torchtitan "$@"
+}
+dsrun "$ds" -H deepep -f torchtitan -o "$tmp/ds.toml" "$tmp/ds/index.csv" ||
+    say "DeepSeek-V3: no job"
+grep -q 'cannot run' "$tmp/ds.toml" && say "$(grep cannot "$tmp/ds.toml")"
+[ "$(val "$tmp/ds.toml" name)" = '"deepseek_v3"' ] &&
+    [ "$(val "$tmp/ds.toml" flavor)" = '"671B"' ] &&
+    [ "$(val "$tmp/ds.toml" expert_parallel_comm_backend)" = '"deepep"' ] &&
+    [ "$(val "$tmp/ds.toml" expert_tensor_parallel_degree)" = 1 ] &&
+    [ "$(val "$tmp/ds.toml" context_parallel_degree)" = 1 ] ||
+    say "DeepSeek-V3 job: $(grep -v '^#' "$tmp/ds.toml" | grep -v module_fqns | tr '\n' ' ')"
+[ $(($(val "$tmp/ds.toml" data_parallel_replicate_degree) * \
+    $(val "$tmp/ds.toml" data_parallel_shard_degree) * \
+    $(val "$tmp/ds.toml" tensor_parallel_degree) * \
+    $(val "$tmp/ds.toml" pipeline_parallel_degree))) -eq 2048 ] ||
+    say "DeepSeek-V3: the degrees do not make 2,048 GPUs"
+grep -q '^expert_parallel_comm_backend = ' "$tmp/ds.toml" &&
+    grep -qx parallelism.expert_parallel_comm_backend tests/torchtitan/keys-v0.2.2.txt ||
+    say "expert_parallel_comm_backend: not printed or not torchtitan's key"
+# with its prediction module (the config as published): no flavor
+"$BIN/graph-normalize" -a configs/accelerators/h800-80gb.xml \
+    -c configs/models/deepseek-v3.xml -V b=1,t=1,c=1,e=8 -o "$tmp/mtp.csv" || exit 1
+dsrun configs/models/deepseek-v3.xml -o "$tmp/x.xml" "$tmp/mtp.csv" 2> "$tmp/err" &&
+    say "-X torchtitan planned DeepSeek-V3 with its prediction module"
+grep -q 'has no flavor of this shape' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
 exit $fail

@@ -21,8 +21,18 @@ static void line(FILE *fp, int off, const char *fmt, ...)
  *   routed (moe_enabled: moe_inter_dim wide, MoEArgs' num_experts and
  *   top_k, no shared experts), vocabulary 151,936, qk_norm.  Its
  *   TrainSpec has no pipelining_fn, so torchtitan refuses to pipeline it
- *   (train.py).
- * Both: RMSNorm, a SwiGLU MLP, rotary positions, no bias, untied
+ *   (train.py), and parallelize_qwen3 never passes use_deepep to its MoE
+ *   layers (the flat all-to-all whatever expert_parallel_comm_backend);
+ * - DeepSeek-V3 671B (torchtitan/models/deepseek_v3/__init__.py): dim
+ *   7168, 61 layers of which the first 3 dense (inter_dim 18,432), 128
+ *   heads of latent attention (q_lora_rank 1,536, kv_lora_rank 512,
+ *   qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128), 256
+ *   routed experts 2,048 wide and one shared, top 8 of at most 4 of 8
+ *   groups, vocabulary 129,280, no multi-token prediction module; its
+ *   attention flex ("flex", block_causal), which torchtitan's context
+ *   parallelism refuses (only SDPA); pipelined (pipeline_llm); DeepEP
+ *   where asked (use_deepep, with etp 1).
+ * All: RMSNorm, a SwiGLU MLP, rotary positions, no bias, untied
  * embeddings (enable_weight_tying false).
  */
 static const struct flavor {
@@ -30,17 +40,26 @@ static const struct flavor {
 	long vocab;
 	int qk_norm, pipelines;
 	const char *name, *flavor;
+	/* DeepSeek's: latent attention's ranks and rotary and value widths,
+	 * the dense layers' FFN, the shared experts' width, the leading
+	 * dense layers, the router's groups and those a token may reach
+	 * (zero: none); DeepEP runs; flex attention (no context ranks) */
+	long q_lora, kv_lora, rope_dim, v_head_dim, dense_ffn, shared_ffn;
+	long dense_layers, groups, group_topk;
+	int deepep, flex;
 } flavors[] = {
 	{ 4096, 32, 32, 8, 128, 14336, 0, 0, 128256, 0, 1, "llama3",
-	    "8B" },	/* 1.3, 1024 */
+	    "8B", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },	/* 1.3, 1024 */
 	{ 8192, 80, 64, 8, 128, 28672, 0, 0, 128256, 0, 1, "llama3",
-	    "70B" },	/* 1.3, 4096 */
+	    "70B", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },	/* 1.3, 4096 */
 	{ 16384, 126, 128, 8, 128, 53248, 0, 0, 128256, 0, 1, "llama3",
-	    "405B" },	/* 1.2, 4096 */
+	    "405B", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },	/* 1.2, 4096 */
 	{ 2048, 48, 32, 4, 128, 768, 128, 8, 151936, 1, 0, "qwen3",
-	    "30B-A3B" },
+	    "30B-A3B", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 	{ 4096, 94, 64, 4, 128, 1536, 128, 8, 151936, 1, 0, "qwen3",
-	    "235B-A22B" },
+	    "235B-A22B", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ 7168, 61, 128, 128, 128, 2048, 256, 8, 129280, 0, 1, "deepseek_v3",
+	    "671B", 1536, 512, 64, 128, 18432, 2048, 3, 8, 4, 1, 1 },
 };
 
 static const struct flavor *
@@ -55,13 +74,21 @@ flavor_of(const struct model_cfg *model)
 		long ffn = experts && model->expert_ffn_hidden > 0 ?
 		    model->expert_ffn_hidden : model->ffn_hidden;
 
+		long groups = model->router_groups > 1 ?
+		    model->router_groups : 0;
+
 		if (model->architecture == ARCH_DECODER &&
-		    experts == f->experts &&
+		    experts == f->experts && model->mtp_depth == 0 &&
 		    (!experts || (model->top_k == f->top_k &&
-		    model->shared_expert_ffn_hidden == 0 &&
-		    model->dense_layers == 0 && model->router_groups <= 1 &&
-		    model->mtp_depth == 0)) &&
-		    model->q_lora_rank == 0 && model->kv_lora_rank == 0 &&
+		    model->shared_expert_ffn_hidden == f->shared_ffn &&
+		    model->dense_layers == f->dense_layers &&
+		    (model->dense_layers == 0 || model->ffn_hidden ==
+		    f->dense_ffn) && groups == f->groups && (!groups ||
+		    model->router_group_topk == f->group_topk))) &&
+		    model->q_lora_rank == f->q_lora &&
+		    model->kv_lora_rank == f->kv_lora &&
+		    (!f->kv_lora || (model->qk_rope_head_dim == f->rope_dim &&
+		    model->v_head_dim == f->v_head_dim)) &&
 		    model->hidden == f->hidden && model->layers == f->layers &&
 		    model->heads == f->heads && model->kv_heads ==
 		    f->kv_heads && head_dim == f->head_dim && ffn == f->ffn &&
@@ -93,6 +120,24 @@ torchtitan_pipelines(const struct model_cfg *model)
 	return f == NULL || f->pipelines;
 }
 
+int
+torchtitan_deepep(const struct model_cfg *model)
+{
+	const struct flavor *f = flavor_of(model);
+
+	return f != NULL && f->deepep;
+}
+
+/* Whether the model's flavor attends with flex attention, which
+ * torchtitan's context parallelism does not run. */
+static int
+flex_attention(const struct model_cfg *model)
+{
+	const struct flavor *f = flavor_of(model);
+
+	return f != NULL && f->flex;
+}
+
 /* torchtitan's context ranks: the graph's, and a fold's expert ranks
  * that share a sequence with them (its cp mesh, of which ep takes
  * them) */
@@ -121,6 +166,7 @@ torchtitan_variant_ok(const struct layer_graph *g,
 	long s = summary_seq_len(g, model);
 
 	return etp_runs(g) && g->var_fp8 == FP8_NONE &&
+	    (cp == 1 || !flex_attention(model)) &&
 	    (t == 1 || (g->has_variant && g->var_sp)) &&
 	    (s <= 0 || s % (2 * t * cp) == 0);
 }
@@ -165,11 +211,15 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 		cannot(w, "experts split over %ld of the %ld tensor ranks "
 		    "(torchtitan's expert_tensor_parallel_degree is 1 or the "
 		    "tensor degree)", layers_expert_t(g), t);
-	if (p->deepep)
-		cannot(w, "DeepEP's dispatch as priced (torchtitan v0.2.2's "
-		    "Qwen3 runs the flat all-to-all whatever its "
-		    "expert_parallel_comm_backend: parallelize_qwen3 does not "
-		    "pass use_deepep)");
+	if (p->deepep && !torchtitan_deepep(model))
+		cannot(w, "DeepEP's dispatch as priced (of torchtitan "
+		    "v0.2.2's models DeepSeek-V3 runs it; Qwen3 runs the flat "
+		    "all-to-all whatever its expert_parallel_comm_backend: "
+		    "parallelize_qwen3 does not pass use_deepep)");
+	if (c > 1 && flex_attention(model))
+		cannot(w, "%ld context ranks (the model's flavor attends with "
+		    "flex attention, which torchtitan's context parallelism "
+		    "does not run)", c);
 	if (g->var_fp8 != FP8_NONE)
 		cannot(w, "FP8 linear layers (torchtitan's float8 converters "
 		    "are not mapped yet)");
@@ -222,8 +272,8 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 		    "its flavor torchtitan trains its debug model");
 	else if (torchtitan_flavor(model, &name) == NULL)
 		cannot(w, "no flavor of the model's shape (torchtitan trains "
-		    "its registered models: Llama 3, Qwen3's mixtures; add "
-		    "one)");
+		    "its registered models: Llama 3, Qwen3's mixtures, "
+		    "DeepSeek-V3 without multi-token prediction; add one)");
 	else if (p->nstages > 1 && !torchtitan_pipelines(model))
 		cannot(w, "%d stages: torchtitan v0.2.2 does not pipeline "
 		    "%s (its TrainSpec has no pipelining_fn)", p->nstages,
@@ -401,6 +451,9 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 		line(fp, off, "expert_parallel_degree = %ld", ep);
 		line(fp, off, "expert_tensor_parallel_degree = %ld",
 		    layers_expert_t(g));
+		if (p->deepep)
+			line(fp, off, "expert_parallel_comm_backend = "
+			    "\"deepep\"");
 	}
 	if (S > 1) {
 		/* PyTorch's Interleaved1F1B runs Megatron's order where S

@@ -19,8 +19,9 @@
 
 /*
  * torchtitan's model name and flavor for a model of this shape (its
- * registered Llama 3 flavors and Qwen3's mixtures: width, layers, heads,
- * key/value heads, head and FFN widths, experts), or NULL.
+ * registered Llama 3 flavors, Qwen3's mixtures and DeepSeek-V3 671B
+ * without its prediction module: width, layers, heads, key/value heads,
+ * head and FFN widths, experts, latent attention), or NULL.
  */
 const char *torchtitan_flavor(const struct model_cfg *model,
     const char **name);
@@ -28,6 +29,10 @@ const char *torchtitan_flavor(const struct model_cfg *model,
 /* Whether torchtitan pipelines the model (a flavor's model with a
  * pipelining_fn; 1 for a model of no flavor, refused otherwise). */
 int torchtitan_pipelines(const struct model_cfg *model);
+
+/* Whether torchtitan dispatches the model's tokens by DeepEP where asked
+ * (expert_parallel_comm_backend "deepep": its DeepSeek-V3, not Qwen3). */
+int torchtitan_deepep(const struct model_cfg *model);
 
 /*
  * Why torchtitan v0.2.2 cannot run a plan as dpsolve priced it, each
