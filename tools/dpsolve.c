@@ -749,7 +749,8 @@ main(int argc, char *argv[])
 			    (!o.torchtitan || torchtitan_variant_ok(&vs.g[i],
 			    li.model)) &&
 			    (!o.deepep || deepep_variant_ok(&vs.g[i],
-			    o.megatron)))
+			    o.megatron)) && (!o.deepep || !o.torchtitan ||
+			    layers_var(&vs.g[i], vs.g[i].var_t, 1) == 1))
 				gp[ng++] = &vs.g[i];
 		if (o.deepep && ng == 0)
 			die("%s: -H deepep searches none of the variants: DeepEP "
@@ -802,9 +803,8 @@ main(int argc, char *argv[])
 				    "v0.2.2 runs Adam and AdamW", argv[0]);
 			if (o.deepep && !torchtitan_deepep(li.model))
 				die("%s: -X torchtitan -H deepep: torchtitan "
-				    "v0.2.2 runs DeepEP for DeepSeek-V3; %s "
-				    "dispatches by the flat all-to-all whatever "
-				    "expert_parallel_comm_backend says", o.model,
+				    "v0.2.2 dispatches by DeepEP for its "
+				    "DeepSeek-V3 alone, not for %s", o.model,
 				    name);
 			if (ng == 0)
 				die("%s: torchtitan runs none of the variants "

@@ -70,12 +70,13 @@ grep -q "cannot run this plan: [0-9]* stages: torchtitan v0.2.2 does not pipelin
     "$tmp/piped.toml" || say "pipelined: $(grep cannot "$tmp/piped.toml")"
 run -X torchtitan -H deepep -o "$tmp/x.xml" "$tmp/g/index.csv" 2> "$tmp/err" &&
     say "-X torchtitan -H deepep planned Qwen3"
-grep -q 'runs DeepEP for DeepSeek-V3' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
+grep -q 'DeepEP for its DeepSeek-V3 alone' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
 
 # DeepSeek-V3 671B as torchtitan trains it, without the multi-token
 # prediction module it has no code for, on 2,048 H800 with DeepSeek's
 # batch, DeepEP's dispatch: torchtitan's deepseek_v3 flavor, DeepEP as
-# its backend with whole experts, no context ranks (its flex attention)
+# its backend with whole experts, no tensor or context ranks (its latent
+# attention split otherwise than priced, its flex attention)
 ds=$tmp/ds.xml
 sed 's/<mtp_depth>1</<mtp_depth>0</' configs/models/deepseek-v3.xml > "$ds"
 "$BIN/graph-normalize" -D "$tmp/ds" -a configs/accelerators/h800-80gb.xml \
@@ -94,7 +95,8 @@ grep -q 'cannot run' "$tmp/ds.toml" && say "$(grep cannot "$tmp/ds.toml")"
     [ "$(val "$tmp/ds.toml" flavor)" = '"671B"' ] &&
     [ "$(val "$tmp/ds.toml" expert_parallel_comm_backend)" = '"deepep"' ] &&
     [ "$(val "$tmp/ds.toml" expert_tensor_parallel_degree)" = 1 ] &&
-    [ "$(val "$tmp/ds.toml" context_parallel_degree)" = 1 ] ||
+    [ "$(val "$tmp/ds.toml" context_parallel_degree)" = 1 ] &&
+    [ "$(val "$tmp/ds.toml" tensor_parallel_degree)" = 1 ] ||
     say "DeepSeek-V3 job: $(grep -v '^#' "$tmp/ds.toml" | grep -v module_fqns | tr '\n' ' ')"
 [ $(($(val "$tmp/ds.toml" data_parallel_replicate_degree) * \
     $(val "$tmp/ds.toml" data_parallel_shard_degree) * \
@@ -104,6 +106,17 @@ grep -q 'cannot run' "$tmp/ds.toml" && say "$(grep cannot "$tmp/ds.toml")"
 grep -q '^expert_parallel_comm_backend = ' "$tmp/ds.toml" &&
     grep -qx parallelism.expert_parallel_comm_backend tests/torchtitan/keys-v0.2.2.txt ||
     say "expert_parallel_comm_backend: not printed or not torchtitan's key"
+# a plan of 2 tensor and 2 context ranks (nestplan's whole space finds
+# one): torchtitan splits latent attention otherwise than priced, and
+# its flex attention has no context parallelism
+"$BIN/graph-normalize" -a configs/accelerators/h800-80gb.xml -c "$ds" \
+    -V b=1,t=2,c=2,e=8 -o "$tmp/tc.csv" || exit 1
+dsrun "$ds" -X none -I only -L stage -o "$tmp/tc.xml" "$tmp/tc.csv" &&
+    dsrun "$ds" -E "$tmp/tc.xml" -f torchtitan -o "$tmp/tc.toml" "$tmp/tc.csv" ||
+    say "DeepSeek-V3 with tensor and context ranks: no plan or job"
+grep -q 'cannot run this plan: 2 tensor ranks of latent attention' "$tmp/tc.toml" &&
+    grep -q 'cannot run this plan: [0-9]* context ranks (the model.s flavor attends with flex' "$tmp/tc.toml" ||
+    say "tensor and context ranks: $(grep cannot "$tmp/tc.toml")"
 # with its prediction module (the config as published): no flavor
 "$BIN/graph-normalize" -a configs/accelerators/h800-80gb.xml \
     -c configs/models/deepseek-v3.xml -V b=1,t=1,c=1,e=8 -o "$tmp/mtp.csv" || exit 1

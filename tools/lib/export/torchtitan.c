@@ -31,7 +31,12 @@ static void line(FILE *fp, int off, const char *fmt, ...)
  *   groups, vocabulary 129,280, no multi-token prediction module; its
  *   attention flex ("flex", block_causal), which torchtitan's context
  *   parallelism refuses (only SDPA); pipelined (pipeline_llm); DeepEP
- *   where asked (use_deepep, with etp 1).
+ *   where asked (use_deepep, with etp 1).  Its tensor parallelism
+ *   (apply_non_moe_tp) gathers the whole hidden state before attention
+ *   and runs the latent down projections unsplit, and its DeepEP layer
+ *   has no reorderer for sequence-parallel tokens (DeepEPMoE sets it to
+ *   None, so every tensor rank would dispatch the gathered tokens): both
+ *   unlike Megatron's way, which the graphs price, so t is 1 here.
  * All: RMSNorm, a SwiGLU MLP, rotary positions, no bias, untied
  * embeddings (enable_weight_tying false).
  */
@@ -138,6 +143,16 @@ flex_attention(const struct model_cfg *model)
 	return f != NULL && f->flex;
 }
 
+/* Whether torchtitan splits the model's attention over tensor ranks as
+ * the graphs price it (Megatron's way): not its latent attention. */
+static int
+tensor_priced(const struct model_cfg *model)
+{
+	const struct flavor *f = flavor_of(model);
+
+	return f == NULL || f->kv_lora == 0;
+}
+
 /* torchtitan's context ranks: the graph's, and a fold's expert ranks
  * that share a sequence with them (its cp mesh, of which ep takes
  * them) */
@@ -167,6 +182,7 @@ torchtitan_variant_ok(const struct layer_graph *g,
 
 	return etp_runs(g) && g->var_fp8 == FP8_NONE &&
 	    (cp == 1 || !flex_attention(model)) &&
+	    (t == 1 || tensor_priced(model)) &&
 	    (t == 1 || (g->has_variant && g->var_sp)) &&
 	    (s <= 0 || s % (2 * t * cp) == 0);
 }
@@ -216,6 +232,15 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 		    "v0.2.2's models DeepSeek-V3 runs it; Qwen3 runs the flat "
 		    "all-to-all whatever its expert_parallel_comm_backend: "
 		    "parallelize_qwen3 does not pass use_deepep)");
+	else if (p->deepep && t > 1)
+		cannot(w, "DeepEP's dispatch over %ld tensor ranks "
+		    "(torchtitan's DeepEP layer has no reorderer for "
+		    "sequence-parallel tokens: every tensor rank would "
+		    "dispatch them all)", t);
+	if (t > 1 && !tensor_priced(model))
+		cannot(w, "%ld tensor ranks of latent attention (torchtitan "
+		    "gathers the whole hidden state and runs the down "
+		    "projections unsplit; priced as Megatron splits them)", t);
 	if (c > 1 && flex_attention(model))
 		cannot(w, "%ld context ranks (the model's flavor attends with "
 		    "flex attention, which torchtitan's context parallelism "

@@ -43,7 +43,8 @@ int torchtitan_deepep(const struct model_cfg *model);
  * split schedule as priced;
  * recomputation none or full (torchtitan's selective is per operator or
  * per layer, not Megatron's); experts whole or split over all the tensor
- * ranks, dispatched as priced without DeepEP; no FP8 recipe (not mapped
+ * ranks, by DeepEP only for DeepSeek-V3 (and then over no tensor ranks,
+ * nor its latent attention); no FP8 recipe (not mapped
  * yet); the sequence a multiple of 2 t c (c the context ranks with a
  * fold's expert ranks); the global batch a multiple of b d;
  * pipelining only where the model's has it, with a micro-batch a stage
