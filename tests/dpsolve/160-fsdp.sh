@@ -164,10 +164,10 @@ sed -n 's/^# \([a-z[]\)/\1/p' "$tmp/il-off.toml" > "$tmp/il.toml"
     say "interleaved modules: $(val "$tmp/il.toml" module_fqns_per_model_part)"
 # simulated: kept, each stage's reduce-scatters after its last backward
 # pass, within 0.1% of the closed form; interleaved, each chunk's after
-# its own, which the closed form does not credit: below its step, within
-# 5%
+# its own, within 0.5% (the closed form credits each chunk's with the
+# drain's passes after it: without that credit 1.8% apart)
 sim "$tmp/kept.xml" 0.999 1.001
-sim "$tmp/il.xml" 0.95 0.995
+sim "$tmp/il.xml" 0.995 1.005
 # the same two stages with one micro-batch a step: PyTorch's 1F1B needs a
 # micro-batch a stage or more (PipelineScheduleSingle raises)
 "$BIN/dpsolve" -A $model -a $acc -n $net -N 64 -B 32 -E "$tmp/kept.xml" \

@@ -1421,6 +1421,38 @@ plan_chunk_last(const struct layer_graph *g, int ends, size_t a,
 }
 
 /*
+ * What a kept stage's reductions leave exposed after its last backward
+ * pass (`all`: every unit's reduce-scatter and cast, one after another).
+ * Interleaved over nchunks chunks (c->mode.v; their reduce-scatters
+ * red[k] and casts cast[k]), PyTorch's pipelining issues each chunk's
+ * after its own last backward pass (REDUCE_GRAD), and in Megatron's
+ * order, which Interleaved1F1B runs where S divides m, chunk k's last
+ * backward pass is followed by the last round's k S backward passes of
+ * the chunks below it, bwd / v each and perhaps waits between them: so
+ * at least k S bwd / v before the stage's end.  The reduce-scatters run
+ * one after another from there, the later chunks' first; what reaches
+ * past the end is exposed.  Taking no waits in that drain, it credits no
+ * more than runs (pipesim's is the simulated one).  More chunks than
+ * FSDP_CHUNKS_CREDITED: all of it, uncredited.
+ */
+#define FSDP_CHUNKS_CREDITED 64
+
+static double
+fsdp_kept_reductions_s(const struct plan_cell *c, double all, double bwd,
+    const double *red, const double *cast, int nchunks)
+{
+	double end = -INFINITY, per = bwd / (double)c->mode.v;
+
+	if (c->mode.v <= 1 || nchunks != c->mode.v ||
+	    nchunks > FSDP_CHUNKS_CREDITED)
+		return all;
+	for (int k = nchunks - 1; k >= 0; k--)
+		end = fmax(end, -(double)k * (double)c->K * per + cast[k]) +
+		    red[k];
+	return fmax(0, end);
+}
+
+/*
  * Prices rows [first, last] at slot u under FSDP2 into o, which holds
  * the stage's costs without it.  Resharded after forward (one stage): a
  * micro-batch's forward pass waits for the first unit's gather and then
@@ -1439,11 +1471,8 @@ plan_chunk_last(const struct layer_graph *g, int ends, size_t a,
  * compute stream's time.  Kept and interleaved (torchtitan's
  * Interleaved1F1B), each of the stage's v chunks is a model part
  * sharded apart, so each chunk's first forward pass waits for its own
- * first unit's gather; the chunks' reduce-scatters are priced after the
- * stage's last backward pass as one chunk's are, though PyTorch's
- * pipelining issues each chunk's after its own last backward pass
- * (REDUCE_GRAD), before its other chunks' last ones: that overlap is not
- * credited, so the sync is a bound from above.
+ * first unit's gather, and each chunk's reduce-scatters run from its own
+ * last backward pass (fsdp_kept_reductions_s).
  */
 static void
 fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
@@ -1453,6 +1482,10 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	size_t at = (size_t)u * NZ;
 	double gathers = 0, reduces = 0, fwd_sum = 0, passes = 0;
 	double fwd_t, t, rs, back_gathers = 0;
+	/* interleaved, kept: each chunk's reduce-scatters and casts */
+	double chunk_red[FSDP_CHUNKS_CREDITED];
+	double chunk_cast[FSDP_CHUNKS_CREDITED];
+	int nchunks = 0;
 
 	if (!c->have[at])
 		group_costs(c, u, 1);
@@ -1472,11 +1505,21 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		long per = layers_split_count(v->g, first, last,
 		    c->mode.ends_in_split) / c->mode.v;
 
-		for (size_t a = first; a <= last;) {
+		for (size_t a = first; a <= last; nchunks++) {
 			size_t b = plan_chunk_last(v->g,
 			    c->mode.ends_in_split, a, last, per);
 
 			fwd_t += fsdp_chain_s(c, at, a, b, &fwd_sum);
+			if (nchunks < FSDP_CHUNKS_CREDITED) {
+				chunk_red[nchunks] = chunk_cast[nchunks] = 0;
+				for (size_t i = a; i <= b; i++) {
+					chunk_red[nchunks] +=
+					    fsdp_unit_reduce_s(c, at, i);
+					chunk_cast[nchunks] += fsdp_copy_s(c,
+					    FSDP_CAST_FP32 - FSDP_FIRST_SAVES,
+					    row_params(v, i));
+				}
+			}
 			a = b + 1;
 		}
 	} else
@@ -1506,8 +1549,9 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		o->param_exposed_s = fwd_t - fwd_sum;
 		o->sync_total_s = gathers + reduces + o->optimizer_s +
 		    last_cast;
-		o->sync_s = o->param_exposed_s + reduces + o->optimizer_s +
-		    last_cast;
+		o->sync_s = o->param_exposed_s + fsdp_kept_reductions_s(c,
+		    reduces + last_cast, o->backward_s, chunk_red, chunk_cast,
+		    nchunks) + o->optimizer_s;
 		return;
 	}
 	/* the backward pass from the last unit down (the head kept
