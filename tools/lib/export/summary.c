@@ -90,8 +90,9 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 	    "weights gathered once a step and kept, the gradients reduced "
 	    "once; torchtitan's with pipelining, not Megatron-LM's)" :
 	    p->distopt ? "distributed optimizer (Adam's states over DP)" :
-	    "optimizer states replicated", efsdp, zero, p->deepep ? "; tokens "
-	    "dispatched by DeepEP (a node once, then NVLink)" : "");
+	    "optimizer states replicated", efsdp, zero, p->deepep &&
+	    layers_expert_ranks(g) > 1 ? "; tokens dispatched by DeepEP (a "
+	    "node once, then NVLink)" : "");
 	if (g->var_fp8 != FP8_NONE) {
 		size_t at = strlen(buf);
 
