@@ -505,6 +505,9 @@ rank_syncs(const struct plan *p, const struct plan_result *r,
 	free(last_of);
 }
 
+/* The most model chunks a stage pipesim simulates under FSDP2. */
+#define FSDP_CHUNKS_MAX 64
+
 /*
  * FSDP2 kept gathered (docs/model.md, "FSDP2, simulated"): each chunk of
  * each rank a model part torchtitan shards apart, its units (a row each)
@@ -513,7 +516,7 @@ rank_syncs(const struct plan *p, const struct plan_result *r,
  * and the experts' gathers share FSDP2's stream), each unit's gather
  * followed by its copy-out on the compute stream (pipe_gather.after_s),
  * the next unit's gather beside it: fsdp_chain_s's recurrence.  The
- * chunks as plan.c cuts a stage (plan_chunk_last).  Resharded plans (one
+ * chunks as plan.c cuts a stage (plan_chunk_end).  Resharded plans (one
  * stage) have their waits inside their passes already: NULL.
  */
 static struct pipe_gather *
@@ -529,13 +532,11 @@ fsdp_gathers(const struct plan *p, const struct plan_result *r,
 	gat = xcalloc((size_t)(S * v), sizeof *gat);
 	for (int i = 0; i < S; i++) {
 		const struct plan_stage *st = &p->stage[i];
-		long per = layers_split_count(g, st->first, st->last,
-		    p->ends_in_split) / v;
 		size_t a = st->first;
 
 		for (int k = 0; k < v && a <= st->last; k++) {
-			size_t b = v > 1 ? plan_chunk_last(g, p->ends_in_split,
-			    a, st->last, per) : st->last, n = b - a + 1;
+			size_t b = plan_chunk_end(g, p->ends_in_split,
+			    st->first, st->last, v, a), n = b - a + 1;
 			struct pipe_gather *ga = &gat[i * v + k];
 			double *sh = xcalloc(3 * n + 1, sizeof *sh);
 			double *gs = sh + n, *co = sh + 2 * n, sum = 0;
@@ -600,18 +601,18 @@ fsdp_rank_syncs(const struct plan *p, const struct plan_result *r,
 	for (int i = 0; i < S; i++) {
 		const struct plan_stage *st = &p->stage[i];
 		const struct stage_cost *sc = &r->stage[i];
-		long per = layers_split_count(g, st->first, st->last,
-		    p->ends_in_split) / v;
-		double rs = 0, cast[64], red[64], ends[64];
-		int order[64], nk = 0;
+		double rs = 0, cast[FSDP_CHUNKS_MAX], red[FSDP_CHUNKS_MAX];
+		double ends[FSDP_CHUNKS_MAX];
+		int order[FSDP_CHUNKS_MAX], nk = 0;
 		size_t a = st->first;
 
 		out[i] = sc->optimizer_s;
 		if (p->fsdp != PLAN_FSDP_KEPT)
 			continue;
-		for (int k = 0; k < v && k < 64 && a <= st->last; k++) {
-			size_t b = v > 1 ? plan_chunk_last(g, p->ends_in_split,
-			    a, st->last, per) : st->last;
+		for (int k = 0; k < v && k < FSDP_CHUNKS_MAX && a <= st->last;
+		    k++) {
+			size_t b = plan_chunk_end(g, p->ends_in_split,
+			    st->first, st->last, v, a);
 
 			cast[k] = red[k] = 0;
 			for (size_t j = a; j <= b; j++) {
@@ -833,9 +834,9 @@ main(int argc, char *argv[])
 		die("%s: fsdp %d: FSDP2 plans run torchtitan's 1F1B or "
 		    "Interleaved1F1B (its rounds of p micro-batches), no other "
 		    "-s or -u", o.plan, p.fsdp);
-	if (p.fsdp && v > 64)
+	if (p.fsdp && v > FSDP_CHUNKS_MAX)
 		die("%s: fsdp %d: %d model chunks a stage; pipesim simulates "
-		    "FSDP2 on 64 at most", o.plan, p.fsdp, v);
+		    "FSDP2 on %d at most", o.plan, p.fsdp, v, FSDP_CHUNKS_MAX);
 	/* a plan searched under a split schedule (dpsolve -Y) runs it
 	 * unless told */
 	if (o.sched < 0 && p.schedule != PLAN_1F1B)

@@ -262,10 +262,11 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 				    S > 1 && d > 1)
 					continue;
 				/* and needs a micro-batch a stage (PyTorch's
-				 * pipelining), where it pipelines at all */
+				 * pipelining; without ZeRO copies, as the
+				 * search asks it), where it pipelines at all */
 				if (o->stages_max > 0 && S > o->stages_max)
 					continue;
-				if (o->micro_per_stage && S > 1 &&
+				if (o->micro_per_stage && !zero_on && S > 1 &&
 				    plan_microbatches(env->global_batch, v.b,
 				    d) < S)
 					continue;

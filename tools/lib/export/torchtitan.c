@@ -70,17 +70,18 @@ static const struct flavor {
 static const struct flavor *
 flavor_of(const struct model_cfg *model)
 {
-	for (size_t i = 0; model && i < sizeof flavors / sizeof flavors[0];
-	    i++) {
-		const struct flavor *f = &flavors[i];
-		long head_dim = model->head_dim > 0 ? model->head_dim :
-		    model->heads > 0 ? model->hidden / model->heads : 0;
-		long experts = model->experts > 1 ? model->experts : 0;
-		long ffn = experts && model->expert_ffn_hidden > 0 ?
-		    model->expert_ffn_hidden : model->ffn_hidden;
+	long head_dim, experts, ffn, groups;
 
-		long groups = model->router_groups > 1 ?
-		    model->router_groups : 0;
+	if (model == NULL)
+		return NULL;
+	head_dim = model->head_dim > 0 ? model->head_dim : model->heads > 0 ?
+	    model->hidden / model->heads : 0;
+	experts = model->experts > 1 ? model->experts : 0;
+	ffn = experts && model->expert_ffn_hidden > 0 ?
+	    model->expert_ffn_hidden : model->ffn_hidden;
+	groups = model->router_groups > 1 ? model->router_groups : 0;
+	for (size_t i = 0; i < sizeof flavors / sizeof flavors[0]; i++) {
+		const struct flavor *f = &flavors[i];
 
 		if (model->architecture == ARCH_DECODER &&
 		    experts == f->experts && model->mtp_depth == 0 &&

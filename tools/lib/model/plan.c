@@ -1285,24 +1285,23 @@ plan_fsdp_reduce_s(const struct plan_fsdp_groups *f, double dense,
 	    fsdp_part_reduce_s(f, f->expert, expert, f->shards_expert);
 }
 
-/* Row i's weights gathered: its dense ones', then its experts'. */
+/* Row i's weights gathered over the stage's groups f: its dense ones',
+ * then its experts'. */
 static double
-fsdp_unit_gather_s(const struct plan_cell *c, size_t at, size_t i)
+fsdp_unit_gather_s(const struct plan_variant *v,
+    const struct plan_fsdp_groups *f, size_t i)
 {
-	struct plan_fsdp_groups f = fsdp_groups(c, at);
-
-	return plan_fsdp_gather_s(&f, row_dense(c->v, i), row_params(c->v,
-	    i) - row_dense(c->v, i));
+	return plan_fsdp_gather_s(f, row_dense(v, i), row_params(v, i) -
+	    row_dense(v, i));
 }
 
 /* Row i's gradient reduced: its dense weights', then its experts'. */
 static double
-fsdp_unit_reduce_s(const struct plan_cell *c, size_t at, size_t i)
+fsdp_unit_reduce_s(const struct plan_variant *v,
+    const struct plan_fsdp_groups *f, size_t i)
 {
-	struct plan_fsdp_groups f = fsdp_groups(c, at);
-
-	return plan_fsdp_reduce_s(&f, row_dense(c->v, i), row_params(c->v,
-	    i) - row_dense(c->v, i));
+	return plan_fsdp_reduce_s(f, row_dense(v, i), row_params(v, i) -
+	    row_dense(v, i));
 }
 
 /* Row i's passes of one micro-batch as plan_stage_cost splits a stage's:
@@ -1346,25 +1345,31 @@ enum {
 	FSDP_CAST_IN = 3,	/* read 2, write 4 */
 	FSDP_ACCUMULATE = 5,	/* read 4 + 2, write 4 */
 	FSDP_FIRST_SAVES = 2,	/* the first pass's cast: 3, not 5 */
-	FSDP_CAST_FP32 = 4	/* read 4, write 4 */
+	FSDP_CAST_FP32 = 4,	/* read 4, write 4 */
+	/* kept: the last reduce-scatters' casts, less what the first
+	 * pass's accumulation saved */
+	FSDP_LAST_CAST = FSDP_CAST_FP32 - FSDP_FIRST_SAVES
 };
+
+static double
+copy_s(const struct plan_env *env, double factor, double bytes)
+{
+	return env->optimizer_Bps > 0 ? factor * bytes / env->optimizer_Bps :
+	    0;
+}
 
 static double
 fsdp_copy_s(const struct plan_cell *c, double factor, double bytes)
 {
-	return c->env->optimizer_Bps > 0 ? factor * bytes /
-	    c->env->optimizer_Bps : 0;
+	return copy_s(c->env, factor, bytes);
 }
 
 void
 plan_fsdp_copies_s(const struct plan_env *env, double bytes,
     double *copy_out_s, double *last_cast_s)
 {
-	double Bps = env->optimizer_Bps;
-
-	*copy_out_s = Bps > 0 ? FSDP_COPY_OUT * bytes / Bps : 0;
-	*last_cast_s = Bps > 0 ? (FSDP_CAST_FP32 - FSDP_FIRST_SAVES) * bytes /
-	    Bps : 0;
+	*copy_out_s = copy_s(env, FSDP_COPY_OUT, bytes);
+	*last_cast_s = copy_s(env, FSDP_LAST_CAST, bytes);
 }
 
 /*
@@ -1373,13 +1378,13 @@ plan_fsdp_copies_s(const struct plan_env *env, double bytes,
  * the next unit's gather; *fwd_sum gains the passes alone.
  */
 static double
-fsdp_chain_s(const struct plan_cell *c, size_t at, size_t a, size_t b,
-    double *fwd_sum)
+fsdp_chain_s(const struct plan_cell *c, const struct plan_fsdp_groups *g,
+    size_t a, size_t b, double *fwd_sum)
 {
-	double t = fsdp_unit_gather_s(c, at, a);
+	double t = fsdp_unit_gather_s(c->v, g, a);
 
 	for (size_t i = a; i <= b; i++) {
-		double f, bwd, next = i < b ? fsdp_unit_gather_s(c, at, i + 1) :
+		double f, bwd, next = i < b ? fsdp_unit_gather_s(c->v, g, i + 1) :
 		    0;
 
 		row_passes(c, i, &f, &bwd);
@@ -1390,11 +1395,8 @@ fsdp_chain_s(const struct plan_cell *c, size_t at, size_t a, size_t b,
 	return t;
 }
 
-/* The last row of the interleaved chunk that starts at row a of a stage
- * ending at `last`, `per` rows of the split a chunk (layers_split_count:
- * the embedding and the head counted where the mode counts them, else
- * in the first and the last chunk: a chunk that fills up before rows
- * that count for none, the head, takes them). */
+/* Whether row i counts in the split (layers_split_count): the embedding
+ * and the head only where `ends`. */
 static int
 row_counts(const struct layer_graph *g, int ends, size_t i)
 {
@@ -1402,11 +1404,14 @@ row_counts(const struct layer_graph *g, int ends, size_t i)
 }
 
 size_t
-plan_chunk_last(const struct layer_graph *g, int ends, size_t a,
-    size_t last, long per)
+plan_chunk_end(const struct layer_graph *g, int ends, size_t first,
+    size_t last, long v, size_t a)
 {
+	long per = v > 1 ? layers_split_count(g, first, last, ends) / v : 0;
 	long seen = 0;
 
+	if (per <= 0)
+		return last;
 	for (size_t i = a; i < last; i++) {
 		seen += row_counts(g, ends, i);
 		if (seen == per) {
@@ -1486,46 +1491,40 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	double chunk_red[FSDP_CHUNKS_CREDITED];
 	double chunk_cast[FSDP_CHUNKS_CREDITED];
 	int nchunks = 0;
+	struct plan_fsdp_groups g;
 
 	if (!c->have[at])
 		group_costs(c, u, 1);
-	/* the forward pass: the first unit's gather, then each unit's
-	 * copy-out and compute beside the next unit's gather (resharded:
-	 * every micro-batch; kept: the step's first, a chunk at a time) */
+	g = fsdp_groups(c, at);
 	for (size_t i = first; i <= last; i++) {
 		double f, b;
 
 		row_passes(c, i, &f, &b);
-		gathers += fsdp_unit_gather_s(c, at, i);
-		reduces += fsdp_unit_reduce_s(c, at, i);
+		gathers += fsdp_unit_gather_s(v, &g, i);
 		passes += f + b;
 	}
+	/* the forward pass, a chunk at a time (one without interleaving):
+	 * the first unit's gather, then each unit's copy-out and compute
+	 * beside the next unit's gather (resharded: every micro-batch;
+	 * kept: the step's first); and the chunk's reductions */
 	fwd_t = 0;
-	if (c->mode.v > 1) {
-		long per = layers_split_count(v->g, first, last,
-		    c->mode.ends_in_split) / c->mode.v;
+	for (size_t a = first, b; a <= last; a = b + 1, nchunks++) {
+		double red = 0;
 
-		for (size_t a = first; a <= last; nchunks++) {
-			size_t b = plan_chunk_last(v->g,
-			    c->mode.ends_in_split, a, last, per);
-
-			fwd_t += fsdp_chain_s(c, at, a, b, &fwd_sum);
-			if (nchunks < FSDP_CHUNKS_CREDITED) {
-				chunk_red[nchunks] = chunk_cast[nchunks] = 0;
-				for (size_t i = a; i <= b; i++) {
-					chunk_red[nchunks] +=
-					    fsdp_unit_reduce_s(c, at, i);
-					chunk_cast[nchunks] += fsdp_copy_s(c,
-					    FSDP_CAST_FP32 - FSDP_FIRST_SAVES,
-					    row_params(v, i));
-				}
-			}
-			a = b + 1;
+		b = plan_chunk_end(v->g, c->mode.ends_in_split, first, last,
+		    c->mode.v, a);
+		fwd_t += fsdp_chain_s(c, &g, a, b, &fwd_sum);
+		for (size_t i = a; i <= b; i++)
+			red += fsdp_unit_reduce_s(v, &g, i);
+		reduces += red;
+		if (nchunks < FSDP_CHUNKS_CREDITED) {
+			chunk_red[nchunks] = red;
+			chunk_cast[nchunks] = fsdp_copy_s(c, FSDP_LAST_CAST,
+			    v->pf_param[b + 1] - v->pf_param[a]);
 		}
-	} else
-		fwd_t = fsdp_chain_s(c, at, first, last, &fwd_sum);
+	}
 	o->optimizer_s = optimizer_step_s(c, first, last, 1, 0);
-	o->fsdp = fsdp_groups(c, at);
+	o->fsdp = g;
 	o->grad_dense_cost = o->fsdp.dense;
 	o->grad_expert_cost = o->fsdp.expert;
 	o->gather_dense_bytes = o->gather_expert_bytes = 0;
@@ -1537,8 +1536,7 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		 * reduce-scatters cast from that; its first pass's
 		 * accumulation is a cast */
 		double acc = fsdp_copy_s(c, FSDP_ACCUMULATE, bytes);
-		double last_cast = fsdp_copy_s(c, FSDP_CAST_FP32 -
-		    FSDP_FIRST_SAVES, bytes);
+		double last_cast = fsdp_copy_s(c, FSDP_LAST_CAST, bytes);
 
 		o->zero_s += acc;
 		o->load_s += acc;
@@ -1561,7 +1559,7 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	 * reduce-scatter, the cast into its own, which then starts */
 	t = rs = 0;
 	for (size_t i = last + 1; i-- > first;) {
-		double f, b, prev = i > first ? fsdp_unit_gather_s(c, at,
+		double f, b, prev = i > first ? fsdp_unit_gather_s(v, &g,
 		    i - 1) : 0;
 		double post, out = i < last ? fsdp_copy_s(c, FSDP_COPY_OUT,
 		    row_params(v, i)) : 0;
@@ -1569,7 +1567,7 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		row_passes(c, i, &f, &b);
 		post = fmax(t + out + b, rs) + fsdp_copy_s(c, FSDP_CAST_IN,
 		    row_params(v, i));
-		rs = post + fsdp_unit_reduce_s(c, at, i);
+		rs = post + fsdp_unit_reduce_s(v, &g, i);
 		back_gathers += prev;
 		t = fmax(post, t + prev);
 	}

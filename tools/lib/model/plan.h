@@ -259,12 +259,14 @@ double plan_fsdp_reduce_s(const struct plan_fsdp_groups *f, double dense,
 void plan_fsdp_copies_s(const struct plan_env *env, double bytes,
     double *copy_out_s, double *last_cast_s);
 
-/* The last row of an interleaved chunk of FSDP2's that starts at row a of
- * a stage ending at `last`, per rows of the split a chunk (the embedding
- * and the head counted as rows where `ends`, else in the first and the
- * last chunk). */
-size_t plan_chunk_last(const struct layer_graph *g, int ends, size_t a,
-    size_t last, long per);
+/* The last row of the chunk that starts at row a of a stage of rows
+ * [first, last] cut into v chunks of equal rows of the split (the
+ * embedding and the head counted as rows where `ends`, else in the first
+ * and the last chunk; a chunk that fills up before rows that count for
+ * none, the head, takes them): FSDP2's model parts when interleaved.
+ * One chunk (v 1, or fewer rows of the split than v): last. */
+size_t plan_chunk_end(const struct layer_graph *g, int ends, size_t first,
+    size_t last, long v, size_t a);
 
 struct stage_cost {
 	double compute_s, collective_s, p2p_in_s, p2p_out_s, zero_s;

@@ -904,10 +904,8 @@ static size_t
 list_streams(struct search *s, size_t ng, struct stream **out)
 {
 	struct stream *st;
-	size_t n = 0, nmodes;
+	size_t n = 0, nmodes, layouts = 1, shards = 1;
 	struct plan_mode *modes;
-
-	size_t layouts = 1, shards = 1;
 
 	free(s->modes);
 	/* a kind's modes: v = 1 under 1F1B and ZB-H1; each v > 1 with the
@@ -1167,6 +1165,15 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			/* interleaved: v chunks of a layer or more a stage */
 			if (md->v > 1 && it->kmax > x->layers / md->v)
 				it->kmax = x->layers / md->v;
+			/* the framework's pipelines (K = S without ZeRO
+			 * copies): a micro-batch a stage or more (PyTorch's),
+			 * and where it pipelines the model at all */
+			if (!s->zero_on && s->o->micro_per_stage &&
+			    it->kmax > it->m)
+				it->kmax = it->m;
+			if (!s->zero_on && s->o->stages_max > 0 &&
+			    it->kmax > s->o->stages_max)
+				it->kmax = s->o->stages_max;
 			it->lbs = sync_floor(x, md,
 			    s->alpha_floor[it->d * v->c * v->e]);
 			it->K = 0;
@@ -1182,12 +1189,6 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			continue;
 		/* one stage has no drain to fill: 1F1B's plan */
 		if (md->schedule != PLAN_1F1B && it->K < 2)
-			continue;
-		/* PyTorch's pipelining: as many micro-batches as stages,
-		 * where the framework pipelines the model at all */
-		if (s->o->micro_per_stage && it->K > 1 && it->m < it->K)
-			continue;
-		if (s->o->stages_max > 0 && it->K > s->o->stages_max)
 			continue;
 		/* FSDP2 as torchtitan runs it: resharded after forward on
 		 * one stage, kept when pipelined, over two devices or more

@@ -77,7 +77,8 @@ struct dp_options {
 	int stage_major_only;
 	/* the framework's pipelines need a micro-batch a stage or more
 	 * (PyTorch's PipelineScheduleSingle raises when n_microbatches <
-	 * num_stages: torchtitan's 1F1B) */
+	 * num_stages: torchtitan's 1F1B), without ZeRO copies (a cell's K
+	 * is then its stages; torchtitan has none) */
 	int micro_per_stage;
 	/* the most stages a plan may have (0: any; torchtitan pipelines
 	 * some models not at all), with zero DP_ZERO_OFF only (a cell's K
