@@ -86,7 +86,8 @@ usage(FILE *fp, int status)
 		    "  -R layers           also search block recomputation of 1..layers layers a chunk\n"
 		    "  -v vmax             most virtual (interleaved) stages (default 4)\n"
 		    "  -D on|off|both      the distributed optimizer (default both: searched)\n"
-		    "  -Q on|off|both      FP8 graphs' parameter gather in FP8 with the distributed optimizer (default both)\n"
+		    "  -Q on|off|both      FP8 graphs' parameter gather in FP8: the distributed optimizer's, or\n"
+		    "                      FSDP2's float8 all-gather on float8 graphs (default both)\n"
 		    "  -I off|both|only    PyTorch's FSDP2 as torchtitan runs it, beside Megatron's data parallelism (default off; -X none)\n"
 		    "  -L replica|stage|both  the stages' placement: a replica's one after another, each stage's replicas side by side (Megatron's default order), or both (default)\n"
 		    "  -Z auto|off         ZeRO where nothing fits without it (default auto) or never\n"
@@ -621,9 +622,10 @@ main(int argc, char *argv[])
 		    "both");
 		usage(stderr, 2);
 	}
-	if (o.fp8_gather_min > 0 && o.distopt_max == 0) {
+	if (o.fp8_gather_min > 0 && o.distopt_max == 0 && o.fsdp_max == 0 &&
+	    !o.torchtitan) {
 		warnx("-Q on: the FP8 parameter gather is the distributed "
-		    "optimizer's (not with -D off)");
+		    "optimizer's or FSDP2's (not with -D off alone)");
 		usage(stderr, 2);
 	}
 	if (o.evaluate && o.seen['Y']) {
@@ -808,7 +810,8 @@ main(int argc, char *argv[])
 				    name);
 			if (ng == 0)
 				die("%s: torchtitan runs none of the variants "
-				    "(no FP8; tensor parallelism with sequence "
+				    "(no Transformer Engine FP8; tensor "
+				    "parallelism with sequence "
 				    "parallelism; experts whole or split over "
 				    "all the tensor ranks; the sequence a "
 				    "multiple of 2 t c)", argv[0]);

@@ -607,7 +607,7 @@ main(int argc, char *argv[])
 		o.sched.tc_cores = a.tensor_cores;
 		o.sched.vc_cores = a.vector_cores;
 		/* before any graph is written: a device without the recipe */
-		if (o.v.fp8 != FP8_NONE && !(a.fp8_recipes & 1u << o.v.fp8))
+		if (o.v.fp8 != FP8_NONE && !accel_runs_fp8(&a, o.v.fp8))
 			die("%s: accelerator '%s' runs no FP8 recipe '%s'%s",
 			    o.accel, a.name, fp8_recipe_words[o.v.fp8],
 			    a.fp8_recipes ? "" : " (it has no <fp8> element)");

@@ -546,15 +546,18 @@ fsdp_gathers(const struct plan *p, const struct plan_result *r,
 				sum += g->l[j].forward_s;
 			for (size_t j = 0; j < n; j++) {
 				const struct layer *L = &g->l[a + j];
-				double out, cast;
+				/* torchao's float8 weights a byte each
+				 * with its all-gather */
+				double f8 = plan_fsdp_float8_saved(g, L,
+				    p->fp8_param_gather), out, cast;
 
-				plan_fsdp_copies_s(env, L->parameter_bytes,
-				    &out, &cast);
+				plan_fsdp_copies_s(env, L->parameter_bytes -
+				    f8, L->parameter_bytes, &out, &cast);
 				sh[j] = sum > 0 ? fmin(1, before / sum) :
 				    (double)j / (double)n;
 				before += L->forward_s;
 				gs[j] = plan_fsdp_gather_s(&r->stage[i].fsdp,
-				    L->dense_parameter_bytes,
+				    L->dense_parameter_bytes - f8,
 				    L->parameter_bytes -
 				    L->dense_parameter_bytes);
 				co[j] = out;
@@ -620,7 +623,7 @@ fsdp_rank_syncs(const struct plan *p, const struct plan_result *r,
 				double co, ca;
 
 				plan_fsdp_copies_s(env, L->parameter_bytes,
-				    &co, &ca);
+				    L->parameter_bytes, &co, &ca);
 				cast[k] += ca;
 				red[k] += plan_fsdp_reduce_s(&sc->fsdp,
 				    L->dense_parameter_bytes,

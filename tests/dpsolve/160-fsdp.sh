@@ -98,7 +98,7 @@ run -E "$tmp/kept.xml" -o "$tmp/x.xml" "$tmp/g/index.csv" || say "fsdp 2 on two 
 "$BIN/graph-normalize" -c $model -a $acc -V t=1,c=1,b=1,fp8=delayed -o "$tmp/f8.csv" || exit 1
 sed 's/ fsdp="1"/ fsdp="1" fp8_recipe="delayed"/' "$tmp/only.xml" > "$tmp/f8.xml"
 run -E "$tmp/f8.xml" -o "$tmp/x.xml" "$tmp/f8.csv" 2> "$tmp/err" && say "FSDP2 priced on an FP8 graph"
-grep -q 'not priced on a graph with an FP8 recipe' "$tmp/err" || say "unclear: $(cat "$tmp/err")"
+grep -q "not priced on a graph with Transformer Engine's FP8 recipe" "$tmp/err" || say "unclear: $(cat "$tmp/err")"
 # torchtitan's job (issue 36, item 2): every key one of torchtitan's
 # v0.2.2, the degrees and batches the plan's, a pipelined plan's modules
 # each once in order; -X torchtitan searches FSDP2 plans alone
@@ -112,6 +112,27 @@ toml_keys() {	# every section.key printed, checked against the list
 	done < "$tmp/keys"
 }
 val() { sed -n "s/^$2 = //p" "$1"; }
+# torchao's float8 (fp8=float8): searched beside FSDP2 alone, its job
+# converting every linear but the output layer, gathering in float8 where
+# the plan does; the plan without FSDP2 refused
+"$BIN/graph-normalize" -c $model -a $acc -V t=1,c=1,b=1,fp8=float8 \
+    -o "$tmp/float8.csv" || exit 1
+run -X torchtitan -o "$tmp/float8.xml" "$tmp/float8.csv" &&
+    run -X torchtitan -f torchtitan -o "$tmp/float8.toml" "$tmp/float8.csv" ||
+    say "float8: no plan"
+grep -q 'cannot run' "$tmp/float8.toml" && say "float8: $(grep cannot "$tmp/float8.toml")"
+toml_keys "$tmp/float8.toml"
+[ "$(val "$tmp/float8.toml" converters)" = '["quantize.linear.float8"]' ] &&
+    [ "$(val "$tmp/float8.toml" filter_fqns)" = '["output"]' ] ||
+    say "float8: $(grep -E 'converters|filter' "$tmp/float8.toml" | tr '\n' ' ')"
+f8g=$(attr "$tmp/float8.xml" parallelism fp8_param_gather)
+[ "$(val "$tmp/float8.toml" enable_fsdp_float8_all_gather)" = \
+    "$([ "$f8g" = 1 ] && echo true || echo false)" ] ||
+    say "float8: the plan's gather ($f8g) not the job's"
+sed 's/ fsdp="[12]"//; s/ fp8_param_gather="1"//' "$tmp/float8.xml" > "$tmp/float8-off.xml"
+run -X none -E "$tmp/float8-off.xml" -o "$tmp/x.xml" "$tmp/float8.csv" 2> "$tmp/err" &&
+    say "float8 priced without FSDP2"
+grep -q 'beside FSDP2 only' "$tmp/err" || say "float8 without FSDP2: $(cat "$tmp/err")"
 run -X torchtitan -f torchtitan -o "$tmp/job.toml" "$tmp/g/index.csv" ||
     say "-X torchtitan failed"
 grep -q 'cannot run' "$tmp/job.toml" && say "torchtitan: $(grep cannot "$tmp/job.toml")"

@@ -1358,6 +1358,106 @@ bail:
 }
 
 /*
+ * torchao's float8 (recipe float8), Llama 3 8B on the H100, one sequence
+ * of n = 8,192 tokens (h 4,096, keys and values 1,024 wide each, f
+ * 14,336; W = h (h + 2,048) + h^2 + 3 h f weights a block).  One GPU: a
+ * cast moves 4 bytes an element (the amax fused into the op before it),
+ * forward its input, backward its output gradient; the inputs are kept
+ * in bf16 (torchao recasts them) and the weights' float8 copies beside
+ * them, W bytes a block more than bf16's; the weights' bytes recorded as
+ * the FP8 ones (2 W), the per-operator policy keeping what bf16's keeps.
+ * TP 8 with sequence parallelism (torchtitan's float8 tensor
+ * parallelism): the all-gathers in float8, each collective at 3/4 of its
+ * bf16 bytes; q/k/v's input cast on the sequence shard before the gather
+ * (3 n h / 8) and the gathered copy transposed backward (2 n h); every
+ * input kept in float8 as Transformer Engine's, W / 8 of weights beside.
+ * Refused: experts, and a device without tensorwise products.
+ */
+static void
+test_float8(void)
+{
+	struct model_cfg m = model_as_configured("llama3-8b");
+	struct accel_cfg a, old;
+	struct pl_err err;
+	double n = 8192, h = 4096, f = 14336;
+	double W = h * (h + 2048) + h * h + 3 * h * f;
+	struct aop_graph g16, g8, gte;
+	struct layer_graph l16, l8, lte;
+	const struct aop *o;
+
+	if (accel_load(&a, "configs/accelerators/h100-80gb.xml", &err) < 0 ||
+	    accel_load(&old, "configs/accelerators/a100-80gb.xml", &err) < 0)
+		goto bail;
+	for (int k = 0; k < 2; k++) {
+		long t = k ? 8 : 1;
+		struct variant v = { t, 1, 1, k, 1, 0, 0, FP8_NONE, 0 };
+
+		if (analytic_build(&m, &a, &v, &g16, &err) < 0)
+			goto bail;
+		v.fp8 = FP8_FLOAT8;
+		if (analytic_build(&m, &a, &v, &g8, &err) < 0)
+			goto bail;
+		v.fp8 = FP8_DELAYED;
+		if (analytic_build(&m, &a, &v, &gte, &err) < 0)
+			goto bail;
+		analytic_layers(&g16, &l16);
+		analytic_layers(&g8, &l8);
+		analytic_layers(&gte, &lte);
+		if (t == 1) {
+			o = op_named(&g8, 0, "mlp_down_cast");
+			OK(o && o->fwd_bytes == 4 * n * f && o->bwd_bytes ==
+			    4 * n * h, "float8: a cast 4 bytes an element of "
+			    "its input forward, of its gradient backward");
+			EQ_DBL(l8.l[1].activation_bytes -
+			    l16.l[1].activation_bytes, W, 1e-12, "float8, one "
+			    "GPU: inputs kept in bf16, the float8 weights "
+			    "beside");
+			EQ_DBL(l8.l[1].fp8_weight_bytes, 2 * W, 1e-12, "float8: "
+			    "the block's weights all float8 (2 W bytes)");
+			EQ_DBL(l8.l[1].op_sac_bytes, l16.l[1].op_sac_bytes, 0,
+			    "float8: the per-operator policy keeps bf16's");
+			OK(op_named(&g8, 32, "output") && !op_named(&g8, 32,
+			    "output")->fp8, "float8: the output product in "
+			    "bf16 (filter_fqns)");
+		} else {
+			EQ_DBL(l8.l[1].coll_bytes[LCOLL_ALL_GATHER], 0.75 *
+			    l16.l[1].coll_bytes[LCOLL_ALL_GATHER], 1e-12,
+			    "float8, TP 8: the block's all-gathers at 3/4");
+			EQ_DBL(l8.l[1].coll_bytes[LCOLL_REDUCE_SCATTER], 0.75 *
+			    l16.l[1].coll_bytes[LCOLL_REDUCE_SCATTER], 1e-12,
+			    "float8, TP 8: its reduce-scatters likewise");
+			o = op_named(&g8, 0, "qkv_cast");
+			OK(o && o->fwd_bytes == 3 * n * h / 8 && o->bwd_bytes ==
+			    4 * n * 6144 / 8 + 2 * n * h, "float8, TP 8: q/k/v's "
+			    "input cast on its shard, transposed gathered");
+			EQ_DBL(l8.l[1].activation_bytes -
+			    lte.l[1].activation_bytes, W / 8, 1e-12, "float8, "
+			    "TP 8: inputs kept in float8, the weights beside");
+		}
+		layers_release(&l16);
+		layers_release(&l8);
+		layers_release(&lte);
+		analytic_release(&g16);
+		analytic_release(&g8);
+		analytic_release(&gte);
+	}
+	{
+		struct variant v = { 1, 1, 1, 0, 1, 0, 0, FP8_FLOAT8, 0 };
+		struct model_cfg mx = model_as_configured("mixtral-8x7b");
+
+		OK(analytic_build(&m, &old, &v, &g8, &err) < 0, "float8 on "
+		    "the A100 refused");
+		OK(analytic_build(&mx, &a, &v, &g8, &err) < 0 &&
+		    strstr(err.msg, "dense blocks"), "float8 with experts "
+		    "refused");
+	}
+	return;
+bail:
+	printf("Bail out! float8: %s\n", err.msg);
+	exit(1);
+}
+
+/*
  * Fused attention's efficiencies by pass and dropout, and a block's fixed
  * share, worked by hand for the held-out 1.7B GPT (dropout) and Llama 3
  * 70B (none) on the H100: a sequence of 4,096 tokens, causal, so 2,048
@@ -1753,6 +1853,7 @@ main(void)
 	test_expert_batch_split();
 	test_expert_tensor_split();
 	test_fp8();
+	test_float8();
 	test_latent_and_experts();
 	return tap_done();
 }

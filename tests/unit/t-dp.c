@@ -194,7 +194,7 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 		for (long hs = 0; hs <= (fsdp ? PLAN_HSDP_MAX : 0); hs = hs ?
 		    2 * hs : 1)
 		for (int dopt = o->distopt_min; dopt <= o->distopt_max; dopt++)
-		for (int f8 = 0; f8 <= (dopt && !zero_on ?
+		for (int f8 = 0; f8 <= ((dopt || fsdp) && !zero_on ?
 		    o->fp8_gather_max : 0); f8++)
 		for (long nv = 1; nv <= vmax; nv++)
 		for (int ends = 0; ends <= (nv > 1); ends++)
@@ -212,7 +212,7 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 			 * (interleaved only kept), no block recomputation,
 			 * on graphs it prices; resharding on one stage
 			 * (below) */
-			if (fsdp ? dopt != o->distopt_min || f8 ||
+			if (fsdp ? dopt != o->distopt_min ||
 			    (nv > 1 && fsdp != PLAN_FSDP_KEPT) ||
 			    sc != PLAN_1F1B || k > o->recompute_max ||
 			    plan_fsdp_refused(g[vi]) != NULL :
@@ -226,9 +226,15 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 
 			/* the FP8 gather: FP8 graphs only, without ZeRO,
 			 * and there on every distributed-optimizer plan
-			 * where always on */
+			 * where always on; torchao's float8 beside FSDP2
+			 * alone, its all-gather likewise (and always on
+			 * where asked), Transformer Engine's without it */
+			if ((g[vi]->var_fp8 == FP8_FLOAT8) != (fsdp &&
+			    g[vi]->var_fp8 != FP8_NONE))
+				continue;
 			if (g[vi]->var_fp8 == FP8_NONE ? f8 :
-			    dopt && !zero_on && f8 < o->fp8_gather_min)
+			    (dopt || fsdp) && !zero_on &&
+			    f8 < o->fp8_gather_min)
 				continue;
 			/* the split schedules: their chunks a stage (ZB-H1
 			 * one, ZB-V and DualPipeV two), the W passes' share */
@@ -458,6 +464,7 @@ random_instances(void)
 	int agree = 0, exact = 0, flat_ok = 0, infeasible = 0, zero = 0;
 	int total = 550, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
 	int fp8_gather = 0, zbh1 = 0, zbv = 0, dualpipev = 0;
+	int float8 = 0, float8_gather = 0;
 	int fsdp[PLAN_FSDP_KEPT + 1] = { 0 };	/* the winners' */
 	int fsdp_experts = 0;		/* of them, with experts */
 	int fsdp_interleaved = 0;	/* and interleaved */
@@ -513,10 +520,13 @@ random_instances(void)
 		    it % 10 == 9 ? 2 : 1);
 		/* every third instance's first variant in FP8 (not drawn:
 		 * the instances stay those of before), three quarters of
-		 * each kind of weight, the four recipes in turn; the FP8
-		 * gather searched, or always on every sixth */
+		 * each kind of weight, the four recipes in turn, torchao's
+		 * float8 on every other one of those that search FSDP2
+		 * (blockwise's turn); the FP8 gather searched, or always on
+		 * every sixth */
 		if (it % 3 == 1) {
-			g[0].var_fp8 = 1 + (it / 3) % 4;
+			g[0].var_fp8 = it % 24 == 10 ? FP8_FLOAT8 : 1 +
+			    (it / 3) % 4;
 			for (size_t i = 0; i < n; i++) {
 				struct layer *l = &g[0].l[i];
 
@@ -673,6 +683,9 @@ random_instances(void)
 			fsdp_interleaved += best.fsdp && best.v > 1;
 			stage_major += best.stage_major;
 			fp8_gather += best.fp8_param_gather;
+			float8 += best.g->var_fp8 == FP8_FLOAT8;
+			float8_gather += best.g->var_fp8 == FP8_FLOAT8 &&
+			    best.fp8_param_gather;
 			zbh1 += best.schedule == PLAN_ZBH1;
 			zbv += best.schedule == PLAN_ZBV;
 			dualpipev += best.schedule == PLAN_DUALPIPEV;
@@ -792,6 +805,10 @@ random_instances(void)
 	OK(distopt > 10 && distopt < total - infeasible - 10,
 	    "the distributed optimizer wins somewhere, not everywhere");
 	OK(fp8_gather > 5, "the FP8 parameter gather wins somewhere");
+	OK(float8_gather > 0, "torchao's float8 wins somewhere, with its "
+	    "all-gather (searched beside FSDP2 on every 24th instance; "
+	    "without it each micro-batch casts the weights, 6 bytes where "
+	    "it transposes 2)");
 	OK(fsdp[PLAN_FSDP_RESHARD] > 0 && fsdp[PLAN_FSDP_KEPT] > 0, "FSDP2 "
 	    "wins somewhere, resharded after forward and kept gathered "
 	    "(searched on every fourth instance)");
@@ -815,15 +832,16 @@ random_instances(void)
 	    "ones, %d with more than one stage), %d interleaved; "
 	    "recompute none/full/selective/op %d/%d/%d/%d (block %d), distributed "
 	    "optimizer %d (gathering FP8 %d), FSDP2 %d resharded and %d "
-	    "kept (HSDP %d, with expert ranks %d, interleaved %d), stage-major %d, ZB-H1 %d, ZB-V %d, DualPipeV %d; "
+	    "kept (HSDP %d, with expert ranks %d, interleaved %d, float8 %d, "
+	    "its all-gather %d), stage-major %d, ZB-H1 %d, ZB-V %d, "
+	    "DualPipeV %d; "
 	    "experts folded over a sequence in a batch split %d, split over "
 	    "fewer tensor ranks than t %d; %ld plans enumerated; "
 	    "Megatron's space dearer in %d (the encoder rule in %d)\n",
 	    infeasible, zero, zero_heavy_solved, zero_pipelines, interleaved,
 	    modes[0], modes[1], modes[2], modes[3], block, distopt, fp8_gather,
 	    fsdp[PLAN_FSDP_RESHARD], fsdp[PLAN_FSDP_KEPT], hsdp, fsdp_experts,
-	    fsdp_interleaved,
-	    stage_major, zbh1,
+	    fsdp_interleaved, float8, float8_gather, stage_major, zbh1,
 	    zbv, dualpipev, fold, etp, brute_plans, mega_dearer,
 	    mega_encoder_dearer);
 }
@@ -1671,6 +1689,24 @@ three_units(struct layer_graph *g, struct plan_env *env,
  * reduce-scatter 117.6-157.6; the embedding 117.6-138, cast 157.6-158.2,
  * its reduce-scatter 158.2-178.2: 81.2 + 178.2 = 259.4 ms a micro-batch,
  * step 0.5268 s; one micro-batch keeps 1e6 + 4e5 + 1e6.
+ *
+ * torchao's float8 (docs/model.md, "torchtitan's float8"), resharded on
+ * the fast network, the block's weights all float8 (2e7 of them,
+ * fp8_weight_bytes 4e7).  Without its all-gather the block casts its
+ * weights in each forward pass, 6 bytes a weight at 1e11 B/s, 1.2 ms:
+ * forward 10 + 20 + 32 + 20.4 = 82.4 ms, backward as bf16's 163.2: step
+ * 2 x 0.2456 + 0.008 = 0.4992 s.  With it the block's gather carries 2e7
+ * bytes (10 ms) and its copy-outs 0.4 ms, no cast forward but the
+ * weights' transposed copy backward (2 bytes a weight, 0.4 ms), and
+ * once a step the precomputed scales' pass over the fp32 shard (4 bytes
+ * over 1e7 weights, 0.4 ms): forward 10 + max(10.4, 10) + 30.4 + 20.4 =
+ * 71.2 ms; backward: the head 0-40.6 (its reduce-scatter to 60.6), the
+ * block's copy-out, backward and transpose 40.6-101.4, cast to 102.6, its
+ * reduce-scatter to 142.6; the embedding's copy-out and backward
+ * 102.6-123, waits for 142.6, casts to 143.2 and reduce-scatters to
+ * 163.2: a micro-batch 234.4 ms, step 2 x 0.2344 + 0.0084 = 0.4772 s;
+ * two neighbouring units gathered, 4e7 bytes beside the fp32 shards'
+ * 8e7.
  */
 static void
 fsdp_by_hand(void)
@@ -1790,6 +1826,41 @@ fsdp_by_hand(void)
 	OK(plan_evaluate(&env, &p, &r, &err) < 0 && strstr(err.msg,
 	    "replaces Megatron's"), "FSDP2 with the distributed optimizer: "
 	    "refused");
+	p.distopt = 0;
+	/* torchao's float8 */
+	g.var_fp8 = FP8_FLOAT8;
+	g.l[1].fp8_weight_bytes = 4e7;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "float8, resharded");
+	EQ_DBL(r.stage[0].forward_s, 0.0824, 1e-12, "float8: the block's "
+	    "weights cast in its forward pass, 1.2 ms");
+	EQ_DBL(r.step_s, 0.4992, 1e-12, "float8: step 0.4992 s");
+	plan_result_release(&r);
+	p.fp8_param_gather = 1;
+	OK(plan_evaluate(&env, &p, &r, &err) == 0, "float8, its all-gather");
+	EQ_DBL(r.stage[0].forward_s, 0.0712, 1e-12, "float8 all-gather: "
+	    "the block's gather and copy-out halved, no cast (71.2 ms)");
+	EQ_DBL(r.stage[0].load_s, 0.2344, 1e-12, "float8 all-gather: a "
+	    "micro-batch 234.4 ms, the transposes in its backward");
+	EQ_DBL(r.stage[0].sync_s, 0.0084, 1e-12, "float8 all-gather: the "
+	    "step and the scales' pass over the shard");
+	EQ_DBL(r.step_s, 0.4772, 1e-12, "float8 all-gather: step 0.4772 s");
+	EQ_DBL(r.stage[0].mem.weights, 1.2e8, 1e-12, "float8 all-gather: "
+	    "the gathered units a byte a float8 weight");
+	plan_result_release(&r);
+	p.fsdp = PLAN_FSDP_OFF;
+	p.fp8_param_gather = 0;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0 && strstr(err.msg,
+	    "beside FSDP2 only"), "float8 without FSDP2: refused");
+	p.fsdp = PLAN_FSDP_RESHARD;
+	g.var_fp8 = FP8_TENSORWISE;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0 && strstr(err.msg,
+	    "Transformer Engine"), "Transformer Engine's FP8 beside FSDP2: "
+	    "refused");
+	g.var_fp8 = FP8_NONE;
+	p.fp8_param_gather = 1;
+	OK(plan_evaluate(&env, &p, &r, &err) < 0 && strstr(err.msg,
+	    "float8 all-gather"), "FSDP2's float8 all-gather on a bf16 "
+	    "graph: refused");
 	layers_release(&g);
 }
 

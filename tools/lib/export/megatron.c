@@ -547,8 +547,9 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		flag(fp, &l, "--grad-reduce-in-bf16");
 	/* Transformer Engine's linear layers in FP8 under the graph's
 	 * recipe: E4M3 forward and E5M2 gradients (hybrid), except the
-	 * block scales, which Transformer Engine runs in E4M3 alone */
-	if (g->var_fp8 != FP8_NONE) {
+	 * block scales, which Transformer Engine runs in E4M3 alone
+	 * (torchao's float8 is torchtitan's, beside FSDP2, refused above) */
+	if (g->var_fp8 != FP8_NONE && g->var_fp8 != FP8_FLOAT8) {
 		flag(fp, &l, "--fp8-format %s", g->var_fp8 == FP8_BLOCKWISE ?
 		    "e4m3" : "hybrid");
 		flag(fp, &l, "--fp8-recipe %s", fp8_recipe_words[g->var_fp8]);
@@ -556,7 +557,7 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	/* the weights kept and gathered in FP8; MXFP8's gathered in bf16
 	 * through the gradient buffer, which Megatron-Bridge's MXFP8 recipe
 	 * sets beside it (and Megatron-LM warns of the memory without) */
-	if (p->fp8_param_gather) {
+	if (p->fp8_param_gather && !p->fsdp) {
 		flag(fp, &l, "--fp8-param-gather");
 		if (g->var_fp8 == FP8_MXFP8)
 			flag(fp, &l, "--reuse-grad-buf-for-mxfp8-param-ag");

@@ -93,7 +93,14 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 	    "optimizer states replicated", efsdp, zero, p->deepep &&
 	    layers_expert_ranks(g) > 1 ? "; tokens dispatched by DeepEP (a "
 	    "node once, then NVLink)" : "");
-	if (g->var_fp8 != FP8_NONE) {
+	if (g->var_fp8 == FP8_FLOAT8) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, len > at ? len - at : 0, "; torchao's "
+		    "float8 linear layers (tensorwise dynamic scaling, cast "
+		    "every micro-batch)%s", p->fp8_param_gather ? ", their "
+		    "weights gathered by FSDP2 in float8" : "");
+	} else if (g->var_fp8 != FP8_NONE) {
 		size_t at = strlen(buf);
 
 		snprintf(buf + at, len > at ? len - at : 0, "; FP8 linear "

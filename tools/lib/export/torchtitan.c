@@ -181,7 +181,8 @@ torchtitan_variant_ok(const struct layer_graph *g,
 	long t = layers_var(g, g->var_t, 1), cp = cp_degree(g);
 	long s = summary_seq_len(g, model);
 
-	return etp_runs(g) && g->var_fp8 == FP8_NONE &&
+	return etp_runs(g) && (g->var_fp8 == FP8_NONE || g->var_fp8 ==
+	    FP8_FLOAT8) &&
 	    (cp == 1 || !flex_attention(model)) &&
 	    (t == 1 || tensor_priced(model)) &&
 	    (t == 1 || (g->has_variant && g->var_sp)) &&
@@ -246,9 +247,10 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 		cannot(w, "%ld context ranks (the model's flavor attends with "
 		    "flex attention, which torchtitan's context parallelism "
 		    "does not run)", c);
-	if (g->var_fp8 != FP8_NONE)
-		cannot(w, "FP8 linear layers (torchtitan's float8 converters "
-		    "are not mapped yet)");
+	if (g->var_fp8 != FP8_NONE && g->var_fp8 != FP8_FLOAT8)
+		cannot(w, "Transformer Engine's FP8 recipe '%s' (torchtitan "
+		    "runs torchao's float8: recipe float8)",
+		    fp8_recipe_words[g->var_fp8]);
 	if (copies)
 		cannot(w, "ZeRO copies of a stage (torchtitan shards with "
 		    "FSDP2 over the data-parallel ranks)");
@@ -443,10 +445,16 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 	quoted(fp, m->network);
 	fprintf(fp, ", %ld GPUs\"\n", r->devices_used);
 	blank(fp, off);
-	if (flavor) {
+	if (flavor || g->var_fp8 == FP8_FLOAT8) {
 		line(fp, off, "[model]");
-		line(fp, off, "name = \"%s\"", name);
-		line(fp, off, "flavor = \"%s\"", flavor);
+		if (flavor) {
+			line(fp, off, "name = \"%s\"", name);
+			line(fp, off, "flavor = \"%s\"", flavor);
+		}
+		/* torchao's Float8Linear (tensorwise) */
+		if (g->var_fp8 == FP8_FLOAT8)
+			line(fp, off, "converters = "
+			    "[\"quantize.linear.float8\"]");
 		blank(fp, off);
 	}
 	line(fp, off, "[training]");
@@ -511,8 +519,22 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 	if (p->recompute == RC_OP)
 		line(fp, off, "selective_ac_option = \"op\"");
 	blank(fp, off);
+	/* torchao's Float8Linear (tensorwise) on every linear module but
+	 * the output layer (as the graphs price it, torchtitan's default
+	 * train configs' filter), its all-gather in float8 with the
+	 * scales precomputed once a step where the plan says */
+	if (g->var_fp8 == FP8_FLOAT8) {
+		line(fp, off, "[quantize.linear.float8]");
+		line(fp, off, "filter_fqns = [\"output\"]");
+		line(fp, off, "enable_fsdp_float8_all_gather = %s",
+		    p->fp8_param_gather ? "true" : "false");
+		line(fp, off, "precompute_float8_dynamic_scale_for_fsdp = %s",
+		    p->fp8_param_gather ? "true" : "false");
+		blank(fp, off);
+	}
 	/* priced with fused kernels as Transformer Engine runs them; eager
-	 * PyTorch runs more, smaller ones (not priced) */
+	 * PyTorch runs more, smaller ones (not priced); torchao's float8
+	 * casts fused as torch.compile fuses them */
 	line(fp, off, "[compile]");
 	line(fp, off, "enable = true");
 	return w.n;

@@ -202,12 +202,29 @@ fp8_linear(struct builder *B)
 	long at = B->last_matmul;
 	struct aop *o, *c;
 	double in, grad, tokens, k, n, bpe;
+	int gathered = 0;
 
 	if (B->d->fp8 == FP8_NONE || at < 0)
 		return;
 	o = &B->g->op[at];
 	o->fp8 = B->d->fp8;
-	o->activation_bytes /= 2;
+	/* torchao's float8 with tensor ranks: the input arrives cast to
+	 * float8 (torchtitan's Float8ColwiseParallel after a float8 all-
+	 * gather, Float8RowwiseParallel casting its shard), so its copy kept
+	 * for the backward pass is float8; without them torchao keeps it in
+	 * bf16 and casts it again (matmul_with_hp_or_float8_args, ao
+	 * 6243040); and the weight cast in the forward pass is kept too, a
+	 * byte a weight (its casts are plan.c's, float8_weight_s) */
+	if (B->d->fp8 != FP8_FLOAT8 || B->d->t > 1)
+		o->activation_bytes /= 2;
+	if (B->d->fp8 == FP8_FLOAT8) {
+		o->activation_bytes += o->parameter_bytes / 2;
+		for (long i = at - 1; i >= 0 && B->g->op[i].layer == o->layer;
+		    i--)
+			if (B->g->op[i].tp_gemm == at && B->g->op[i].tp_role ==
+			    TP_COLUMN && B->d->shard > 1)
+				gathered = 1;
+	}
 	tokens = o->gemm_m * o->gemm_batch;
 	k = o->gemm_k;
 	n = o->gemm_n;
@@ -229,6 +246,14 @@ fp8_linear(struct builder *B)
 	c->bwd_flops = 2 * grad;
 	c->fwd_bytes = bpe * in;
 	c->bwd_bytes = bpe * grad;
+	/* a column-parallel product's input under torchao's float8 tensor
+	 * parallelism: cast on the sequence shard before the all-gather
+	 * (read 2, write 1), the gathered copy transposed for the weight
+	 * gradient in the backward pass (read 1, write 1) */
+	if (gathered) {
+		c->fwd_bytes = 3 * in / B->d->shard;
+		c->bwd_bytes += 2 * in;
+	}
 }
 
 /*
@@ -277,6 +302,23 @@ collective(struct builder *B, const char *name, int fwd, int bwd,
  * TP_ROW or TP_OUTSIDE; -1: none): f's product is the next one, g's the
  * last, both in the same row.
  */
+/*
+ * torchao's float8 tensor parallelism (torchtitan's Float8ColwiseParallel
+ * and Float8RowwiseParallel, tensorwise): a block's all-gathers carry
+ * float8, one byte an element (the forward's gather of the sequence-
+ * sharded input, cast before it; the backward's gather of the output's
+ * gradient), its reduce-scatters bf16.  Each pass of a block runs one of
+ * each kind a pair, so each collective of the pair is priced at 3/4 of
+ * its bf16 bytes, which keeps each pass's total (the plan's conjugate
+ * pairs are equal, docs/model.md, Plans).
+ */
+static double
+tp_bytes(const struct builder *B, double bytes, int role)
+{
+	return B->d->fp8 == FP8_FLOAT8 && B->d->shard > 1 &&
+	    (role == TP_COLUMN || role == TP_ROW) ? 0.75 * bytes : bytes;
+}
+
 static void
 tp_enter(struct builder *B, const char *name, double bytes, int role)
 {
@@ -284,6 +326,7 @@ tp_enter(struct builder *B, const char *name, double bytes, int role)
 
 	if (B->d->t == 1)
 		return;
+	bytes = tp_bytes(B, bytes, role);
 	if (B->d->shard > 1)
 		o = collective(B, name, LCOLL_ALL_GATHER, LCOLL_REDUCE_SCATTER,
 		    bytes);
@@ -300,6 +343,7 @@ tp_leave(struct builder *B, const char *name, double bytes, int role)
 
 	if (B->d->t == 1)
 		return;
+	bytes = tp_bytes(B, bytes, role);
 	if (B->d->shard > 1)
 		o = collective(B, name, LCOLL_REDUCE_SCATTER, LCOLL_ALL_GATHER,
 		    bytes);
@@ -1096,10 +1140,20 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	if (v->fp8 < FP8_NONE || v->fp8 >= FP8_NRECIPES)
 		return pl_errf(err, NULL, 0, "model '%s': FP8 recipe %d is "
 		    "not one of config.h's", m->name, v->fp8);
-	if (a && v->fp8 != FP8_NONE && !(a->fp8_recipes & 1u << v->fp8))
+	if (a && v->fp8 != FP8_NONE && !accel_runs_fp8(a, v->fp8))
 		return pl_errf(err, NULL, 0, "accelerator '%s' runs no FP8 "
 		    "recipe '%s'%s", a->name, fp8_recipe_words[v->fp8],
 		    a->fp8_recipes ? "" : " (it has no <fp8> element)");
+	/* torchao's Float8Linear on torchtitan's dense blocks: its
+	 * experts' grouped products take another converter (a prototype,
+	 * Float8GroupedMM), not priced, and no flavor of torchtitan's with
+	 * latent attention or a prediction module is priced with it */
+	if (v->fp8 == FP8_FLOAT8 && (m->experts > 1 || m->kv_lora_rank > 0 ||
+	    m->q_lora_rank > 0 || m->mtp_depth > 0))
+		return pl_errf(err, NULL, 0, "model '%s': FP8 recipe 'float8' "
+		    "(torchao's Float8Linear) is priced for dense blocks of "
+		    "plain attention only (experts, latent attention and "
+		    "multi-token prediction are not)", m->name);
 	g->v = *v;
 	g->nlayers = m->layers + 2;
 	d.b = (double)(v->b / variant_ep_samples(v));
@@ -1140,13 +1194,17 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	d.flash = m->flash_attention;
 	/* torchtitan's per-operator policy is priced for the Llama block
 	 * its save list and mm count are written for: dense, with plain
-	 * attention, in bf16 (its float8 products are no aten.mm), without
+	 * attention, in bf16 or torchao's float8 (its Float8Linear calls
+	 * aten.mm on float8 tensor subclasses, which the policy's dispatch
+	 * mode sees before the subclass runs it as aten._scaled_mm: counted
+	 * and saved as bf16's; the casts run again, the amaxes saved),
+	 * without
 	 * biases (a linear module with one runs aten.addmm, which the policy
 	 * neither counts nor saves), its tensor parallelism sequence-
 	 * parallel (torchtitan's only form) */
 	g->op_sac = m->experts <= 1 && m->kv_lora_rank == 0 &&
-	    m->mtp_depth == 0 && v->fp8 == FP8_NONE && !m->bias &&
-	    (v->t == 1 || v->sp);
+	    m->mtp_depth == 0 && (v->fp8 == FP8_NONE || v->fp8 ==
+	    FP8_FLOAT8) && !m->bias && (v->t == 1 || v->sp);
 	memset(&B, 0, sizeof B);
 	B.g = g;
 	B.d = &d;

@@ -450,11 +450,6 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
 		    "<parallelism> overlap_param_gather: needs "
 		    "distributed_optimizer=\"1\" (only it gathers weights)");
-	if (p->fp8_param_gather && (!p->distopt || p->g->var_fp8 == FP8_NONE))
-		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
-		    "<parallelism> fp8_param_gather: needs "
-		    "distributed_optimizer=\"1\" and an FP8 graph (a "
-		    "variant with an fp8_recipe)");
 	/* the pipeline schedule (absent: 1f1b) */
 	{
 		char *w = xmlio_attr(par, "schedule");
@@ -491,6 +486,13 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 		if (p->fsdp_shard == p->d)	/* all of them: FSDP2 */
 			p->fsdp_shard = 0;
 	}
+	if (p->fp8_param_gather && (p->fsdp ? p->g->var_fp8 != FP8_FLOAT8 :
+	    !p->distopt || p->g->var_fp8 == FP8_NONE))
+		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
+		    "<parallelism> fp8_param_gather: needs "
+		    "distributed_optimizer=\"1\" and an FP8 graph (a "
+		    "variant with an fp8_recipe), or fsdp with fp8_recipe "
+		    "float8 (torchao's float8 all-gather)");
 	/* the stages' placement (plan_mode.stage_major) */
 	{
 		long sm = 0;

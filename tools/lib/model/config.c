@@ -175,7 +175,7 @@ latent_and_experts_check(const struct model_cfg *m, xmlNodePtr r,
 /* The model's enumerated elements' words, in the enums' order: what the
  * reader accepts and the config line writes. */
 const char *const fp8_recipe_words[] = { "none", "delayed", "tensorwise",
-	"blockwise", "mxfp8", NULL };
+	"blockwise", "mxfp8", "float8", NULL };
 int
 fp8_recipe_of(const char *word)
 {
@@ -183,6 +183,15 @@ fp8_recipe_of(const char *word)
 		if (strcmp(fp8_recipe_words[k], word) == 0)
 			return k;
 	return -1;
+}
+
+int
+accel_runs_fp8(const struct accel_cfg *a, int recipe)
+{
+	if (recipe == FP8_FLOAT8)
+		recipe = FP8_TENSORWISE;
+	return recipe > FP8_NONE && recipe < FP8_NRECIPES &&
+	    (a->fp8_recipes & 1u << recipe);
 }
 
 /* Bytes an element of an FP8 cast moves, by recipe: Transformer Engine's
@@ -193,7 +202,10 @@ fp8_recipe_of(const char *word)
  * delayed scaling takes the scale from past amaxes.  Block scales add
  * their scales: blockwise 4 bytes a 128 elements, twice (1x128 rows and
  * the transposed copy's); MXFP8 one byte a 32 elements, rowwise and
- * columnwise. */
+ * columnwise.  torchao's (float8) under torch.compile: the amax reduction
+ * fused into the op that makes the tensor, then one kernel writing both
+ * layouts, 2 + 1 + 1 (torchao's roofline_utils.py at eab345c, "fused"
+ * activations and gradients). */
 double
 fp8_cast_bytes(int recipe)
 {
@@ -761,10 +773,11 @@ fp8_element(const char *path, xmlNodePtr n, struct accel_cfg *a,
 	    tok = strtok_r(NULL, " \t\n", &save)) {
 		int k = fp8_recipe_of(tok);
 
-		if (k <= FP8_NONE)
+		if (k <= FP8_NONE || k == FP8_FLOAT8)
 			ret = pl_errf(err, path, line_of(n), "element 'fp8': "
 			    "recipe '%s' is not delayed, tensorwise, blockwise "
-			    "or mxfp8", tok);
+			    "or mxfp8%s", tok, k == FP8_FLOAT8 ? " (torchao's "
+			    "float8 runs where tensorwise does)" : "");
 		else if (a->fp8_recipes & 1u << k)
 			ret = pl_errf(err, path, line_of(n), "element 'fp8': "
 			    "recipe '%s' given twice", tok);

@@ -92,9 +92,12 @@ enum { EFF_MATMUL, EFF_ATTENTION, EFF_VECTOR, EFF_MEMORY, EFF_FP8_MATMUL,
  * a scale a tensor from its amax history (delayed) or from its own amax
  * (tensorwise, "current scaling"), DeepSeek-V3's 1x128 activation and
  * 128x128 weight blocks (blockwise), or MXFP8's 32-element blocks
- * (Blackwell).  FP8_NONE: bf16. */
+ * (Blackwell).  And torchtitan's float8 converter (FP8_FLOAT8, the word
+ * "float8"): torchao's Float8Linear with its default tensorwise dynamic
+ * scaling, a software recipe on the hardware's tensorwise products.
+ * FP8_NONE: bf16. */
 enum { FP8_NONE, FP8_DELAYED, FP8_TENSORWISE, FP8_BLOCKWISE, FP8_MXFP8,
-	FP8_NRECIPES };
+	FP8_FLOAT8, FP8_NRECIPES };
 extern const char *const fp8_recipe_words[];	/* "none", "delayed", ... */
 /* The FP8_* of a recipe word ("none" included), or -1. */
 int fp8_recipe_of(const char *word);
@@ -167,6 +170,9 @@ struct experiment_cfg {
  */
 int model_load(struct model_cfg *m, const char *path, struct pl_err *err);
 int accel_load(struct accel_cfg *a, const char *path, struct pl_err *err);
+/* Whether accelerator a runs FP8 recipe `recipe` (its <fp8> recipes;
+ * torchao's float8 where its tensorwise products run). */
+int accel_runs_fp8(const struct accel_cfg *a, int recipe);
 int network_load(struct network *n, const char *path, struct pl_err *err);
 int experiment_load(struct experiment_cfg *e, const char *path,
     struct pl_err *err);

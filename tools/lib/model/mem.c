@@ -30,7 +30,10 @@ mem_totals_of(const struct layer_graph *g, size_t first, size_t last, int rc,
 		double kept = mem_row_kept(L, rc);
 
 		t->params += L->parameter_bytes;
-		t->fp8_weights += L->fp8_weight_bytes;
+		/* Transformer Engine's FP8 copies (torchao's float8 casts
+		 * a micro-batch, kept as activations) */
+		if (g->var_fp8 != FP8_FLOAT8)
+			t->fp8_weights += L->fp8_weight_bytes;
 		t->dense_params += L->dense_parameter_bytes;
 		t->kept += kept;
 		t->working = fmax(t->working, L->activation_bytes - kept);

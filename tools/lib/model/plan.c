@@ -164,8 +164,27 @@ plan_mode_of(const struct plan *p)
 const char *
 plan_fsdp_refused(const struct layer_graph *g)
 {
-	if (g->var_fp8 != FP8_NONE)
-		return "an FP8 recipe (torchtitan's float8 is not priced)";
+	if (g->var_fp8 != FP8_NONE && g->var_fp8 != FP8_FLOAT8)
+		return "Transformer Engine's FP8 recipe (torchtitan runs "
+		    "torchao's float8 beside FSDP2: recipe float8)";
+	return NULL;
+}
+
+const char *
+plan_fp8_refused(const struct layer_graph *g, int fsdp, int distopt,
+    int fp8_gather)
+{
+	int recipe = g->var_fp8;
+
+	if (recipe == FP8_FLOAT8 && !fsdp)
+		return "torchao's float8 (recipe float8) runs in torchtitan, "
+		    "priced beside FSDP2 only (fsdp 1 or 2)";
+	if (fp8_gather && fsdp && recipe != FP8_FLOAT8)
+		return "FSDP2's float8 all-gather needs torchao's float8 "
+		    "(recipe float8)";
+	if (fp8_gather && !fsdp && (!distopt || recipe == FP8_NONE))
+		return "the FP8 parameter gather needs the distributed "
+		    "optimizer and an FP8 graph";
 	return NULL;
 }
 
@@ -907,6 +926,23 @@ row_params(const struct plan_variant *v, size_t i)
 	return v->pf_param[i + 1] - v->pf_param[i];
 }
 
+/* What torchao's float8 all-gather takes off row i's gathered bytes
+ * (its float8 weights cross in a byte, half their bf16 bytes: the layer
+ * graph's fp8_weight_bytes / 2), 0 without it. */
+static double
+row_float8_saved(const struct plan_cell *c, size_t i)
+{
+	return c->mode.fsdp ? plan_fsdp_float8_saved(c->v->g,
+	    &c->v->g->l[i], c->mode.fp8_param_gather) : 0;
+}
+
+/* Row i's bytes an FSDP2 gather brings (and its copy-out splits). */
+static double
+row_gathered(const struct plan_cell *c, size_t i)
+{
+	return row_params(c->v, i) - row_float8_saved(c, i);
+}
+
 /*
  * FSDP2's memory beside its shards (mem_stage.fsdp), as PyTorch's
  * fully_shard runs torchtitan's units, a row each.  Resharded after
@@ -916,7 +952,8 @@ row_params(const struct plan_variant *v, size_t i)
  * and the largest unit's bf16 gradient with its fp32 copy for the
  * reduce-scatter, 6 bytes a parameter (an expert's weights a unit of
  * their own inside their block's, gathered with it: the pair's bytes are
- * the same).  Kept: the stage's weights stay
+ * the same; torchao's float8 all-gather brings its float8 weights in a
+ * byte each, row_gathered).  Kept: the stage's weights stay
  * gathered the whole step, and with gradient sync off until the last
  * backward pass (torch.distributed.pipelining's stage) each unit's
  * gradient is accumulated unsharded in the reduce dtype, fp32, beside
@@ -930,22 +967,25 @@ fsdp_memory(const struct plan_cell *c, size_t first, size_t last,
 {
 	const struct plan_variant *v = c->v;
 	double all = v->pf_param[last + 1] - v->pf_param[first];
-	double unit = 0, pair = 0;
+	double unit = 0, gathered = 0, gunit = 0, gpair = 0;
 
+	/* gathered: a float8 weight a byte with torchao's all-gather */
 	for (size_t i = first; i <= last; i++) {
 		unit = fmax(unit, row_params(v, i));
+		gunit = fmax(gunit, row_gathered(c, i));
+		gathered += row_gathered(c, i);
 		if (i < last)
-			pair = fmax(pair, row_params(v, i) +
-			    row_params(v, i + 1));
+			gpair = fmax(gpair, row_gathered(c, i) +
+			    row_gathered(c, i + 1));
 	}
 	s->fsdp = c->mode.fsdp;
 	s->fsdp_shards = fsdp_shards(c);
 	s->fsdp_shards_expert = fsdp_shards_expert(c);
 	if (c->mode.fsdp == PLAN_FSDP_KEPT) {
-		s->fsdp_gathered_bytes = all;
+		s->fsdp_gathered_bytes = gathered;
 		s->fsdp_grad_bytes = 2 * all + unit;
 	} else {
-		s->fsdp_gathered_bytes = fmax(unit, pair);
+		s->fsdp_gathered_bytes = fmax(gunit, gpair);
 		/* the fp32 shards the reduce-scatters accumulate into */
 		s->fsdp_grad_bytes = 2 * mem_sharded_params(s, all,
 		    v->pf_dense[last + 1] - v->pf_dense[first]) + 3 * unit;
@@ -1058,8 +1098,10 @@ plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
 		.working = split > first ? working_max(v, rc, first, split - 1) :
 		    0,
 		/* --fp8-param-gather keeps no bf16 copy of them: the
-		 * weights' bytes are the FP8 weights and their transposes */
-		.fp8_weights = c->mode.fp8_param_gather ? 0 :
+		 * weights' bytes are the FP8 weights and their transposes;
+		 * torchao's float8 keeps no copies across steps */
+		.fp8_weights = c->mode.fp8_param_gather ||
+		    v->g->var_fp8 == FP8_FLOAT8 ? 0 :
 		    v->pf_fp8[last + 1] - v->pf_fp8[first],
 	};
 	struct mem_stage s = plan_mem_stage(c, first, last, z, zs, k);
@@ -1086,14 +1128,20 @@ plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
  * that reads it for its amaxes under current and block scales (2 more);
  * after the gather each weight's transposed copy is made again (read 1,
  * write 1; as the graph's copies, assumed on Blackwell too).  MXFP8's
- * weights arrive in bf16 and are quantized as the bf16 ones are.  Every
+ * weights arrive in bf16 and are quantized as the bf16 ones are.
+ * torchao's float8 casts its weights a micro-batch (float8_weight_s);
+ * once a step only, with its all-gather, the precomputed scales'
+ * amaxes: a pass over the fp32 shard (4 bytes a weight;
+ * precompute_float8_dynamic_scale_for_fsdp after the optimizer step,
+ * its one all-reduce of an amax a weight not priced).  Every
  * term is a row's own and none negative, so a stage costs no less than
  * a row of it (plan_row_sync_floor).
  */
 enum {
 	FP8_SHARD_CAST_BYTES = 3,	/* read the bf16 copy, write FP8 */
 	FP8_SHARD_AMAX_BYTES = 2,	/* current and block scales' pass */
-	FP8_TRANSPOSE_BYTES = 2		/* read FP8, write it transposed */
+	FP8_TRANSPOSE_BYTES = 2,	/* read FP8, write it transposed */
+	FLOAT8_SCALE_BYTES = 4		/* read the fp32 shard */
 };
 
 static double
@@ -1104,8 +1152,11 @@ fp8_weight_cast_bytes(const struct plan_cell *c, const struct mem_stage *s)
 	double all = (v->pf_fp8[s->last + 1] - v->pf_fp8[s->first]) / 2;
 	double shard;
 
-	if (recipe == FP8_NONE)
+	if (recipe == FP8_NONE || (recipe == FP8_FLOAT8 &&
+	    !c->mode.fp8_param_gather))
 		return 0;
+	if (recipe == FP8_FLOAT8)
+		return FLOAT8_SCALE_BYTES * mem_sharded_params(s, all, all);
 	if (!c->mode.fp8_param_gather || recipe == FP8_MXFP8)
 		return fp8_cast_bytes(recipe) * all;
 	shard = mem_sharded_params(s, all, all -
@@ -1285,14 +1336,17 @@ plan_fsdp_reduce_s(const struct plan_fsdp_groups *f, double dense,
 	    fsdp_part_reduce_s(f, f->expert, expert, f->shards_expert);
 }
 
-/* Row i's weights gathered over the stage's groups f: its dense ones',
- * then its experts'. */
+/* Row i's weights gathered over the stage's groups f: its dense ones'
+ * (float8 ones a byte each with torchao's all-gather), then its
+ * experts'. */
 static double
-fsdp_unit_gather_s(const struct plan_variant *v,
+fsdp_unit_gather_s(const struct plan_cell *c,
     const struct plan_fsdp_groups *f, size_t i)
 {
-	return plan_fsdp_gather_s(f, row_dense(v, i), row_params(v, i) -
-	    row_dense(v, i));
+	const struct plan_variant *v = c->v;
+
+	return plan_fsdp_gather_s(f, row_dense(v, i) - row_float8_saved(c,
+	    i), row_params(v, i) - row_dense(v, i));
 }
 
 /* Row i's gradient reduced: its dense weights', then its experts'. */
@@ -1304,16 +1358,58 @@ fsdp_unit_reduce_s(const struct plan_variant *v,
 	    row_dense(v, i));
 }
 
+static double copy_s(const struct plan_env *env, double factor,
+    double bytes);
+
+/*
+ * torchao's float8 weight casts of row i, a micro-batch, on the compute
+ * stream (docs/model.md, "torchtitan's float8"): without its all-gather
+ * each Float8Linear casts its bf16 weight in the forward pass, an amax
+ * pass (read 2) and one kernel writing both layouts (read 2, write 1 +
+ * 1; torchao's roofline_utils.py at eab345c), 6 bytes a weight, and
+ * again where the forward pass runs again (full recomputation 6, per
+ * operator 4: the policy saves the amax); with it the weight arrives in
+ * float8 and only its transposed copy is made, for the input's gradient
+ * (read 1, write 1).  The float8 cast of each shard before its gather
+ * runs beside, on the gathers' stream (the copy-in, not priced).
+ */
+enum {
+	FLOAT8_WEIGHT_CAST = 6,		/* amax 2, cast 2 + 1 + 1 */
+	FLOAT8_WEIGHT_RECAST = 4,	/* the amax saved */
+	FLOAT8_TRANSPOSE = 2		/* read 1, write 1 */
+};
+
+static void
+float8_weight_s(const struct plan_cell *c, size_t i, double *fwd,
+    double *bwd)
+{
+	double w = (c->v->pf_fp8[i + 1] - c->v->pf_fp8[i]) / 2;
+
+	*fwd = *bwd = 0;
+	if (c->v->g->var_fp8 != FP8_FLOAT8 || w <= 0)
+		return;
+	if (c->mode.fp8_param_gather) {
+		*bwd = copy_s(c->env, FLOAT8_TRANSPOSE, w);
+		return;
+	}
+	*fwd = copy_s(c->env, FLOAT8_WEIGHT_CAST, w);
+	if (c->mode.recompute == RC_FULL)
+		*bwd = *fwd;
+	else if (c->mode.recompute == RC_OP)
+		*bwd = copy_s(c->env, FLOAT8_WEIGHT_RECAST, w);
+}
+
 /* Row i's passes of one micro-batch as plan_stage_cost splits a stage's:
  * its forward compute and half the collectives it runs without
- * recomputation; the rest (FSDP refuses block recomputation). */
+ * recomputation; the rest (FSDP refuses block recomputation); and
+ * torchao's float8 weight casts. */
 static void
 row_passes(const struct plan_cell *c, size_t i, double *fwd, double *bwd)
 {
 	const struct plan_variant *v = c->v;
 	struct plan_mode none = c->mode;
 	const double *coll = plan_coll(v, &c->mode), *coll_none;
-	double half;
+	double half, cast_f, cast_b;
 
 	none.recompute = RC_NONE;
 	coll_none = plan_coll(v, &none);
@@ -1322,6 +1418,9 @@ row_passes(const struct plan_cell *c, size_t i, double *fwd, double *bwd)
 	*bwd = v->pf_bwd[i + 1] - v->pf_bwd[i] +
 	    v->pf_rerun[c->mode.recompute][i + 1] -
 	    v->pf_rerun[c->mode.recompute][i] + coll[i + 1] - coll[i] - half;
+	float8_weight_s(c, i, &cast_f, &cast_b);
+	*fwd += cast_f;
+	*bwd += cast_b;
 }
 
 /*
@@ -1365,11 +1464,19 @@ fsdp_copy_s(const struct plan_cell *c, double factor, double bytes)
 }
 
 void
-plan_fsdp_copies_s(const struct plan_env *env, double bytes,
-    double *copy_out_s, double *last_cast_s)
+plan_fsdp_copies_s(const struct plan_env *env, double gathered,
+    double params, double *copy_out_s, double *last_cast_s)
 {
-	*copy_out_s = copy_s(env, FSDP_COPY_OUT, bytes);
-	*last_cast_s = copy_s(env, FSDP_LAST_CAST, bytes);
+	*copy_out_s = copy_s(env, FSDP_COPY_OUT, gathered);
+	*last_cast_s = copy_s(env, FSDP_LAST_CAST, params);
+}
+
+double
+plan_fsdp_float8_saved(const struct layer_graph *g, const struct layer *L,
+    int fp8_gather)
+{
+	return fp8_gather && g->var_fp8 == FP8_FLOAT8 ?
+	    L->fp8_weight_bytes / 2 : 0;
 }
 
 /*
@@ -1381,15 +1488,15 @@ static double
 fsdp_chain_s(const struct plan_cell *c, const struct plan_fsdp_groups *g,
     size_t a, size_t b, double *fwd_sum)
 {
-	double t = fsdp_unit_gather_s(c->v, g, a);
+	double t = fsdp_unit_gather_s(c, g, a);
 
 	for (size_t i = a; i <= b; i++) {
-		double f, bwd, next = i < b ? fsdp_unit_gather_s(c->v, g, i + 1) :
+		double f, bwd, next = i < b ? fsdp_unit_gather_s(c, g, i + 1) :
 		    0;
 
 		row_passes(c, i, &f, &bwd);
 		*fwd_sum += f;
-		t += fmax(f + fsdp_copy_s(c, FSDP_COPY_OUT, row_params(c->v, i)),
+		t += fmax(f + fsdp_copy_s(c, FSDP_COPY_OUT, row_gathered(c, i)),
 		    next);
 	}
 	return t;
@@ -1486,7 +1593,7 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	const struct plan_variant *v = c->v;
 	size_t at = (size_t)u * NZ;
 	double gathers = 0, reduces = 0, fwd_sum = 0, passes = 0;
-	double fwd_t, t, rs, back_gathers = 0;
+	double fwd_t, t, rs, back_gathers = 0, casts_f = 0, casts_b = 0;
 	/* interleaved, kept: each chunk's reduce-scatters and casts */
 	double chunk_red[FSDP_CHUNKS_CREDITED];
 	double chunk_cast[FSDP_CHUNKS_CREDITED];
@@ -1500,9 +1607,14 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		double f, b;
 
 		row_passes(c, i, &f, &b);
-		gathers += fsdp_unit_gather_s(v, &g, i);
+		gathers += fsdp_unit_gather_s(c, &g, i);
 		passes += f + b;
+		float8_weight_s(c, i, &f, &b);
+		casts_f += f;
+		casts_b += b;
 	}
+	/* torchao's float8 weight casts: compute, a micro-batch */
+	o->compute_s += casts_f + casts_b;
 	/* the forward pass, a chunk at a time (one without interleaving):
 	 * the first unit's gather, then each unit's copy-out and compute
 	 * beside the next unit's gather (resharded: every micro-batch;
@@ -1539,8 +1651,9 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		double last_cast = fsdp_copy_s(c, FSDP_LAST_CAST, bytes);
 
 		o->zero_s += acc;
-		o->load_s += acc;
-		o->backward_s += acc;
+		o->load_s += acc + casts_f + casts_b;
+		o->forward_s += casts_f;
+		o->backward_s += acc + casts_b;
 		o->grad_s = reduces;
 		o->param_s = gathers;
 		/* the first forward pass's waits and copies */
@@ -1559,10 +1672,10 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	 * reduce-scatter, the cast into its own, which then starts */
 	t = rs = 0;
 	for (size_t i = last + 1; i-- > first;) {
-		double f, b, prev = i > first ? fsdp_unit_gather_s(v, &g,
+		double f, b, prev = i > first ? fsdp_unit_gather_s(c, &g,
 		    i - 1) : 0;
 		double post, out = i < last ? fsdp_copy_s(c, FSDP_COPY_OUT,
-		    row_params(v, i)) : 0;
+		    row_gathered(c, i)) : 0;
 
 		row_passes(c, i, &f, &b);
 		post = fmax(t + out + b, rs) + fsdp_copy_s(c, FSDP_CAST_IN,
@@ -1854,9 +1967,13 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 	if (p->overlap_param && !p->distopt)
 		return pl_errf(err, NULL, p->line, "overlapping the parameter gather "
 		    "needs the distributed optimizer");
-	if (p->fp8_param_gather && (!p->distopt || g->var_fp8 == FP8_NONE))
-		return pl_errf(err, NULL, p->line, "the FP8 parameter gather "
-		    "needs the distributed optimizer and an FP8 graph");
+	{
+		const char *why = plan_fp8_refused(g, p->fsdp, p->distopt,
+		    p->fp8_param_gather);
+
+		if (why != NULL)
+			return pl_errf(err, NULL, p->line, "%s", why);
+	}
 	for (int i = 0; i < p->nstages && p->fp8_param_gather; i++)
 		if (p->stage[i].zero_stage > 0)
 			return pl_errf(err, NULL, p->stage[i].line ?

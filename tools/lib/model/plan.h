@@ -95,7 +95,9 @@ struct plan_mode {
 	 * cast from the fp32 master shards after the optimizer step and
 	 * gathered in FP8 (MXFP8: gathered in bf16 through the gradient
 	 * buffer, --reuse-grad-buf-for-mxfp8-param-ag, and quantized on
-	 * arrival); docs/model.md, "FP8" */
+	 * arrival); docs/model.md, "FP8".  Under FSDP2 on a float8 graph,
+	 * torchao's float8 all-gather (torchtitan's
+	 * enable_fsdp_float8_all_gather with its precomputed scales) */
 	int fp8_param_gather;
 	/* the pipeline schedule: PLAN_1F1B, Megatron-LM's (interleaved
 	 * where v > 1); without ZeRO copies, the zero-bubble ones that split
@@ -139,9 +141,14 @@ enum { PLAN_FSDP_OFF, PLAN_FSDP_RESHARD, PLAN_FSDP_KEPT };
  * 4, ... PLAN_HSDP_MAX replicas; a plan may name any divisor of d). */
 #define PLAN_HSDP_MAX 1024
 
-/* Why FSDP2 is not priced on graph g (a phrase), or NULL: not yet with
- * an FP8 recipe. */
+/* Why FSDP2 is not priced on graph g (a phrase), or NULL: not with
+ * Transformer Engine's FP8 recipes (torchao's float8 it is). */
 const char *plan_fsdp_refused(const struct layer_graph *g);
+/* Why a plan's FSDP2 (fsdp), distributed optimizer and FP8 parameter
+ * gather (under FSDP2: torchao's float8 all-gather) cannot run together
+ * on graph g's FP8 recipe, or NULL. */
+const char *plan_fp8_refused(const struct layer_graph *g, int fsdp,
+    int distopt, int fp8_gather);
 
 /* Why Megatron-LM does not run plan p placed as it is (a phrase), or
  * NULL: a replica's stages one after another with two stages and two
@@ -253,11 +260,18 @@ double plan_fsdp_gather_s(const struct plan_fsdp_groups *f, double dense,
 double plan_fsdp_reduce_s(const struct plan_fsdp_groups *f, double dense,
     double expert);
 
-/* FSDP2's copies on the compute stream for `bytes` of a unit's bf16
- * weights: the copy-out after its gather, and (kept) the cast of its
- * fp32 accumulated gradient into the last reduce-scatter's input. */
-void plan_fsdp_copies_s(const struct plan_env *env, double bytes,
-    double *copy_out_s, double *last_cast_s);
+/* FSDP2's copies on the compute stream for a unit: the copy-out after
+ * its gather of `gathered` bytes, and (kept) the cast of its fp32
+ * accumulated gradient into the last reduce-scatter's input, for
+ * `params` bytes of its bf16 weights. */
+void plan_fsdp_copies_s(const struct plan_env *env, double gathered,
+    double params, double *copy_out_s, double *last_cast_s);
+
+/* What torchao's float8 all-gather (a plan's fp8_param_gather under
+ * FSDP2) takes off layer L's gathered bytes on graph g: its float8
+ * weights a byte each, half their bf16 bytes; 0 without it. */
+double plan_fsdp_float8_saved(const struct layer_graph *g,
+    const struct layer *L, int fp8_gather);
 
 /* The last row of the chunk that starts at row a of a stage of rows
  * [first, last] cut into v chunks of equal rows of the split (the

@@ -766,12 +766,15 @@ list_modes(const struct search *s, struct plan_mode *out)
 		    o->sched_min == PLAN_1F1B; f++)
 		for (long nv = 1; nv <= (f == PLAN_FSDP_KEPT ? vmax : 1); nv++)
 		for (int ends = 0; ends <= (nv > 1); ends++)
+		/* torchao's float8 all-gather (float8 graphs alone,
+		 * mode_runs_on) */
+		for (int f8 = 0; f8 <= f8max; f8++)
 			/* over all d replicas, and HSDP's shard groups
 			 * (of one replica: its context and expert ranks) */
 			for (long hs = 0; hs <= PLAN_HSDP_MAX; hs = hs ?
 			    2 * hs : 1)
 				out[n++] = (struct plan_mode){ rc, nv, 0, 0,
-				    0, ends, 0, 0, 0, PLAN_1F1B, f, hs, 0 };
+				    0, ends, 0, 0, f8, PLAN_1F1B, f, hs, 0 };
 		/* torchtitan's per-operator checkpointing: FSDP2's alone */
 		if (o->fsdp_min > 0 || rc == RC_OP)
 			continue;
@@ -799,7 +802,8 @@ list_modes(const struct search *s, struct plan_mode *out)
 /* Whether a mode of list_modes runs on graph g: its FP8 parameter gather
  * on an FP8 graph only, and there, where the options make it always on
  * (and ZeRO is off, list_modes), every distributed-optimizer mode with
- * it. */
+ * it; torchao's float8 beside FSDP2 only (its all-gather likewise), and
+ * Transformer Engine's recipes without it. */
 static int
 mode_runs_on(const struct search *s, const struct plan_mode *md,
     const struct layer_graph *g)
@@ -810,10 +814,15 @@ mode_runs_on(const struct search *s, const struct plan_mode *md,
 		return 0;
 	if (md->fsdp && plan_fsdp_refused(g) != NULL)
 		return 0;
+	if (plan_fp8_refused(g, md->fsdp, md->distopt,
+	    md->fp8_param_gather) != NULL)
+		return 0;
 	if (plan_recompute_refused(md->recompute, md->fsdp, g) != NULL)
 		return 0;
 	if (g->var_fp8 == FP8_NONE)
 		return !md->fp8_param_gather;
+	if (md->fsdp)
+		return md->fp8_param_gather >= s->o->fp8_gather_min;
 	return !md->distopt || s->zero_on ||
 	    md->fp8_param_gather >= s->o->fp8_gather_min;
 }
@@ -918,7 +927,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 		shards++;
 	s->modes = modes = xcalloc((size_t)(RC_N + block_depths(s->o)) * 3 *
 	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 4 : 2) + RC_N *
-	    (1 + layouts) * shards, sizeof *modes);
+	    (1 + layouts) * shards * 2, sizeof *modes);
 	s->nmodes = nmodes = list_modes(s, modes);
 	st = xcalloc(ng * nmodes, sizeof *st);
 	for (size_t vi = 0; vi < ng; vi++) {
