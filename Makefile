@@ -299,7 +299,8 @@ MBS         ?= 1 2 4 8
 # Transformer Engine's linear layers in FP8 under that recipe (the
 # accelerator's <fp8> must list it); FP8=float8: torchao's Float8Linear,
 # torchtitan's, beside FSDP2 alone (PLAN_FLAGS='-X torchtitan', or '-X
-# none -I only'); empty: bf16 alone
+# none -I only'; float8-tp: with its float8 tensor parallelism, which
+# torchtitan v0.2.2 does not run); empty: bf16 alone
 FP8         ?=
 comma       := ,
 PLAN_FLAGS  ?=
@@ -329,9 +330,9 @@ $(foreach f,$(PLAN_MODEL) $(PLAN_NET) $(PLAN_ACCEL),$(if $(wildcard $f),,\
 $(foreach v,GPUS BATCH $(if $(MBS),,MBS),$(if $(shell printf %s '$($v)' | \
     grep -Ex '[1-9][0-9]{0,8}'),,$(error make plan: $v=$($v) is not a \
     whole number from 1 to 999999999)))
-$(if $(FP8),$(if $(filter-out delayed tensorwise blockwise mxfp8 float8,$(FP8)),\
-    $(error make plan: FP8=$(FP8) is not delayed, tensorwise, blockwise, \
-    mxfp8 or float8)))
+$(if $(FP8),$(if $(filter-out delayed tensorwise blockwise mxfp8 float8 \
+    float8-tp,$(FP8)),$(error make plan: FP8=$(FP8) is not delayed, \
+    tensorwise, blockwise, mxfp8, float8 or float8-tp)))
 $(foreach b,$(MBS),$(if $(shell printf %s '$b' | grep -Ex \
     '[1-9][0-9]{0,3}'),,$(error make plan: MBS holds '$b', not a \
     micro-batch size)))

@@ -775,13 +775,27 @@ main(int argc, char *argv[])
 				    plan_schedule_name[o.sched_min]);
 			}
 		}
+		{
+			size_t torchao = 0;
+
+			for (size_t i = 0; i < vs.n; i++)
+				torchao += FP8_TORCHAO(vs.g[i].var_fp8);
+			/* every variant torchao's, and no FSDP2 searched */
+			if (vs.n > 0 && torchao == vs.n && (o.megatron ||
+			    (!o.torchtitan && o.fsdp_max == 0))) {
+				free(gp);
+				die("%s: torchao's float8 runs beside FSDP2: "
+				    "-X torchtitan, or -X none -I both|only",
+				    argv[0]);
+			}
+		}
 		if (o.megatron) {
 			megatron_model_ok(li.model, o.model);
 			if (ng == 0)
 				die("%s: Megatron-LM runs none of the variants "
 				    "(context parallelism needs the sequence a "
-				    "multiple of 2 c; -X none searches them)",
-				    argv[0]);
+				    "multiple of 2 c, and torchao's float8 FSDP2; "
+				    "-X none searches them)", argv[0]);
 			dpo.zero = DP_ZERO_OFF;
 			dpo.megatron_batch = 1;
 			dpo.megatron_order = 1;

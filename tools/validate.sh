@@ -34,8 +34,9 @@
 # expert_t (1: whole experts beside t, --expert-tensor-parallel-size 1;
 # default t), dispatcher (alltoall, the default, or deepep: DeepEP's or
 # HybridEP's hierarchical kernels, dpsolve -H deepep), fp8_recipe
-# (none, the default, delayed, tensorwise, blockwise or mxfp8; float8,
-# torchao's, beside fsdp),
+# (none, the default, delayed, tensorwise, blockwise or mxfp8; float8 or
+# float8-tp, torchao's without or with its tensor parallelism, beside
+# fsdp),
 # fp8_param_gather (--fp8-param-gather: FP8 weights kept and gathered in
 # FP8, with the distributed optimizer; with fsdp and float8, torchao's
 # float8 all-gather with its precomputed scales; dpsolve -Q) and
@@ -213,13 +214,14 @@ rows() {	# table
 		if (et < t && flag("sequence_parallel") != 1) bad("expert_t " et " below t " t " needs sequence_parallel 1")
 		disp = ("dispatcher" in col && $col["dispatcher"] != "") ? word("dispatcher", "alltoall deepep") : "alltoall"
 		if (disp == "deepep" && et > 1) bad("dispatcher deepep needs whole experts (expert_t 1, or t 1)")
-		fp8 = ("fp8_recipe" in col && $col["fp8_recipe"] != "") ? word("fp8_recipe", "none delayed tensorwise blockwise mxfp8 float8") : "none"
+		fp8 = ("fp8_recipe" in col && $col["fp8_recipe"] != "") ? word("fp8_recipe", "none delayed tensorwise blockwise mxfp8 float8 float8-tp") : "none"
 		# torchtitan'"'"'s FSDP2 (and HSDP) in place of Megatron'"'"'s data
 		# parallelism, and its per-operator checkpointing beside it
 		fsdp = ("fsdp" in col && $col["fsdp"] != "") ? word("fsdp", "none resharded kept") : "none"
 		# Megatron'"'"'s FP8 gather, or torchao'"'"'s float8 all-gather under FSDP2
-		if (flag("fp8_param_gather") == 1 && (fsdp == "none" ? fp8 == "none" || flag("distributed_optimizer") != 1 : fp8 != "float8")) bad("fp8_param_gather 1 needs an fp8_recipe and distributed_optimizer 1 (or fsdp with fp8_recipe float8)")
-		if ((fp8 == "float8") != (fsdp != "none" && fp8 != "none")) bad("fp8_recipe " fp8 " with fsdp " fsdp ": torchao'"'"'s float8 runs beside FSDP2, Transformer Engine'"'"'s recipes without it")
+		torchao = fp8 == "float8" || fp8 == "float8-tp"
+		if (flag("fp8_param_gather") == 1 && (fsdp == "none" ? fp8 == "none" || flag("distributed_optimizer") != 1 : !torchao)) bad("fp8_param_gather 1 needs an fp8_recipe and distributed_optimizer 1 (or fsdp with fp8_recipe float8 or float8-tp)")
+		if (torchao != (fsdp != "none" && fp8 != "none")) bad("fp8_recipe " fp8 " with fsdp " fsdp ": torchao'"'"'s float8 runs beside FSDP2, Transformer Engine'"'"'s recipes without it")
 		fshard = ("fsdp_shard" in col && $col["fsdp_shard"] != "" && $col["fsdp_shard"] != "0") ? whole("fsdp_shard") : 0
 		rcw = word("recompute", "none full selective op")
 		if (fsdp != "none" && (flag("distributed_optimizer") || flag("overlap_grad_reduce") || flag("overlap_param_gather") || flag("tp_comm_overlap"))) bad("fsdp " fsdp ": FSDP2 replaces Megatron'"'"'s data parallelism (distributed_optimizer, overlap_grad_reduce, overlap_param_gather and tp_comm_overlap 0)")

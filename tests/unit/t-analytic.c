@@ -1366,12 +1366,15 @@ bail:
  * in bf16 (torchao recasts them) and the weights' float8 copies beside
  * them, W bytes a block more than bf16's; the weights' bytes recorded as
  * the FP8 ones (2 W), the per-operator policy keeping what bf16's keeps.
- * TP 8 with sequence parallelism (torchtitan's float8 tensor
- * parallelism): the all-gathers in float8, each collective at 3/4 of its
- * bf16 bytes; q/k/v's input cast on the sequence shard before the gather
- * (3 n h / 8) and the gathered copy transposed backward (2 n h); every
- * input kept in float8 as Transformer Engine's, W / 8 of weights beside.
- * Refused: experts, and a device without tensorwise products.
+ * TP 8 with sequence parallelism and torchao's float8 tensor
+ * parallelism (float8-tp): the all-gathers in float8, each collective at
+ * 3/4 of its bf16 bytes; q/k/v's input cast on the sequence shard before
+ * the gather (3 n h / 8) and the gathered copy transposed backward (2 n
+ * h); every input kept in float8 as Transformer Engine's, W / 8 of
+ * weights beside.  Without it (float8, torchtitan v0.2.2's): the
+ * collectives bf16's, the gathered input cast whole (4 n h), kept in
+ * bf16 as at t 1.  Refused: experts, and a device without tensorwise
+ * products.
  */
 static void
 test_float8(void)
@@ -1381,8 +1384,8 @@ test_float8(void)
 	struct pl_err err;
 	double n = 8192, h = 4096, f = 14336;
 	double W = h * (h + 2048) + h * h + 3 * h * f;
-	struct aop_graph g16, g8, gte;
-	struct layer_graph l16, l8, lte;
+	struct aop_graph g16, g8, gte, gp;
+	struct layer_graph l16, l8, lte, lp;
 	const struct aop *o;
 
 	if (accel_load(&a, "configs/accelerators/h100-80gb.xml", &err) < 0 ||
@@ -1394,14 +1397,18 @@ test_float8(void)
 
 		if (analytic_build(&m, &a, &v, &g16, &err) < 0)
 			goto bail;
-		v.fp8 = FP8_FLOAT8;
+		v.fp8 = FP8_FLOAT8_TP;
 		if (analytic_build(&m, &a, &v, &g8, &err) < 0)
+			goto bail;
+		v.fp8 = FP8_FLOAT8;
+		if (analytic_build(&m, &a, &v, &gp, &err) < 0)
 			goto bail;
 		v.fp8 = FP8_DELAYED;
 		if (analytic_build(&m, &a, &v, &gte, &err) < 0)
 			goto bail;
 		analytic_layers(&g16, &l16);
 		analytic_layers(&g8, &l8);
+		analytic_layers(&gp, &lp);
 		analytic_layers(&gte, &lte);
 		if (t == 1) {
 			o = op_named(&g8, 0, "mlp_down_cast");
@@ -1433,13 +1440,24 @@ test_float8(void)
 			EQ_DBL(l8.l[1].activation_bytes -
 			    lte.l[1].activation_bytes, W / 8, 1e-12, "float8, "
 			    "TP 8: inputs kept in float8, the weights beside");
+			EQ_DBL(lp.l[1].coll_bytes[LCOLL_ALL_GATHER],
+			    l16.l[1].coll_bytes[LCOLL_ALL_GATHER], 0, "float8 "
+			    "without its tensor parallelism: bf16 collectives");
+			o = op_named(&gp, 0, "qkv_cast");
+			OK(o && o->fwd_bytes == 4 * n * h, "float8 without it: "
+			    "the gathered input cast whole");
+			EQ_DBL(lp.l[1].activation_bytes -
+			    l16.l[1].activation_bytes, W / 8, 1e-12, "float8 "
+			    "without it: inputs kept in bf16, the weights beside");
 		}
 		layers_release(&l16);
 		layers_release(&l8);
 		layers_release(&lte);
+		layers_release(&lp);
 		analytic_release(&g16);
 		analytic_release(&g8);
 		analytic_release(&gte);
+		analytic_release(&gp);
 	}
 	{
 		struct variant v = { 1, 1, 1, 0, 1, 0, 0, FP8_FLOAT8, 0 };

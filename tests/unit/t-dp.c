@@ -229,7 +229,7 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 			 * where always on; torchao's float8 beside FSDP2
 			 * alone, its all-gather likewise (and always on
 			 * where asked), Transformer Engine's without it */
-			if ((g[vi]->var_fp8 == FP8_FLOAT8) != (fsdp &&
+			if ((FP8_TORCHAO(g[vi]->var_fp8)) != (fsdp &&
 			    g[vi]->var_fp8 != FP8_NONE))
 				continue;
 			if (g[vi]->var_fp8 == FP8_NONE ? f8 :
@@ -261,6 +261,10 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 				 * over two devices or more */
 				if (fsdp && plan_fsdp_plan_refused(fsdp, hs, S,
 				    d, v.c * v.e) != NULL)
+					continue;
+				/* its float8 all-gather: over a data-parallel
+				 * group of two ranks or more */
+				if (fsdp && f8 && (hs > 0 ? hs : d) < 2)
 					continue;
 				/* a framework that runs stage-major alone
 				 * (torchtitan) */
@@ -521,12 +525,15 @@ random_instances(void)
 		/* every third instance's first variant in FP8 (not drawn:
 		 * the instances stay those of before), three quarters of
 		 * each kind of weight, the four recipes in turn, torchao's
-		 * float8 on every other one of those that search FSDP2
-		 * (blockwise's turn); the FP8 gather searched, or always on
-		 * every sixth */
+		 * float8 (its tensor parallelism in turn) on every other one
+		 * of those that search FSDP2 without experts (MXFP8's turn);
+		 * the FP8 gather searched, or always on every sixth (but
+		 * float8's every other time) */
 		if (it % 3 == 1) {
-			g[0].var_fp8 = it % 24 == 10 ? FP8_FLOAT8 : 1 +
-			    (it / 3) % 4;
+			int torchao = it % 24 == 10 && it % 5 != 4;
+
+			g[0].var_fp8 = !torchao ? 1 + (it / 3) % 4 :
+			    it % 48 == 10 ? FP8_FLOAT8 : FP8_FLOAT8_TP;
 			for (size_t i = 0; i < n; i++) {
 				struct layer *l = &g[0].l[i];
 
@@ -535,7 +542,8 @@ random_instances(void)
 				    (l->parameter_bytes -
 				    l->dense_parameter_bytes);
 			}
-			o.fp8_gather_min = it % 6 == 4;
+			o.fp8_gather_min = it % 6 == 4 && !(torchao &&
+			    it % 96 == 10);
 			o.fp8_gather_max = 1;
 		}
 		for (size_t k = 0; zero_heavy && k < ng; k++)
@@ -683,8 +691,8 @@ random_instances(void)
 			fsdp_interleaved += best.fsdp && best.v > 1;
 			stage_major += best.stage_major;
 			fp8_gather += best.fp8_param_gather;
-			float8 += best.g->var_fp8 == FP8_FLOAT8;
-			float8_gather += best.g->var_fp8 == FP8_FLOAT8 &&
+			float8 += FP8_TORCHAO(best.g->var_fp8);
+			float8_gather += FP8_TORCHAO(best.g->var_fp8) &&
 			    best.fp8_param_gather;
 			zbh1 += best.schedule == PLAN_ZBH1;
 			zbv += best.schedule == PLAN_ZBV;
@@ -748,8 +756,11 @@ random_instances(void)
 				if (megatron_variant_ok(gp[k], encoder ? &enc :
 				    NULL))
 					gpm[ngm++] = gp[k];
-			mrc = dp_solve(&env, gpm, ngm, &mo, &best, &mstep, &st,
-			    NULL);
+			/* none (torchao's float8 alone): no plan, as
+			 * dpsolve says */
+			best.stage = NULL;
+			mrc = ngm == 0 ? 1 : dp_solve(&env, gpm, ngm, &mo,
+			    &best, &mstep, &st, NULL);
 			if ((mrc == 1 && isinf(mwant)) || (mrc == 0 &&
 			    mstep == mwant))
 				mega_agree++;

@@ -158,7 +158,7 @@ megatron_variant_ok(const struct layer_graph *g,
 	long c = layers_var(g, g->var_c, 1), cp = c * layers_ep_fold(g);
 	long s = summary_seq_len(g, model);
 
-	if (moe_tp_without_sp(g, model))
+	if (moe_tp_without_sp(g, model) || FP8_TORCHAO(g->var_fp8))
 		return 0;
 	return cp == 1 || s == 0 || s % (2 * cp) == 0;
 }
@@ -549,7 +549,7 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	 * recipe: E4M3 forward and E5M2 gradients (hybrid), except the
 	 * block scales, which Transformer Engine runs in E4M3 alone
 	 * (torchao's float8 is torchtitan's, beside FSDP2, refused above) */
-	if (g->var_fp8 != FP8_NONE && g->var_fp8 != FP8_FLOAT8) {
+	if (g->var_fp8 != FP8_NONE && !FP8_TORCHAO(g->var_fp8)) {
 		flag(fp, &l, "--fp8-format %s", g->var_fp8 == FP8_BLOCKWISE ?
 		    "e4m3" : "hybrid");
 		flag(fp, &l, "--fp8-recipe %s", fp8_recipe_words[g->var_fp8]);

@@ -93,7 +93,7 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 	    "optimizer states replicated", efsdp, zero, p->deepep &&
 	    layers_expert_ranks(g) > 1 ? "; tokens dispatched by DeepEP (a "
 	    "node once, then NVLink)" : "");
-	if (g->var_fp8 == FP8_FLOAT8) {
+	if (FP8_TORCHAO(g->var_fp8)) {
 		size_t at = strlen(buf);
 
 		snprintf(buf + at, len > at ? len - at : 0, "; torchao's "

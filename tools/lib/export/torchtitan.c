@@ -182,7 +182,7 @@ torchtitan_variant_ok(const struct layer_graph *g,
 	long s = summary_seq_len(g, model);
 
 	return etp_runs(g) && (g->var_fp8 == FP8_NONE || g->var_fp8 ==
-	    FP8_FLOAT8) &&
+	    FP8_FLOAT8 || (g->var_fp8 == FP8_FLOAT8_TP && t == 1)) &&
 	    (cp == 1 || !flex_attention(model)) &&
 	    (t == 1 || tensor_priced(model)) &&
 	    (t == 1 || (g->has_variant && g->var_sp)) &&
@@ -247,10 +247,15 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 		cannot(w, "%ld context ranks (the model's flavor attends with "
 		    "flex attention, which torchtitan's context parallelism "
 		    "does not run)", c);
-	if (g->var_fp8 != FP8_NONE && g->var_fp8 != FP8_FLOAT8)
+	if (g->var_fp8 != FP8_NONE && !FP8_TORCHAO(g->var_fp8))
 		cannot(w, "Transformer Engine's FP8 recipe '%s' (torchtitan "
 		    "runs torchao's float8: recipe float8)",
 		    fp8_recipe_words[g->var_fp8]);
+	else if (g->var_fp8 == FP8_FLOAT8_TP && t > 1)
+		cannot(w, "float8 tensor parallelism (torchtitan v0.2.2 turns "
+		    "it on for a converter named \"float8\", and registers "
+		    "it as \"quantize.linear.float8\": its tensor ranks "
+		    "exchange bf16, recipe float8)");
 	if (copies)
 		cannot(w, "ZeRO copies of a stage (torchtitan shards with "
 		    "FSDP2 over the data-parallel ranks)");
@@ -445,14 +450,14 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 	quoted(fp, m->network);
 	fprintf(fp, ", %ld GPUs\"\n", r->devices_used);
 	blank(fp, off);
-	if (flavor || g->var_fp8 == FP8_FLOAT8) {
+	if (flavor || FP8_TORCHAO(g->var_fp8)) {
 		line(fp, off, "[model]");
 		if (flavor) {
 			line(fp, off, "name = \"%s\"", name);
 			line(fp, off, "flavor = \"%s\"", flavor);
 		}
 		/* torchao's Float8Linear (tensorwise) */
-		if (g->var_fp8 == FP8_FLOAT8)
+		if (FP8_TORCHAO(g->var_fp8))
 			line(fp, off, "converters = "
 			    "[\"quantize.linear.float8\"]");
 		blank(fp, off);
@@ -523,7 +528,7 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 	 * the output layer (as the graphs price it, torchtitan's default
 	 * train configs' filter), its all-gather in float8 with the
 	 * scales precomputed once a step where the plan says */
-	if (g->var_fp8 == FP8_FLOAT8) {
+	if (FP8_TORCHAO(g->var_fp8)) {
 		line(fp, off, "[quantize.linear.float8]");
 		line(fp, off, "filter_fqns = [\"output\"]");
 		line(fp, off, "enable_fsdp_float8_all_gather = %s",

@@ -189,6 +189,15 @@ grouped(struct aop *o, double groups)
 	o->gemm_batch = groups;
 }
 
+/* torchao's float8 tensor parallelism (recipe float8-tp) over the
+ * block's sequence-parallel tensor ranks: torchtitan's
+ * Float8ColwiseParallel and Float8RowwiseParallel */
+static int
+float8_tp(const struct builder *B)
+{
+	return B->d->fp8 == FP8_FLOAT8_TP && B->d->shard > 1;
+}
+
 /*
  * The latest product is a Transformer Engine linear layer's: under an
  * FP8 recipe it runs in FP8 (forward, input and weight gradients; one-
@@ -208,21 +217,21 @@ fp8_linear(struct builder *B)
 		return;
 	o = &B->g->op[at];
 	o->fp8 = B->d->fp8;
-	/* torchao's float8 with tensor ranks: the input arrives cast to
-	 * float8 (torchtitan's Float8ColwiseParallel after a float8 all-
-	 * gather, Float8RowwiseParallel casting its shard), so its copy kept
-	 * for the backward pass is float8; without them torchao keeps it in
-	 * bf16 and casts it again (matmul_with_hp_or_float8_args, ao
+	/* torchao's float8 with its tensor parallelism: the input arrives
+	 * cast to float8 (torchtitan's Float8ColwiseParallel after a float8
+	 * all-gather, Float8RowwiseParallel casting its shard), so its copy
+	 * kept for the backward pass is float8; otherwise torchao keeps it
+	 * in bf16 and casts it again (matmul_with_hp_or_float8_args, ao
 	 * 6243040); and the weight cast in the forward pass is kept too, a
 	 * byte a weight (its casts are plan.c's, float8_weight_s) */
-	if (B->d->fp8 != FP8_FLOAT8 || B->d->t > 1)
+	if (!FP8_TORCHAO(B->d->fp8) || float8_tp(B))
 		o->activation_bytes /= 2;
-	if (B->d->fp8 == FP8_FLOAT8) {
+	if (FP8_TORCHAO(B->d->fp8)) {
 		o->activation_bytes += o->parameter_bytes / 2;
-		for (long i = at - 1; i >= 0 && B->g->op[i].layer == o->layer;
-		    i--)
+		for (long i = at - 1; float8_tp(B) && i >= 0 &&
+		    B->g->op[i].layer == o->layer; i--)
 			if (B->g->op[i].tp_gemm == at && B->g->op[i].tp_role ==
-			    TP_COLUMN && B->d->shard > 1)
+			    TP_COLUMN)
 				gathered = 1;
 	}
 	tokens = o->gemm_m * o->gemm_batch;
@@ -303,8 +312,8 @@ collective(struct builder *B, const char *name, int fwd, int bwd,
  * last, both in the same row.
  */
 /*
- * torchao's float8 tensor parallelism (torchtitan's Float8ColwiseParallel
- * and Float8RowwiseParallel, tensorwise): a block's all-gathers carry
+ * torchao's float8 tensor parallelism (recipe float8-tp: torchtitan's
+ * Float8ColwiseParallel and Float8RowwiseParallel): a block's all-gathers carry
  * float8, one byte an element (the forward's gather of the sequence-
  * sharded input, cast before it; the backward's gather of the output's
  * gradient), its reduce-scatters bf16.  Each pass of a block runs one of
@@ -315,8 +324,8 @@ collective(struct builder *B, const char *name, int fwd, int bwd,
 static double
 tp_bytes(const struct builder *B, double bytes, int role)
 {
-	return B->d->fp8 == FP8_FLOAT8 && B->d->shard > 1 &&
-	    (role == TP_COLUMN || role == TP_ROW) ? 0.75 * bytes : bytes;
+	return float8_tp(B) && (role == TP_COLUMN || role == TP_ROW) ?
+	    0.75 * bytes : bytes;
 }
 
 static void
@@ -1148,12 +1157,13 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	 * experts' grouped products take another converter (a prototype,
 	 * Float8GroupedMM), not priced, and no flavor of torchtitan's with
 	 * latent attention or a prediction module is priced with it */
-	if (v->fp8 == FP8_FLOAT8 && (m->experts > 1 || m->kv_lora_rank > 0 ||
+	if (FP8_TORCHAO(v->fp8) && (m->experts > 1 || m->kv_lora_rank > 0 ||
 	    m->q_lora_rank > 0 || m->mtp_depth > 0))
-		return pl_errf(err, NULL, 0, "model '%s': FP8 recipe 'float8' "
+		return pl_errf(err, NULL, 0, "model '%s': FP8 recipe '%s' "
 		    "(torchao's Float8Linear) is priced for dense blocks of "
 		    "plain attention only (experts, latent attention and "
-		    "multi-token prediction are not)", m->name);
+		    "multi-token prediction are not)", m->name,
+		    fp8_recipe_words[v->fp8]);
 	g->v = *v;
 	g->nlayers = m->layers + 2;
 	d.b = (double)(v->b / variant_ep_samples(v));
@@ -1203,8 +1213,8 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	 * neither counts nor saves), its tensor parallelism sequence-
 	 * parallel (torchtitan's only form) */
 	g->op_sac = m->experts <= 1 && m->kv_lora_rank == 0 &&
-	    m->mtp_depth == 0 && (v->fp8 == FP8_NONE || v->fp8 ==
-	    FP8_FLOAT8) && !m->bias && (v->t == 1 || v->sp);
+	    m->mtp_depth == 0 && (v->fp8 == FP8_NONE ||
+	    FP8_TORCHAO(v->fp8)) && !m->bias && (v->t == 1 || v->sp);
 	memset(&B, 0, sizeof B);
 	B.g = g;
 	B.d = &d;

@@ -486,7 +486,7 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 		if (p->fsdp_shard == p->d)	/* all of them: FSDP2 */
 			p->fsdp_shard = 0;
 	}
-	if (p->fp8_param_gather && (p->fsdp ? p->g->var_fp8 != FP8_FLOAT8 :
+	if (p->fp8_param_gather && (p->fsdp ? !FP8_TORCHAO(p->g->var_fp8) :
 	    !p->distopt || p->g->var_fp8 == FP8_NONE))
 		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
 		    "<parallelism> fp8_param_gather: needs "

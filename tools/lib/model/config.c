@@ -175,7 +175,7 @@ latent_and_experts_check(const struct model_cfg *m, xmlNodePtr r,
 /* The model's enumerated elements' words, in the enums' order: what the
  * reader accepts and the config line writes. */
 const char *const fp8_recipe_words[] = { "none", "delayed", "tensorwise",
-	"blockwise", "mxfp8", "float8", NULL };
+	"blockwise", "mxfp8", "float8", "float8-tp", NULL };
 int
 fp8_recipe_of(const char *word)
 {
@@ -188,7 +188,7 @@ fp8_recipe_of(const char *word)
 int
 accel_runs_fp8(const struct accel_cfg *a, int recipe)
 {
-	if (recipe == FP8_FLOAT8)
+	if (FP8_TORCHAO(recipe))
 		recipe = FP8_TENSORWISE;
 	return recipe > FP8_NONE && recipe < FP8_NRECIPES &&
 	    (a->fp8_recipes & 1u << recipe);
@@ -773,10 +773,10 @@ fp8_element(const char *path, xmlNodePtr n, struct accel_cfg *a,
 	    tok = strtok_r(NULL, " \t\n", &save)) {
 		int k = fp8_recipe_of(tok);
 
-		if (k <= FP8_NONE || k == FP8_FLOAT8)
+		if (k <= FP8_NONE || FP8_TORCHAO(k))
 			ret = pl_errf(err, path, line_of(n), "element 'fp8': "
 			    "recipe '%s' is not delayed, tensorwise, blockwise "
-			    "or mxfp8%s", tok, k == FP8_FLOAT8 ? " (torchao's "
+			    "or mxfp8%s", tok, FP8_TORCHAO(k) ? " (torchao's "
 			    "float8 runs where tensorwise does)" : "");
 		else if (a->fp8_recipes & 1u << k)
 			ret = pl_errf(err, path, line_of(n), "element 'fp8': "

@@ -92,12 +92,19 @@ enum { EFF_MATMUL, EFF_ATTENTION, EFF_VECTOR, EFF_MEMORY, EFF_FP8_MATMUL,
  * a scale a tensor from its amax history (delayed) or from its own amax
  * (tensorwise, "current scaling"), DeepSeek-V3's 1x128 activation and
  * 128x128 weight blocks (blockwise), or MXFP8's 32-element blocks
- * (Blackwell).  And torchtitan's float8 converter (FP8_FLOAT8, the word
- * "float8"): torchao's Float8Linear with its default tensorwise dynamic
- * scaling, a software recipe on the hardware's tensorwise products.
- * FP8_NONE: bf16. */
+ * (Blackwell).  And torchtitan's float8 converter: torchao's Float8Linear
+ * with its default tensorwise dynamic scaling, a software recipe on the
+ * hardware's tensorwise products, its tensor ranks' collectives in bf16
+ * (FP8_FLOAT8, "float8": what torchtitan v0.2.2 runs, its parallelize
+ * testing for a converter named "float8" where the one registered is
+ * "quantize.linear.float8") or in float8 (FP8_FLOAT8_TP, "float8-tp":
+ * torchao's float8 tensor parallelism, as torchtitan ran it before its
+ * 2025-09 rename, 8a2686c4a).  FP8_NONE: bf16. */
 enum { FP8_NONE, FP8_DELAYED, FP8_TENSORWISE, FP8_BLOCKWISE, FP8_MXFP8,
-	FP8_FLOAT8, FP8_NRECIPES };
+	FP8_FLOAT8, FP8_FLOAT8_TP, FP8_NRECIPES };
+/* Whether a recipe is torchao's (float8 or float8-tp). */
+#define FP8_TORCHAO(recipe) ((recipe) == FP8_FLOAT8 || \
+	(recipe) == FP8_FLOAT8_TP)
 extern const char *const fp8_recipe_words[];	/* "none", "delayed", ... */
 /* The FP8_* of a recipe word ("none" included), or -1. */
 int fp8_recipe_of(const char *word);

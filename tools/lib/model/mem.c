@@ -32,7 +32,7 @@ mem_totals_of(const struct layer_graph *g, size_t first, size_t last, int rc,
 		t->params += L->parameter_bytes;
 		/* Transformer Engine's FP8 copies (torchao's float8 casts
 		 * a micro-batch, kept as activations) */
-		if (g->var_fp8 != FP8_FLOAT8)
+		if (!FP8_TORCHAO(g->var_fp8))
 			t->fp8_weights += L->fp8_weight_bytes;
 		t->dense_params += L->dense_parameter_bytes;
 		t->kept += kept;

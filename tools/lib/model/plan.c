@@ -164,7 +164,7 @@ plan_mode_of(const struct plan *p)
 const char *
 plan_fsdp_refused(const struct layer_graph *g)
 {
-	if (g->var_fp8 != FP8_NONE && g->var_fp8 != FP8_FLOAT8)
+	if (g->var_fp8 != FP8_NONE && !FP8_TORCHAO(g->var_fp8))
 		return "Transformer Engine's FP8 recipe (torchtitan runs "
 		    "torchao's float8 beside FSDP2: recipe float8)";
 	return NULL;
@@ -176,10 +176,14 @@ plan_fp8_refused(const struct layer_graph *g, int fsdp, int distopt,
 {
 	int recipe = g->var_fp8;
 
-	if (recipe == FP8_FLOAT8 && !fsdp)
+	if (FP8_TORCHAO(recipe) && !fsdp)
 		return "torchao's float8 (recipe float8) runs in torchtitan, "
 		    "priced beside FSDP2 only (fsdp 1 or 2)";
-	if (fp8_gather && fsdp && recipe != FP8_FLOAT8)
+	for (size_t i = 0; FP8_TORCHAO(recipe) && i < g->n; i++)
+		if (g->l[i].parameter_bytes > g->l[i].dense_parameter_bytes)
+			return "torchao's float8 on experts (torchtitan's "
+			    "Float8GroupedMM, a prototype, is not priced)";
+	if (fp8_gather && fsdp && !FP8_TORCHAO(recipe))
 		return "FSDP2's float8 all-gather needs torchao's float8 "
 		    "(recipe float8)";
 	if (fp8_gather && !fsdp && (!distopt || recipe == FP8_NONE))
@@ -269,6 +273,16 @@ plan_fsdp_plan_refused(int fsdp, long shard, long S, long d, long c)
 
 	return why ? why : plan_fsdp_layout_refused(fsdp, S, (shard > 0 ?
 	    shard : d) * c);
+}
+
+const char *
+plan_float8_gather_refused(int fp8_gather, long shard, long d)
+{
+	if (fp8_gather && (shard > 0 ? shard : d) < 2)
+		return "its float8 all-gather over one data-parallel rank "
+		    "(torchtitan enables it only where "
+		    "data_parallel_shard_degree > 1)";
+	return NULL;
 }
 
 int
@@ -1101,7 +1115,7 @@ plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
 		 * weights' bytes are the FP8 weights and their transposes;
 		 * torchao's float8 keeps no copies across steps */
 		.fp8_weights = c->mode.fp8_param_gather ||
-		    v->g->var_fp8 == FP8_FLOAT8 ? 0 :
+		    FP8_TORCHAO(v->g->var_fp8) ? 0 :
 		    v->pf_fp8[last + 1] - v->pf_fp8[first],
 	};
 	struct mem_stage s = plan_mem_stage(c, first, last, z, zs, k);
@@ -1111,6 +1125,12 @@ plan_stage_memory(const struct plan_cell *c, size_t first, size_t last,
 	if (split <= last)
 		t.kept += v->pf_kept[RC_NONE][last + 1] -
 		    v->pf_kept[RC_NONE][split];
+	/* torchao's float8 weights, which the graph keeps a byte each for
+	 * the backward pass without recomputation: with FSDP2's float8
+	 * all-gather they are its gathered weights, counted with them */
+	if (FP8_TORCHAO(v->g->var_fp8) && c->mode.fsdp &&
+	    c->mode.fp8_param_gather && rc == RC_NONE)
+		t.kept -= (v->pf_fp8[last + 1] - v->pf_fp8[first]) / 2;
 
 	mem_breakdown_of(&t, &s, c->env->optimizer, mem);
 	return mem->total <= c->env->memory_bytes;
@@ -1152,10 +1172,10 @@ fp8_weight_cast_bytes(const struct plan_cell *c, const struct mem_stage *s)
 	double all = (v->pf_fp8[s->last + 1] - v->pf_fp8[s->first]) / 2;
 	double shard;
 
-	if (recipe == FP8_NONE || (recipe == FP8_FLOAT8 &&
+	if (recipe == FP8_NONE || (FP8_TORCHAO(recipe) &&
 	    !c->mode.fp8_param_gather))
 		return 0;
-	if (recipe == FP8_FLOAT8)
+	if (FP8_TORCHAO(recipe))
 		return FLOAT8_SCALE_BYTES * mem_sharded_params(s, all, all);
 	if (!c->mode.fp8_param_gather || recipe == FP8_MXFP8)
 		return fp8_cast_bytes(recipe) * all;
@@ -1386,7 +1406,7 @@ float8_weight_s(const struct plan_cell *c, size_t i, double *fwd,
 	double w = (c->v->pf_fp8[i + 1] - c->v->pf_fp8[i]) / 2;
 
 	*fwd = *bwd = 0;
-	if (c->v->g->var_fp8 != FP8_FLOAT8 || w <= 0)
+	if (!FP8_TORCHAO(c->v->g->var_fp8) || w <= 0)
 		return;
 	if (c->mode.fp8_param_gather) {
 		*bwd = copy_s(c->env, FLOAT8_TRANSPOSE, w);
@@ -1475,7 +1495,7 @@ double
 plan_fsdp_float8_saved(const struct layer_graph *g, const struct layer *L,
     int fp8_gather)
 {
-	return fp8_gather && g->var_fp8 == FP8_FLOAT8 ?
+	return fp8_gather && FP8_TORCHAO(g->var_fp8) ?
 	    L->fp8_weight_bytes / 2 : 0;
 }
 
@@ -1948,6 +1968,9 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 		why = plan_fsdp_plan_refused(p->fsdp, p->fsdp_shard,
 		    p->nstages, p->d, layers_var(g, g->var_c, 1) *
 		    layers_var(g, g->var_e, 1));
+		if (why == NULL)
+			why = plan_float8_gather_refused(p->fp8_param_gather,
+			    p->fsdp_shard, p->d);
 		if (why != NULL)
 			return pl_errf(err, NULL, p->line, "fsdp %d%s%.0ld with "
 			    "d = %ld and %d stage%s: not as torchtitan runs it, "

@@ -191,6 +191,10 @@ const char *plan_hsdp_refused(long shard, long d);
  * evaluator, the search and t-dp's enumeration. */
 const char *plan_fsdp_plan_refused(int fsdp, long shard, long S, long d,
     long c);
+/* Why FSDP2's float8 all-gather (fp8_gather) does not run over groups
+ * of `shard` of d data-parallel ranks (0: all d), or NULL: torchtitan
+ * turns it on only where data_parallel_shard_degree > 1. */
+const char *plan_float8_gather_refused(int fp8_gather, long shard, long d);
 
 /* The schedules the search prices (plan_mode.schedule). */
 enum { PLAN_1F1B, PLAN_ZBH1, PLAN_ZBV, PLAN_DUALPIPEV, PLAN_NSCHED };
