@@ -102,15 +102,7 @@ grep -q "not priced on a graph with Transformer Engine's FP8 recipe" "$tmp/err" 
 # torchtitan's job (issue 36, item 2): every key one of torchtitan's
 # v0.2.2, the degrees and batches the plan's, a pipelined plan's modules
 # each once in order; -X torchtitan searches FSDP2 plans alone
-toml_keys() {	# every section.key printed, checked against the list
-	awk '/^\[/ { sec = substr($0, 2, length($0) - 2); next }
-		/^[a-z_]+ = / { print sec "." $1 }' "$1" > "$tmp/keys"
-	[ -s "$tmp/keys" ] || say "$1: no keys"
-	while read -r k; do
-		grep -qx "$k" tests/torchtitan/keys-v0.2.2.txt ||
-		    say "$1: $k is not one of torchtitan's keys"
-	done < "$tmp/keys"
-}
+. tests/torchtitan/toml-keys.inc
 val() { sed -n "s/^$2 = //p" "$1"; }
 # torchao's float8 (fp8=float8): searched beside FSDP2 alone, its job
 # converting every linear but the output layer, gathering in float8 where

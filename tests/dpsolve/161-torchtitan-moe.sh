@@ -26,13 +26,8 @@ val() { sed -n "s/^$2 = //p" "$1"; }
 run -X torchtitan -f torchtitan -o "$tmp/job.toml" "$tmp/g/index.csv" ||
     say "-X torchtitan failed"
 grep -q 'cannot run' "$tmp/job.toml" && say "$(grep cannot "$tmp/job.toml")"
-awk '/^\[/ { sec = substr($0, 2, length($0) - 2); next }
-	/^[a-z_]+ = / { print sec "." $1 }' "$tmp/job.toml" > "$tmp/keys"
-[ -s "$tmp/keys" ] || say "no keys"
-while read -r k; do
-	grep -qx "$k" tests/torchtitan/keys-v0.2.2.txt ||
-	    say "$k is not one of torchtitan's keys"
-done < "$tmp/keys"
+. tests/torchtitan/toml-keys.inc
+toml_keys "$tmp/job.toml"
 [ "$(val "$tmp/job.toml" name)" = '"qwen3"' ] &&
     [ "$(val "$tmp/job.toml" flavor)" = '"30B-A3B"' ] ||
     say "model: $(val "$tmp/job.toml" name) $(val "$tmp/job.toml" flavor)"
