@@ -831,12 +831,14 @@ main(int argc, char *argv[])
 			    p.stage[i].z);
 	v = p.v > 1 ? (int)p.v : 1;
 	/* FSDP2: torchtitan's 1F1B, interleaved or not (its groups of S,
-	 * Megatron's order) */
-	if (p.fsdp && (o.sched >= 0 ? o.sched != PS_1F1B || v > 1 :
-	    o.group > 0 && o.group != p.nstages))
-		die("%s: fsdp %d: FSDP2 plans run torchtitan's 1F1B or "
-		    "Interleaved1F1B (its rounds of p micro-batches), no other "
-		    "-s or -u", o.plan, p.fsdp);
+	 * Megatron's order), and the plan's ZBVZeroBubble or DualPipeV */
+	if (p.fsdp && (p.schedule != PLAN_1F1B ? o.sched >= 0 &&
+	    o.sched != (p.schedule == PLAN_ZBV ? PS_ZBV : PS_DUALPIPEV) :
+	    o.sched >= 0 ? o.sched != PS_1F1B || v > 1 : o.group > 0 &&
+	    o.group != p.nstages))
+		die("%s: fsdp %d: FSDP2 plans run torchtitan's 1F1B, "
+		    "Interleaved1F1B (its rounds of p micro-batches) or the "
+		    "plan's zero-bubble V, no other -s or -u", o.plan, p.fsdp);
 	if (p.fsdp && v > FSDP_CHUNKS_MAX)
 		die("%s: fsdp %d: %d model chunks a stage; pipesim simulates "
 		    "FSDP2 on %d at most", o.plan, p.fsdp, v, FSDP_CHUNKS_MAX);

@@ -181,6 +181,36 @@ sed -n 's/^# \([a-z[]\)/\1/p' "$tmp/il-off.toml" > "$tmp/il.toml"
 # drain's passes after it: without that credit 1.8% apart)
 sim "$tmp/kept.xml" 0.999 1.001
 sim "$tmp/il.xml" 0.995 1.005
+# the same two stages under ZB-V and DualPipeV (torchtitan's
+# ZBVZeroBubble and DualPipeV): priced with every reduce-scatter after the
+# stage's end, an upper bound pipesim's chunks (each reducing after its
+# own last W pass) stay under; the job's four model parts in the V's
+# order, rank 0 the first and the last (the output with it, so one of its
+# 16 blocks moves to rank 1: 7 + 8 on rank 0, 8 + 9 on rank 1);
+# DualPipeV, which holds 2 S + 1 chunks, with full recomputation to fit
+vparts='[["tok_embeddings"'
+i=0
+while [ $i -lt 32 ]; do
+	case $i in 7|15|24) vparts="$vparts], [" ;; *) vparts="$vparts, " ;; esac
+	vparts="$vparts\"layers.$i\""
+	i=$((i + 1))
+done
+vparts="$vparts, \"norm\", \"output\"]]"
+for s in zbv:ZBVZeroBubble:0 dualpipev:DualPipeV:1; do
+	sch=${s%%:*} rc=${s##*:}
+	sed "s/ virtual_stages=\"1\"/ virtual_stages=\"2\" schedule=\"$sch\"/
+	    s/ recompute=\"0\"/ recompute=\"$rc\"/" "$tmp/kept.xml" > "$tmp/v.xml"
+	run -E "$tmp/v.xml" -f torchtitan -o "$tmp/v-off.toml" "$tmp/g/index.csv" \
+	    2> "$tmp/err" && [ ! -s "$tmp/err" ] || say "$sch: $(cat "$tmp/err")"
+	sed -n 's/^# \([a-z[]\)/\1/p' "$tmp/v-off.toml" > "$tmp/v.toml"
+	toml_keys "$tmp/v.toml"
+	s=${s#*:}
+	[ "$(val "$tmp/v.toml" pipeline_parallel_schedule)" = "\"${s%%:*}\"" ] ||
+	    say "$sch: $(val "$tmp/v.toml" pipeline_parallel_schedule)"
+	[ "$(val "$tmp/v.toml" module_fqns_per_model_part)" = "$vparts" ] ||
+	    say "$sch modules: $(val "$tmp/v.toml" module_fqns_per_model_part)"
+	sim "$tmp/v.xml" 0.97 1.000000001
+done
 # the same two stages with one micro-batch a step: PyTorch's 1F1B needs a
 # micro-batch a stage or more (PipelineScheduleSingle raises)
 "$BIN/dpsolve" -A $model -a $acc -n $net -N 64 -B 32 -E "$tmp/kept.xml" \

@@ -209,12 +209,14 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 			size_t start = 0;
 
 			/* FSDP2: without Megatron's data parallelism, 1F1B
-			 * (interleaved only kept), no block recomputation,
+			 * (interleaved only kept) or kept under ZB-V and
+			 * DualPipeV (torchtitan's), no block recomputation,
 			 * on graphs it prices; resharding on one stage
 			 * (below) */
 			if (fsdp ? dopt != o->distopt_min ||
 			    (nv > 1 && fsdp != PLAN_FSDP_KEPT) ||
-			    sc != PLAN_1F1B || k > o->recompute_max ||
+			    (sc != PLAN_1F1B && (fsdp != PLAN_FSDP_KEPT ||
+			    sc == PLAN_ZBH1)) || k > o->recompute_max ||
 			    plan_fsdp_refused(g[vi]) != NULL :
 			    o->fsdp_min > 0)
 				continue;
@@ -468,7 +470,7 @@ random_instances(void)
 	int agree = 0, exact = 0, flat_ok = 0, infeasible = 0, zero = 0;
 	int total = 550, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
 	int fp8_gather = 0, zbh1 = 0, zbv = 0, dualpipev = 0;
-	int float8 = 0, float8_gather = 0;
+	int float8 = 0, float8_gather = 0, fsdp_v = 0;
 	int fsdp[PLAN_FSDP_KEPT + 1] = { 0 };	/* the winners' */
 	int fsdp_experts = 0;		/* of them, with experts */
 	int fsdp_interleaved = 0;	/* and interleaved */
@@ -584,8 +586,10 @@ random_instances(void)
 		o.sched_max = it % 2 == 0 ? PLAN_1F1B : it % 4 == 1 ?
 		    PLAN_ZBH1 : PLAN_DUALPIPEV;
 		/* FSDP2 searched beside the rest on every fourth instance,
-		 * alone on every twelfth of those (not drawn), */
-		o.fsdp_max = it % 4 == 2;
+		 * and on every eighth with ZB-V and DualPipeV
+		 * (kept: torchtitan's ZBVZeroBubble and DualPipeV),
+		 * alone on every twelfth of the first (not drawn), */
+		o.fsdp_max = it % 4 == 2 || it % 8 == 3;
 		o.fsdp_min = it % 48 == 2;
 		/* and there torchtitan's per-operator checkpointing */
 		if (o.fsdp_max)
@@ -688,7 +692,9 @@ random_instances(void)
 			hsdp += best.fsdp && best.fsdp_shard > 0;
 			fsdp_experts += best.fsdp && best.g->has_variant &&
 			    best.g->var_e > 1;
-			fsdp_interleaved += best.fsdp && best.v > 1;
+			fsdp_interleaved += best.fsdp && best.v > 1 &&
+			    best.schedule == PLAN_1F1B;
+			fsdp_v += best.fsdp && best.schedule != PLAN_1F1B;
 			stage_major += best.stage_major;
 			fp8_gather += best.fp8_param_gather;
 			float8 += FP8_TORCHAO(best.g->var_fp8);
@@ -823,6 +829,8 @@ random_instances(void)
 	OK(fsdp[PLAN_FSDP_RESHARD] > 0 && fsdp[PLAN_FSDP_KEPT] > 0, "FSDP2 "
 	    "wins somewhere, resharded after forward and kept gathered "
 	    "(searched on every fourth instance)");
+	OK(fsdp_v > 0, "FSDP2 kept wins somewhere under ZB-V or DualPipeV "
+	    "(searched on every eighth instance)");
 	OK(fsdp_experts > 0, "FSDP2 wins somewhere with expert ranks (the "
 	    "experts' own shard group, torchtitan's efsdp)");
 	OK(zbh1 > 5, "ZB-H1 wins somewhere (searched on every other "
@@ -843,8 +851,9 @@ random_instances(void)
 	    "ones, %d with more than one stage), %d interleaved; "
 	    "recompute none/full/selective/op %d/%d/%d/%d (block %d), distributed "
 	    "optimizer %d (gathering FP8 %d), FSDP2 %d resharded and %d "
-	    "kept (HSDP %d, with expert ranks %d, interleaved %d, float8 %d, "
-	    "its all-gather %d), stage-major %d, ZB-H1 %d, ZB-V %d, "
+	    "kept (HSDP %d, with expert ranks %d, interleaved %d, ZB-V or "
+	    "DualPipeV %d, float8 %d, its all-gather %d), stage-major %d, "
+	    "ZB-H1 %d, ZB-V %d, "
 	    "DualPipeV %d; "
 	    "experts folded over a sequence in a batch split %d, split over "
 	    "fewer tensor ranks than t %d; %ld plans enumerated; "
@@ -852,7 +861,8 @@ random_instances(void)
 	    infeasible, zero, zero_heavy_solved, zero_pipelines, interleaved,
 	    modes[0], modes[1], modes[2], modes[3], block, distopt, fp8_gather,
 	    fsdp[PLAN_FSDP_RESHARD], fsdp[PLAN_FSDP_KEPT], hsdp, fsdp_experts,
-	    fsdp_interleaved, float8, float8_gather, stage_major, zbh1,
+	    fsdp_interleaved, fsdp_v, float8, float8_gather, stage_major,
+	    zbh1,
 	    zbv, dualpipev, fold, etp, brute_plans, mega_dearer,
 	    mega_encoder_dearer);
 }

@@ -281,9 +281,14 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 		cannot(w, "%ld micro-batches on %d stages (PyTorch's "
 		    "PipelineScheduleSingle needs as many as the stages or "
 		    "more)", global_batch / (b * p->d), p->nstages);
-	if (p->schedule != PLAN_1F1B)
-		cannot(w, "%s as priced (its schedules are PyTorch's, "
-		    "not mapped yet)", plan_schedule_name[p->schedule]);
+	if (p->schedule == PLAN_ZBH1)
+		cannot(w, "ZB-H1 (torchtitan runs no one-chunk zero-bubble "
+		    "schedule; its ZBVZeroBubble and DualPipeV are)");
+	else if (p->schedule == PLAN_DUALPIPEV && layers_expert_ranks(g) > 1 &&
+	    p->recompute != RC_NONE)
+		cannot(w, "DualPipeV with expert ranks and recomputation "
+		    "(torchtitan's expert-parallel overlap, on by default, "
+		    "raises with activation checkpointing)");
 	if (p->recompute == RC_SELECTIVE || p->recompute_layers > 0)
 		cannot(w, "Megatron's %s recomputation (torchtitan's selective "
 		    "is per operator or per layer)", p->recompute_layers > 0 ?
@@ -367,6 +372,54 @@ row_modules(FILE *fp, const struct layer_graph *g, size_t i, long *block,
 	else
 		return;
 	*first = 0;
+}
+
+/* Stage i's transformer blocks. */
+static long
+stage_blocks(const struct layer_graph *g, const struct plan_stage *st)
+{
+	long n = 0;
+
+	for (size_t i = st->first; i <= st->last; i++)
+		n += strcmp(g->l[i].kind, "transformer") == 0;
+	return n;
+}
+
+/*
+ * A V plan's model parts (ZB-V, DualPipeV: torchtitan's "v" style), 2 S
+ * of them in the model's order, rank r holding parts r and 2 S - 1 - r
+ * (part j is rank j's first chunk for j < S, else rank 2 S - 1 - j's
+ * second).  The V puts the norm and output (the last part) on rank 0
+ * beside the embedding, where the plan priced them on its last stage:
+ * so one block moves from rank 0 to rank S - 1, each rank keeping its
+ * stage's rows (the plan prices the V's chunks alike, at the slowest
+ * stage's passes); a rank's blocks split in two, the first half its
+ * first chunk's.
+ */
+static void
+v_modules(FILE *fp, const struct plan *p)
+{
+	const struct layer_graph *g = p->g;
+	int S = p->nstages;
+	long block = 0;
+
+	for (int j = 0; j < 2 * S; j++) {
+		int r = j < S ? j : 2 * S - 1 - j;
+		long n = stage_blocks(g, &p->stage[r]) - (r == 0) + (r ==
+		    S - 1), first = n / 2, t = j < S ? first : n - first;
+		const char *sep = "";
+
+		fputs(j ? ", [" : "[", fp);
+		if (j == 0) {
+			fputs("\"tok_embeddings\"", fp);
+			sep = ", ";
+		}
+		for (; t > 0; t--, sep = ", ")
+			fprintf(fp, "%s\"layers.%ld\"", sep, block++);
+		if (j == 2 * S - 1)
+			fprintf(fp, "%s\"norm\", \"output\"", sep);
+		fputc(']', fp);
+	}
 }
 
 /*
@@ -498,13 +551,17 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 		/* PyTorch's Interleaved1F1B runs Megatron's order where S
 		 * divides m (its rounds of S micro-batches), as the
 		 * evaluator asks of an interleaved plan */
-		line(fp, off, "pipeline_parallel_schedule = \"%s\"", p->v > 1 ?
+		line(fp, off, "pipeline_parallel_schedule = \"%s\"",
+		    p->schedule == PLAN_ZBV ? "ZBVZeroBubble" : p->schedule ==
+		    PLAN_DUALPIPEV ? "DualPipeV" : p->v > 1 ?
 		    "Interleaved1F1B" : "1F1B");
 		line(fp, off, "pipeline_parallel_microbatch_size = %ld",
 		    b / eb);
 		fputs(off ? "# " : "", fp);
 		fputs("module_fqns_per_model_part = [", fp);
-		if (p->v > 1)
+		if (p->schedule == PLAN_ZBV || p->schedule == PLAN_DUALPIPEV)
+			v_modules(fp, p);
+		else if (p->v > 1)
 			chunk_modules(fp, p);
 		for (int i = 0; i < S && p->v <= 1; i++) {
 			int first = 1;

@@ -276,6 +276,18 @@ plan_fsdp_plan_refused(int fsdp, long shard, long S, long d, long c)
 }
 
 const char *
+plan_fsdp_schedule_refused(int fsdp, int schedule)
+{
+	if (fsdp && schedule == PLAN_ZBH1)
+		return "ZB-H1 beside FSDP2 (torchtitan runs no one-chunk "
+		    "zero-bubble schedule)";
+	if (fsdp == PLAN_FSDP_RESHARD && schedule != PLAN_1F1B)
+		return "a zero-bubble schedule resharded (it pipelines, and "
+		    "pipelined FSDP2 is kept gathered)";
+	return NULL;
+}
+
+const char *
 plan_float8_gather_refused(int fp8_gather, long shard, long d)
 {
 	if (fp8_gather && (shard > 0 ? shard : d) < 2)
@@ -1565,7 +1577,9 @@ plan_chunk_end(const struct layer_graph *g, int ends, size_t first,
  * one after another from there, the later chunks' first; what reaches
  * past the end is exposed.  Taking no waits in that drain, it credits no
  * more than runs (pipesim's is the simulated one).  More chunks than
- * FSDP_CHUNKS_CREDITED: all of it, uncredited.
+ * FSDP_CHUNKS_CREDITED, or the zero-bubble orders (ZB-V, DualPipeV,
+ * whose chunks' last W passes this does not place): all of it,
+ * uncredited, an upper bound.
  */
 #define FSDP_CHUNKS_CREDITED 64
 
@@ -1576,7 +1590,7 @@ fsdp_kept_reductions_s(const struct plan_cell *c, double all, double bwd,
 	double end = -INFINITY, per = bwd / (double)c->mode.v;
 
 	if (c->mode.v <= 1 || nchunks != c->mode.v ||
-	    nchunks > FSDP_CHUNKS_CREDITED)
+	    nchunks > FSDP_CHUNKS_CREDITED || c->mode.schedule != PLAN_1F1B)
 		return all;
 	for (int k = nchunks - 1; k >= 0; k--)
 		end = fmax(end, -(double)k * (double)c->K * per + cast[k]) +
@@ -1674,6 +1688,10 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		o->load_s += acc + casts_f + casts_b;
 		o->forward_s += casts_f;
 		o->backward_s += acc + casts_b;
+		/* the zero-bubble orders: the accumulation is the W pass's,
+		 * which writes the weights' gradients */
+		if (c->mode.schedule != PLAN_1F1B)
+			o->weight_gradient_s += acc;
 		o->grad_s = reduces;
 		o->param_s = gathers;
 		/* the first forward pass's waits and copies */
@@ -1961,10 +1979,13 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			    "replaces Megatron's data parallelism: not with the "
 			    "distributed optimizer, its overlaps, "
 			    "tp_comm_overlap or ZeRO copies", p->fsdp);
-		if (p->schedule != PLAN_1F1B || p->recompute_layers > 0)
+		why = plan_fsdp_schedule_refused(p->fsdp, p->schedule);
+		if (why != NULL || p->recompute_layers > 0)
 			return pl_errf(err, NULL, p->line, "fsdp %d: priced "
-			    "under 1F1B (interleaved or not) and without "
-			    "block recomputation only", p->fsdp);
+			    "without block recomputation, under 1F1B "
+			    "(interleaved or not) or, kept, ZB-V and DualPipeV "
+			    "only%s%s", p->fsdp, why ? ": " : "", why ? why :
+			    "");
 		why = plan_fsdp_plan_refused(p->fsdp, p->fsdp_shard,
 		    p->nstages, p->d, layers_var(g, g->var_c, 1) *
 		    layers_var(g, g->var_e, 1));

@@ -191,6 +191,10 @@ const char *plan_hsdp_refused(long shard, long d);
  * evaluator, the search and t-dp's enumeration. */
 const char *plan_fsdp_plan_refused(int fsdp, long shard, long S, long d,
     long c);
+/* Why FSDP2 mode `fsdp` is not priced under `schedule` (PLAN_*), or
+ * NULL: 1F1B, or kept under ZB-V and DualPipeV (torchtitan's
+ * ZBVZeroBubble and DualPipeV). */
+const char *plan_fsdp_schedule_refused(int fsdp, int schedule);
 /* Why FSDP2's float8 all-gather (fp8_gather) does not run over groups
  * of `shard` of d data-parallel ranks (0: all d), or NULL: torchtitan
  * turns it on only where data_parallel_shard_degree > 1. */

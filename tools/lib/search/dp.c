@@ -752,6 +752,9 @@ list_modes(const struct search *s, struct plan_mode *out)
 	/* ZB-H1 without ZeRO copies only, and never in Megatron-LM's
 	 * space (it has no zero-bubble schedule) */
 	int smax = s->zero_on || o->megatron_batch ? PLAN_1F1B : o->sched_max;
+	/* FSDP2 kept under ZB-V and DualPipeV too, torchtitan's
+	 * (plan_fsdp_schedule_refused) */
+	int fsmax = s->zero_on ? PLAN_1F1B : o->sched_max;
 	size_t n = 0;
 
 	for (long k = 0; k < nk + block_depths(o); k++) {
@@ -762,19 +765,23 @@ list_modes(const struct search *s, struct plan_mode *out)
 		 * parallelism (its own replaces it); kept (pipelined)
 		 * interleaved too, torchtitan's Interleaved1F1B */
 		for (int f = PLAN_FSDP_RESHARD; f <= PLAN_FSDP_KEPT &&
-		    o->fsdp_max > 0 && !s->zero_on && layers == 0 &&
-		    o->sched_min == PLAN_1F1B; f++)
+		    o->fsdp_max > 0 && !s->zero_on && layers == 0; f++)
 		for (long nv = 1; nv <= (f == PLAN_FSDP_KEPT ? vmax : 1); nv++)
 		for (int ends = 0; ends <= (nv > 1); ends++)
-		/* torchao's float8 all-gather (float8 graphs alone,
-		 * mode_runs_on) */
-		for (int f8 = 0; f8 <= f8max; f8++)
+		for (int sc = o->sched_min; sc <= fsmax; sc++) {
+			if (plan_fsdp_schedule_refused(f, sc) != NULL ||
+			    (sc != PLAN_1F1B && nv != plan_schedule_chunks(sc)))
+				continue;
+			/* torchao's float8 all-gather (float8 graphs
+			 * alone, mode_runs_on) */
+			for (int f8 = 0; f8 <= f8max; f8++)
 			/* over all d replicas, and HSDP's shard groups
 			 * (of one replica: its context and expert ranks) */
 			for (long hs = 0; hs <= PLAN_HSDP_MAX; hs = hs ?
 			    2 * hs : 1)
 				out[n++] = (struct plan_mode){ rc, nv, 0, 0,
-				    0, ends, 0, 0, f8, PLAN_1F1B, f, hs, 0 };
+				    0, ends, 0, 0, f8, sc, f, hs, 0 };
+		}
 		/* torchtitan's per-operator checkpointing: FSDP2's alone */
 		if (o->fsdp_min > 0 || rc == RC_OP)
 			continue;
@@ -856,8 +863,8 @@ struct stream {
 	unsigned short variant;
 	unsigned mode;		/* index into search.modes (list_modes:
 				 * dpsolve's -R 128 -v 64 make at most
-				 * (4 + 128) 3 (2 64 + 4) + 4 (1 + 127) 12
-				 * = 58,416) */
+				 * (4 + 128) 3 (2 64 + 4) + 4 (1 + 127 + 4)
+				 * 12 2 = 64,944) */
 };
 
 /*
@@ -919,10 +926,12 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 	free(s->modes);
 	/* a kind's modes: v = 1 under 1F1B and ZB-H1; each v > 1 with the
 	 * ends counted or not, and at v = 2 so under ZB-V and DualPipeV;
-	 * FSDP2's resharded at v = 1 and kept at each v (and its ends),
-	 * over all replicas or HSDP's groups of 1, 2, ... PLAN_HSDP_MAX */
+	 * FSDP2's resharded at v = 1 and kept at each v (and its ends, and
+	 * at v = 2 under ZB-V and DualPipeV too: 4 more), with its float8
+	 * all-gather or not, over all replicas or HSDP's groups of 1, 2,
+	 * ... PLAN_HSDP_MAX */
 	if (s->o->vmax > 1)
-		layouts += 2 * (size_t)(s->o->vmax - 1);
+		layouts += 2 * (size_t)(s->o->vmax - 1) + 4;
 	for (long hs = 1; hs <= PLAN_HSDP_MAX; hs *= 2)
 		shards++;
 	s->modes = modes = xcalloc((size_t)(RC_N + block_depths(s->o)) * 3 *
