@@ -597,12 +597,13 @@ main(int argc, char *argv[])
 		    "parallelism)");
 		usage(stderr, 2);
 	}
-	if (o.torchtitan && (o.sched_max == PLAN_ZBH1 || (o.rc_min ==
+	if (o.torchtitan && (o.sched_max > PLAN_1F1B || (o.rc_min ==
 	    RC_SELECTIVE && o.rc_max == RC_SELECTIVE) || o.block_max > 0)) {
 		warnx("-X torchtitan: its schedules and recomputation are "
-		    "1F1B, interleaved or not, ZBVZeroBubble and DualPipeV "
-		    "(-Y 1f1b, zbv, dualpipev, all; not ZB-H1), none, full or "
-		    "per operator (-r, -R)");
+		    "priced for 1F1B, interleaved or not (its ZBVZeroBubble "
+		    "and DualPipeV refuse the compiled blocks it prices: -X "
+		    "none -I only -Y all), and none, full or per operator "
+		    "(-Y, -r, -R)");
 		usage(stderr, 2);
 	}
 	if (o.rc_min == RC_OP && !o.torchtitan && o.fsdp_max == 0 &&

@@ -283,8 +283,14 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
 		    "more)", global_batch / (b * p->d), p->nstages);
 	if (p->schedule == PLAN_ZBH1)
 		cannot(w, "ZB-H1 (torchtitan runs no one-chunk zero-bubble "
-		    "schedule; its ZBVZeroBubble and DualPipeV are)");
-	else if (p->schedule == PLAN_DUALPIPEV && layers_expert_ranks(g) > 1 &&
+		    "schedule)");
+	else if (p->schedule != PLAN_1F1B)
+		cannot(w, "%s with compiled blocks (PyTorch's ZBVZeroBubble "
+		    "and DualPipeV raise on a compiled stage, "
+		    "_check_torch_compile_compatibility, and torchtitan "
+		    "compiles each block; eager PyTorch is not priced)",
+		    plan_schedule_name[p->schedule]);
+	if (p->schedule == PLAN_DUALPIPEV && layers_expert_ranks(g) > 1 &&
 	    p->recompute != RC_NONE)
 		cannot(w, "DualPipeV with expert ranks and recomputation "
 		    "(torchtitan's expert-parallel overlap, on by default, "
