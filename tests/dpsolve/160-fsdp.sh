@@ -176,11 +176,13 @@ sed -n 's/^# \([a-z[]\)/\1/p' "$tmp/il-off.toml" > "$tmp/il.toml"
 [ "$(val "$tmp/il.toml" module_fqns_per_model_part)" = "$(parts 8)" ] ||
     say "interleaved modules: $(val "$tmp/il.toml" module_fqns_per_model_part)"
 # simulated: kept, each stage's reduce-scatters after its last backward
-# pass, within 0.1% of the closed form; interleaved, each chunk's after
-# its own, within 0.5% (the closed form credits each chunk's with the
-# drain's passes after it: without that credit 1.8% apart)
-sim "$tmp/kept.xml" 0.999 1.001
-sim "$tmp/il.xml" 0.995 1.005
+# pass; interleaved, each chunk's after its own: the closed form an upper
+# bound within 1.5% (each stage's first-gather waits counted once a stage
+# in the fill, the stages uneven: the head's heavier; the interleaved
+# chunks' reductions credited with the drain's passes after them, without
+# which it would be 2.9% above)
+sim "$tmp/kept.xml" 0.985 1.000000001
+sim "$tmp/il.xml" 0.985 1.000000001
 # the same two stages under ZB-V and DualPipeV (PyTorch's ZBVZeroBubble
 # and DualPipeV): priced with every reduce-scatter after the stage's end,
 # which at two stages pipesim's chunks (each reducing after its own last

@@ -1689,16 +1689,19 @@ three_units(struct layer_graph *g, struct plan_env *env,
  * backward pass adds the gradients into fp32 ones, 5 x the bytes: loads
  * 30 + 1 = 31 and 150 + 3 = 153 ms.  The step's last reduce-scatters cast
  * from those (4 x) and its first pass cast instead of adding (2 x less):
- * 2 x the bytes, 0.4 and 1.2 ms.  Stage 0's sync: its gather (10) and
- * copy-out (0.4) + its reduce-scatter (20) + its step (40 x 1e7 / 2 /
- * 1e11 = 2 ms) + 0.4 = 32.8 ms; stage 1's: the block's gather 20 and its
- * copy-out 0.8 (the head's gather 10 hides behind the block's 30.8 ms,
- * its copy-out 0.4 does not) + 40 + 20 + 6 + 1.2 = 88.4 ms, of which the
- * drain hides stage 0's backward, 21 ms: step (2 + 1) x 0.153 + 0.0674 =
- * 0.5264 s.  With one micro-batch (B = 2) the same terms: PyTorch's
- * pipelining runs the last backward pass without gradient sync too, so
- * it casts its gradients into fp32 and the reduce-scatters cast from
- * those: step 2 x 0.153 + 0.0674 = 0.3734 s.  Stage 1's memory: weights
+ * 2 x the bytes, 0.4 and 1.2 ms.  Each stage's first forward pass waits
+ * for its gathers, and micro-batch 0 meets both stages' waits through
+ * the fill: each stage's counted S = 2 times.  Stage 0's sync: its
+ * gather (10) and copy-out (0.4), twice, + its reduce-scatter (20) + its
+ * step (40 x 1e7 / 2 / 1e11 = 2 ms) + 0.4 = 43.2 ms; stage 1's: the
+ * block's gather 20 and its copy-out 0.8 (the head's gather 10 hides
+ * behind the block's 30.8 ms, its copy-out 0.4 does not), twice, + 40 +
+ * 20 + 6 + 1.2 = 109.6 ms, of which the drain hides stage 0's backward,
+ * 21 ms: step (2 + 1) x 0.153 + 0.0886 = 0.5476 s.  With one micro-batch
+ * (B = 2) the same terms: PyTorch's pipelining runs the last backward
+ * pass without gradient sync too, so it casts its gradients into fp32
+ * and the reduce-scatters cast from those: step 2 x 0.153 + 0.0886 =
+ * 0.3946 s.  Stage 1's memory: weights
  * 6e7
  * gathered + 2 x 3e7 shards = 1.2e8; gradients 1.2e8 accumulated
  * unsharded in fp32 and 4e7 of the block's bf16 = 1.6e8.
@@ -1808,10 +1811,11 @@ fsdp_by_hand(void)
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 kept, two stages");
 	EQ_DBL(r.stage[0].load_s, 0.031, 1e-12, "FSDP2 kept: no traffic a "
 	    "micro-batch, the fp32 accumulation");
-	EQ_DBL(r.stage[0].sync_s, 0.0328, 1e-12, "FSDP2 kept: stage 0's "
-	    "gather, copy-out, reduce-scatter, cast and step");
-	EQ_DBL(r.stage[1].sync_s, 0.0884, 1e-12, "FSDP2 kept: stage 1's");
-	EQ_DBL(r.step_s, 0.5264, 1e-12, "FSDP2 kept: step 0.5264 s");
+	EQ_DBL(r.stage[0].sync_s, 0.0432, 1e-12, "FSDP2 kept: stage 0's "
+	    "gather and copy-out twice (both stages' in the fill), "
+	    "reduce-scatter, cast and step");
+	EQ_DBL(r.stage[1].sync_s, 0.1096, 1e-12, "FSDP2 kept: stage 1's");
+	EQ_DBL(r.step_s, 0.5476, 1e-12, "FSDP2 kept: step 0.5476 s");
 	EQ_DBL(r.stage[1].mem.weights, 1.2e8, 1e-12, "FSDP2 kept: the "
 	    "stage's weights gathered beside their shards");
 	EQ_DBL(r.stage[1].mem.gradients, 1.6e8, 1e-12, "FSDP2 kept: "
@@ -1822,10 +1826,10 @@ fsdp_by_hand(void)
 	    "micro-batch");
 	EQ_DBL(r.stage[0].load_s, 0.031, 1e-12, "FSDP2 kept, one "
 	    "micro-batch: its gradients cast into fp32 all the same");
-	EQ_DBL(r.stage[1].sync_s, 0.0884, 1e-12, "FSDP2 kept, one "
+	EQ_DBL(r.stage[1].sync_s, 0.1096, 1e-12, "FSDP2 kept, one "
 	    "micro-batch: the reduce-scatters cast from those after it");
-	EQ_DBL(r.step_s, 0.3734, 1e-12, "FSDP2 kept, one micro-batch: step "
-	    "0.3734 s");
+	EQ_DBL(r.step_s, 0.3946, 1e-12, "FSDP2 kept, one micro-batch: step "
+	    "0.3946 s");
 	plan_result_release(&r);
 	env.global_batch = 4;
 	/* refused: two stages resharded, one kept, one device, the
@@ -1903,11 +1907,12 @@ fsdp_by_hand(void)
  * 2 = 41.5 ms each on stage 0, 103 / 2 = 51.5 on stage 1): stage 0's
  * chunk 1 (its cast 0.8 ms, reduce-scatter 40) runs 83 ms before the end
  * and hides, its chunk 0 (0.4, 20) ends 20.4 ms past it; stage 1's chunk
- * 1 (0.4, 20) hides, chunk 0 (0.8, 40) 40.8 ms.  Syncs: the waits, those,
- * Adam on 3e7 shard bytes 6 ms: 57.6 and 78 ms, stage 1's less the
- * drain's credit, stage 0's backward over v, 41.5.  Step: (2 + 1/2) x
- * 0.153 + 0.0576 = 0.4401 s (every reduce-scatter after the stage's end,
- * as without interleaving: 98.4 ms and 0.4809 s).
+ * 1 (0.4, 20) hides, chunk 0 (0.8, 40) 40.8 ms.  Syncs: the waits,
+ * each stage's twice (micro-batch 0 meets both stages' in the fill: 62.4
+ * ms), those, Adam on 3e7 shard bytes 6 ms: 88.8 and 109.2 ms, stage 1's
+ * less the drain's credit, stage 0's backward over v, 41.5.  Step: (2 +
+ * 1/2) x 0.153 + 0.0888 = 0.4713 s (every reduce-scatter after the
+ * stage's end, as without interleaving: 129.6 ms and 0.5121 s).
  *
  * Without the ends counted, on six rows (the embedding, four blocks, the
  * head; stages 0-2 and 3-5, a block a chunk): stage 0's chunks are the
@@ -1915,7 +1920,7 @@ fsdp_by_hand(void)
  * second block, 20 + 30.8, 41.6 ms of waits for 70 of passes; stage 1's
  * the third block, 20 + 30.8, and the fourth with the head, which counts
  * for no layer and so ends the last chunk: 20 + max(30.8, 10) + 20.4, 42
- * ms of waits for 80.
+ * ms of waits for 80 (each counted twice, as above).
  */
 static void
 fsdp_interleaved_by_hand(void)
@@ -1938,21 +1943,21 @@ fsdp_interleaved_by_hand(void)
 	set_row(&g, 2, 0.03, 0.06, 4e7, 1e6, 0);
 	set_row(&g, 3, 0.02, 0.04, 2e7, 1e6, 0);
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 kept, interleaved");
-	EQ_DBL(r.stage[0].param_exposed_s, 0.0312, 1e-12, "FSDP2 "
+	EQ_DBL(r.stage[0].param_exposed_s, 0.0624, 1e-12, "FSDP2 "
 	    "interleaved: each chunk's first forward pass waits for its own "
-	    "first gather (31.2 ms)");
-	EQ_DBL(r.stage[0].sync_s, 0.0576, 1e-12, "FSDP2 interleaved: stage "
+	    "first gather (31.2 ms, both stages' in the fill)");
+	EQ_DBL(r.stage[0].sync_s, 0.0888, 1e-12, "FSDP2 interleaved: stage "
 	    "0's waits, its chunk 0's cast and reduce-scatter (chunk 1's hide "
 	    "in the drain) and its step");
 	EQ_DBL(r.stage[1].load_s, 0.153, 1e-12, "FSDP2 interleaved: stage 1 "
 	    "a micro-batch");
-	EQ_DBL(r.step_s, 0.4401, 1e-12, "FSDP2 interleaved: step 0.4401 s");
+	EQ_DBL(r.step_s, 0.4713, 1e-12, "FSDP2 interleaved: step 0.4713 s");
 	plan_result_release(&r);
 	p.v = 1;
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 kept, the same "
 	    "stages not interleaved");
-	EQ_DBL(r.stage[0].param_exposed_s, 0.0208, 1e-12, "FSDP2: one chain "
-	    "over the stage's rows (20.8 ms)");
+	EQ_DBL(r.stage[0].param_exposed_s, 0.0416, 1e-12, "FSDP2: one chain "
+	    "over the stage's rows (20.8 ms, twice)");
 	plan_result_release(&r);
 	layers_release(&g);
 	graph_alloc(&g, 6);
@@ -1966,11 +1971,11 @@ fsdp_interleaved_by_hand(void)
 	p.ends_in_split = 0;
 	OK(plan_evaluate(&env, &p, &r, &err) == 0, "FSDP2 kept, interleaved, "
 	    "the ends not counted");
-	EQ_DBL(r.stage[0].param_exposed_s, 0.0416, 1e-12, "FSDP2 "
-	    "interleaved: the embedding in the first chunk (41.6 ms)");
-	EQ_DBL(r.stage[1].param_exposed_s, 0.042, 1e-12, "FSDP2 "
+	EQ_DBL(r.stage[0].param_exposed_s, 0.0832, 1e-12, "FSDP2 "
+	    "interleaved: the embedding in the first chunk (41.6 ms, twice)");
+	EQ_DBL(r.stage[1].param_exposed_s, 0.084, 1e-12, "FSDP2 "
 	    "interleaved: the head in the last chunk, not one of its own "
-	    "(42 ms)");
+	    "(42 ms, twice)");
 	plan_result_release(&r);
 	layers_release(&g);
 }

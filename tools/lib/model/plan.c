@@ -1612,8 +1612,9 @@ fsdp_kept_reductions_s(const struct plan_cell *c, double all, double bwd,
  * backward pass other than the last).  The gathers and reduce-scatters
  * share the network: a micro-batch takes at least all of their time.
  * Kept (pipelined): no traffic a micro-batch; the step's first forward
- * pass waits as above, and every unit's reduce-scatter runs after the
- * last backward pass, exposed.  Either way with the copies above in the
+ * pass waits as above, S times (micro-batch 0 meets every stage's in the
+ * fill), and every unit's reduce-scatter runs after the last backward
+ * pass, exposed.  Either way with the copies above in the
  * compute stream's time.  Kept and interleaved (torchtitan's
  * Interleaved1F1B), each of the stage's v chunks is a model part
  * sharded apart, so each chunk's first forward pass waits for its own
@@ -1694,8 +1695,12 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 			o->weight_gradient_s += acc;
 		o->grad_s = reduces;
 		o->param_s = gathers;
-		/* the first forward pass's waits and copies */
-		o->param_exposed_s = fwd_t - fwd_sum;
+		/* the first forward pass's waits and copies, each stage's
+		 * S times: micro-batch 0 meets every stage's first gathers
+		 * in turn through the fill (exact for alike stages, an
+		 * upper bound otherwise, as the fill priced at the slowest
+		 * stage's passes) */
+		o->param_exposed_s = (fwd_t - fwd_sum) * (double)c->K;
 		o->sync_total_s = gathers + reduces + o->optimizer_s +
 		    last_cast;
 		o->sync_s = o->param_exposed_s + fsdp_kept_reductions_s(c,
