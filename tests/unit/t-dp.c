@@ -260,13 +260,11 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 				int block = k > o->recompute_max;
 
 				/* FSDP2: resharded on one stage, kept on more,
-				 * over two devices or more */
+				 * over two devices or more, its float8
+				 * all-gather over two data-parallel ranks or
+				 * more */
 				if (fsdp && plan_fsdp_plan_refused(fsdp, hs, S,
-				    d, v.c * v.e) != NULL)
-					continue;
-				/* its float8 all-gather: over a data-parallel
-				 * group of two ranks or more */
-				if (fsdp && f8 && (hs > 0 ? hs : d) < 2)
+				    d, v.c * v.e, f8) != NULL)
 					continue;
 				/* a framework that runs stage-major alone
 				 * (torchtitan) */

@@ -486,8 +486,8 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 		if (p->fsdp_shard == p->d)	/* all of them: FSDP2 */
 			p->fsdp_shard = 0;
 	}
-	if (p->fp8_param_gather && (p->fsdp ? !FP8_TORCHAO(p->g->var_fp8) :
-	    !p->distopt || p->g->var_fp8 == FP8_NONE))
+	if (p->fp8_param_gather && plan_fp8_gather_refused(p->g->var_fp8,
+	    p->fsdp, p->distopt) != NULL)
 		return pl_errf(err, file, (size_t)xmlGetLineNo(par),
 		    "<parallelism> fp8_param_gather: needs "
 		    "distributed_optimizer=\"1\" and an FP8 graph (a "

@@ -183,10 +183,17 @@ plan_fp8_refused(const struct layer_graph *g, int fsdp, int distopt,
 		if (g->l[i].parameter_bytes > g->l[i].dense_parameter_bytes)
 			return "torchao's float8 on experts (torchtitan's "
 			    "Float8GroupedMM, a prototype, is not priced)";
-	if (fp8_gather && fsdp && !FP8_TORCHAO(recipe))
+	return fp8_gather ? plan_fp8_gather_refused(recipe, fsdp, distopt) :
+	    NULL;
+}
+
+const char *
+plan_fp8_gather_refused(int recipe, int fsdp, int distopt)
+{
+	if (fsdp && !FP8_TORCHAO(recipe))
 		return "FSDP2's float8 all-gather needs torchao's float8 "
 		    "(recipe float8)";
-	if (fp8_gather && !fsdp && (!distopt || recipe == FP8_NONE))
+	if (!fsdp && (!distopt || recipe == FP8_NONE))
 		return "the FP8 parameter gather needs the distributed "
 		    "optimizer and an FP8 graph";
 	return NULL;
@@ -267,12 +274,19 @@ plan_hsdp_refused(long shard, long d)
 }
 
 const char *
-plan_fsdp_plan_refused(int fsdp, long shard, long S, long d, long c)
+plan_fsdp_plan_refused(int fsdp, long shard, long S, long d, long c,
+    int fp8_gather)
 {
 	const char *why = plan_hsdp_refused(shard, d);
 
-	return why ? why : plan_fsdp_layout_refused(fsdp, S, (shard > 0 ?
-	    shard : d) * c);
+	if (why == NULL)
+		why = plan_fsdp_layout_refused(fsdp, S, (shard > 0 ? shard :
+		    d) * c);
+	if (why == NULL && fp8_gather && (shard > 0 ? shard : d) < 2)
+		why = "its float8 all-gather over one data-parallel rank "
+		    "(torchtitan enables it only where "
+		    "data_parallel_shard_degree > 1)";
+	return why;
 }
 
 const char *
@@ -284,16 +298,6 @@ plan_fsdp_schedule_refused(int fsdp, int schedule)
 	if (fsdp == PLAN_FSDP_RESHARD && schedule != PLAN_1F1B)
 		return "a zero-bubble schedule resharded (it pipelines, and "
 		    "pipelined FSDP2 is kept gathered)";
-	return NULL;
-}
-
-const char *
-plan_float8_gather_refused(int fp8_gather, long shard, long d)
-{
-	if (fp8_gather && (shard > 0 ? shard : d) < 2)
-		return "its float8 all-gather over one data-parallel rank "
-		    "(torchtitan enables it only where "
-		    "data_parallel_shard_degree > 1)";
 	return NULL;
 }
 
@@ -1489,12 +1493,6 @@ copy_s(const struct plan_env *env, double factor, double bytes)
 	    0;
 }
 
-static double
-fsdp_copy_s(const struct plan_cell *c, double factor, double bytes)
-{
-	return copy_s(c->env, factor, bytes);
-}
-
 void
 plan_fsdp_copies_s(const struct plan_env *env, double gathered,
     double params, double *copy_out_s, double *last_cast_s)
@@ -1528,7 +1526,7 @@ fsdp_chain_s(const struct plan_cell *c, const struct plan_fsdp_groups *g,
 
 		row_passes(c, i, &f, &bwd);
 		*fwd_sum += f;
-		t += fmax(f + fsdp_copy_s(c, FSDP_COPY_OUT, row_gathered(c, i)),
+		t += fmax(f + copy_s(c->env, FSDP_COPY_OUT, row_gathered(c, i)),
 		    next);
 	}
 	return t;
@@ -1666,7 +1664,7 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		reduces += red;
 		if (nchunks < FSDP_CHUNKS_CREDITED) {
 			chunk_red[nchunks] = red;
-			chunk_cast[nchunks] = fsdp_copy_s(c, FSDP_LAST_CAST,
+			chunk_cast[nchunks] = copy_s(c->env, FSDP_LAST_CAST,
 			    v->pf_param[b + 1] - v->pf_param[a]);
 		}
 	}
@@ -1682,8 +1680,8 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		 * then the stage's post-backward by hand) and the step's
 		 * reduce-scatters cast from that; its first pass's
 		 * accumulation is a cast */
-		double acc = fsdp_copy_s(c, FSDP_ACCUMULATE, bytes);
-		double last_cast = fsdp_copy_s(c, FSDP_LAST_CAST, bytes);
+		double acc = copy_s(c->env, FSDP_ACCUMULATE, bytes);
+		double last_cast = copy_s(c->env, FSDP_LAST_CAST, bytes);
 
 		o->zero_s += acc;
 		o->load_s += acc + casts_f + casts_b;
@@ -1717,11 +1715,11 @@ fsdp_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	for (size_t i = last + 1; i-- > first;) {
 		double f, b, prev = i > first ? fsdp_unit_gather_s(c, &g,
 		    i - 1) : 0;
-		double post, out = i < last ? fsdp_copy_s(c, FSDP_COPY_OUT,
+		double post, out = i < last ? copy_s(c->env, FSDP_COPY_OUT,
 		    row_gathered(c, i)) : 0;
 
 		row_passes(c, i, &f, &b);
-		post = fmax(t + out + b, rs) + fsdp_copy_s(c, FSDP_CAST_IN,
+		post = fmax(t + out + b, rs) + copy_s(c->env, FSDP_CAST_IN,
 		    row_params(v, i));
 		rs = post + fsdp_unit_reduce_s(v, &g, i);
 		back_gathers += prev;
@@ -1993,10 +1991,7 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			    "");
 		why = plan_fsdp_plan_refused(p->fsdp, p->fsdp_shard,
 		    p->nstages, p->d, layers_var(g, g->var_c, 1) *
-		    layers_var(g, g->var_e, 1));
-		if (why == NULL)
-			why = plan_float8_gather_refused(p->fp8_param_gather,
-			    p->fsdp_shard, p->d);
+		    layers_var(g, g->var_e, 1), p->fp8_param_gather);
 		if (why != NULL)
 			return pl_errf(err, NULL, p->line, "fsdp %d%s%.0ld with "
 			    "d = %ld and %d stage%s: not as torchtitan runs it, "

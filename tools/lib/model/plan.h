@@ -187,18 +187,21 @@ const char *plan_hsdp_refused(long shard, long d);
 
 /* Both rules above for FSDP2 mode `fsdp` over S stages of d replicas of c
  * devices sharing the dense weights (context and expert ranks, c e),
- * sharded over groups of `shard` (0: all d): the one test of the
- * evaluator, the search and t-dp's enumeration. */
+ * sharded over groups of `shard` (0: all d), and its float8 all-gather
+ * (fp8_gather) over a shard group of two data-parallel ranks or more
+ * (torchtitan enables it only where data_parallel_shard_degree > 1): the
+ * one test of the evaluator, the search and t-dp's enumeration. */
 const char *plan_fsdp_plan_refused(int fsdp, long shard, long S, long d,
-    long c);
+    long c, int fp8_gather);
 /* Why FSDP2 mode `fsdp` is not priced under `schedule` (PLAN_*), or
  * NULL: 1F1B, or kept under ZB-V and DualPipeV (torchtitan's
  * ZBVZeroBubble and DualPipeV). */
 const char *plan_fsdp_schedule_refused(int fsdp, int schedule);
-/* Why FSDP2's float8 all-gather (fp8_gather) does not run over groups
- * of `shard` of d data-parallel ranks (0: all d), or NULL: torchtitan
- * turns it on only where data_parallel_shard_degree > 1. */
-const char *plan_float8_gather_refused(int fp8_gather, long shard, long d);
+/* Why a plan's FP8 parameter gather cannot run on FP8 recipe `recipe`
+ * beside its FSDP2 mode and distributed optimizer, or NULL: Megatron's
+ * with the distributed optimizer on an FP8 graph, FSDP2's float8
+ * all-gather on torchao's float8 (plan_fp8_refused's part for it). */
+const char *plan_fp8_gather_refused(int recipe, int fsdp, int distopt);
 
 /* The schedules the search prices (plan_mode.schedule). */
 enum { PLAN_1F1B, PLAN_ZBH1, PLAN_ZBV, PLAN_DUALPIPEV, PLAN_NSCHED };

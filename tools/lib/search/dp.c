@@ -1209,12 +1209,12 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 		if (md->schedule != PLAN_1F1B && it->K < 2)
 			continue;
 		/* FSDP2 as torchtitan runs it: resharded after forward on
-		 * one stage, kept when pipelined, over two devices or more
+		 * one stage, kept when pipelined, over two devices or more,
+		 * its float8 all-gather over two data-parallel ranks or more
 		 * (plan_fsdp_plan_refused) */
-		if (md->fsdp && (plan_fsdp_plan_refused(md->fsdp,
-		    md->fsdp_shard, it->K, it->d, v->c * v->e) != NULL ||
-		    plan_float8_gather_refused(md->fp8_param_gather,
-		    md->fsdp_shard, it->d) != NULL))
+		if (md->fsdp && plan_fsdp_plan_refused(md->fsdp,
+		    md->fsdp_shard, it->K, it->d, v->c * v->e,
+		    md->fp8_param_gather) != NULL)
 			continue;
 		/* the placements, which differ only with two stages and
 		 * two replicas or more, without ZeRO copies: a replica's
