@@ -55,7 +55,7 @@ usage(FILE *fp, int status)
 	    "[-T seconds] [-t sequential|ilp] [-V variant] [-w model.lp] "
 	    "[graph-dir]\n"
 	    "       graph-normalize -D dir -a accelerator.xml -c model.xml "
-	    "[-V b=,t=,c=,ep=,fp8=] [-o index.csv]\n"
+	    "[-V b=,t=,c=,ep=,fp8=,attn=] [-o index.csv]\n"
 	    "       graph-normalize -s [-o file] model.xml ...\n");
 	usage_exit(fp, status);
 }
@@ -255,6 +255,9 @@ run_variants(const struct opts *o, const struct model_cfg *m,
 		return pl_errf(err, NULL, 0, "model '%s': %zu variants, more "
 		    "than %d%s", m->name, n, MAX_VARIANTS, o->v.b ? "" :
 		    " (-V b=B: one micro-batch size a folder)");
+	/* -V attn=K: every variant's attention that kernel's */
+	for (size_t i = 0; i < n; i++)
+		v[i].attn = o->v.attn;
 	/* -V fp8=R: each variant in bf16 and again in FP8 under R, the
 	 * search choosing between them */
 	if (o->v.fp8 != FP8_NONE) {
@@ -342,7 +345,7 @@ run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 		"top_k", "seq_len", "flops_per_token_fwd",
 		"activation_bytes_per_layer"
 	};
-	struct variant one = { 1, 1, 1, 0, 1, 0, 1, FP8_NONE, 0 };
+	struct variant one = { 1, 1, 1, 0, 1, 0, 1, FP8_NONE, 0, ATTN_FUSED };
 	struct outfile out;
 
 	if (outfile_open(&out, o->out, err) < 0)
@@ -394,14 +397,16 @@ run_summary(const struct opts *o, char **models, int n, struct pl_err *err)
 
 /* -V t=8,sp=1,e=1,c=1,b=1,ep=fold (any subset, any order, each once);
  * ep is fold, batch or (for -D) both; fold= a batch split's ranks over a
- * sequence. */
+ * sequence; attn= the fused attention kernel (fused or fa2, every graph
+ * of a -D folder alike). */
 static void
 parse_variant(const char *arg, struct variant *v, int *ep)
 {
 	static const char *const keys[] = { "t", "e", "c", "b", "sp", "ep",
-		"et", "fp8", "fold" };
-	long *dst[] = { &v->t, &v->e, &v->c, &v->b, NULL, NULL, &v->et,
-		NULL, &v->ep_fold };
+		"et", "fp8", "fold", "attn" };
+	enum { NKEYS = sizeof keys / sizeof *keys };
+	long *dst[NKEYS] = { &v->t, &v->e, &v->c, &v->b, NULL, NULL, &v->et,
+		NULL, &v->ep_fold, NULL };
 	char *copy = xstrdup(arg), *tok = copy, *next;
 	unsigned seen = 0;
 
@@ -415,9 +420,9 @@ parse_variant(const char *arg, struct variant *v, int *ep)
 		if ((eq = strchr(tok, '=')) == NULL)
 			goto bad;
 		*eq++ = '\0';
-		while (k < 9 && strcmp(tok, keys[k]) != 0)
+		while (k < NKEYS && strcmp(tok, keys[k]) != 0)
 			k++;
-		if (k == 9)
+		if (k == NKEYS)
 			goto bad;
 		if (seen & 1u << k) {
 			warnx("-V: '%s' given twice in '%s'", keys[k], arg);
@@ -439,6 +444,12 @@ parse_variant(const char *arg, struct variant *v, int *ep)
 				usage(stderr, 2);
 			}
 			v->fp8 = r;
+		} else if (k == 9) {
+			if ((v->attn = attention_kernel_of(eq)) < 0) {
+				warnx("-V: attn=%s is not fused or fa2", eq);
+				free(copy);
+				usage(stderr, 2);
+			}
 		} else if (strcmp(eq, "fold") == 0)
 			*ep = EP_FOLD;
 		else if (strcmp(eq, "batch") == 0)
@@ -454,8 +465,8 @@ parse_variant(const char *arg, struct variant *v, int *ep)
 	free(copy);
 	return;
 bad:
-	warnx("-V: '%s' is not a list of t=, e=, c=, sp=, b=, ep=, et=, fp8= "
-	    "or fold= settings",
+	warnx("-V: '%s' is not a list of t=, e=, c=, sp=, b=, ep=, et=, fp8=, "
+	    "fold= or attn= settings",
 	    arg);
 	free(copy);
 	usage(stderr, 2);
@@ -587,6 +598,11 @@ main(int argc, char *argv[])
 		warnx("-V fp8=: the analytic path's graphs, not a graph-dir's");
 		usage(stderr, 2);
 	}
+	if (argc == 1 && o.v.attn != ATTN_FUSED) {
+		warnx("-V attn=: the analytic path's graphs, not a "
+		    "graph-dir's");
+		usage(stderr, 2);
+	}
 	if (argc == 1 && o.ops) {
 		warnx("-O writes the analytic operator graph: no graph-dir");
 		usage(stderr, 2);
@@ -611,6 +627,10 @@ main(int argc, char *argv[])
 			die("%s: accelerator '%s' runs no FP8 recipe '%s'%s",
 			    o.accel, a.name, fp8_recipe_words[o.v.fp8],
 			    a.fp8_recipes ? "" : " (it has no <fp8> element)");
+		if (o.v.attn == ATTN_FA2 && !a.fa2)
+			die("%s: accelerator '%s' has no FlashAttention-2 rate "
+			    "(<efficiency kind=\"fa2_attention\">) for -V "
+			    "attn=fa2", o.accel, a.name);
 	} else if (o.timing == LAYER_TIME_ILP) {
 		warnx("-t ilp needs the accelerator's cores: -a "
 		    "accelerator.xml");

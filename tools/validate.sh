@@ -51,7 +51,9 @@
 # every framework here places them by default: Megatron-LM's rank order
 # tp-cp-ep-dp-pp, of 2021 too, DeepSpeed's pipe-data-model topology,
 # torchtitan's mesh; 0: a replica's stages one after another, a run
-# launched with Megatron's --use-tp-pp-dp-mapping)) is
+# launched with Megatron's --use-tp-pp-dp-mapping), and attention_kernel
+# (fused, the default: the accelerator's own fused attention, cuDNN's on
+# Hopper; fa2: FlashAttention-2, graph-normalize -V attn=fa2)) is
 # priced exactly as it was run: its variant's per-layer graph
 # (graph-normalize), Megatron's split over p stages (even, or as the
 # first and last stages' layers say), and dpsolve -E.  A step time is taken as it is; tokens a second a GPU
@@ -307,7 +309,8 @@ rows() {	# table
 		    flag("tp_grad_blocking"), c, ends, rl, F, Z, E, esplit,
 		    fp8, flag("fp8_param_gather"), et, disp,
 		    opt_whole("seq_length", 0), fsdp, fshard,
-		    ("stage_major" in col && $col["stage_major"] != "") ? flag("stage_major") : 1, tf, src
+		    ("stage_major" in col && $col["stage_major"] != "") ? flag("stage_major") : 1,
+		    ("attention_kernel" in col && $col["attention_kernel"] != "") ? word("attention_kernel", "fused fa2") : "fused", tf, src
 		runs++
 	}
 	END {
@@ -319,7 +322,7 @@ rows() {	# table
 
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
-	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split fp8 f8g et disp seq fsdp fshard sm measure source; do
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split fp8 f8g et disp seq fsdp fshard sm attn measure source; do
 		mx=$CONFIGS/models/$model.xml
 		# the run's sequence: a copy of the model with that <seq_len>;
 		# learned positions keep their table (the config's sequence, the
@@ -366,6 +369,8 @@ for table in "$@"; do
 		# whole experts, FP8 and the dispatch as the run had them
 		etv=$([ "$et" != "$t" ] && echo ",et=$et" || :)
 		fp8v=$([ "$fp8" != none ] && echo ",fp8=$fp8" || :)
+		# and the fused attention's kernel (graph-normalize -V attn=)
+		[ "$attn" = fused ] || fp8v="$fp8v,attn=$attn"
 		hflag=$([ "$disp" = deepep ] && echo deepep || echo alltoall)
 		# the variant the run used, and Megatron's even split
 		"$BIN/graph-normalize" -c "$mx" -a "$CONFIGS/accelerators/$acc.xml" \
@@ -457,6 +462,12 @@ for table in "$@"; do
 			set -- -X torchtitan -A "$mx"
 			rsearch=all
 		fi
+		# (torchtitan of 2025-06 ran float8 tensor parallelism, which
+		# v0.2.2, the -X torchtitan of dpsolve, no longer turns on: its
+		# FSDP2 plans unfiltered, so that the published one is searched)
+		if [ "$fp8" = float8-tp ] && [ "$t" -gt 1 ]; then
+			set -- -X none -I only -A "$mx"
+		fi
 		solve "$@" -D "$dsearch" -r "$rsearch" -V "$overlap" -U "$tpsearch" \
 		    -H "$hflag" -Q "$qsearch" -o "$tmp/$run.own.xml" \
 		    "$tmp/$run.d/index.csv"
@@ -468,7 +479,7 @@ for table in "$@"; do
 		    -v A="$A" -v G="$G" -v f="$f" -v k="$k" -v gated="$gated" \
 		    -v rl="$rl" -v p="$p" -v nv="$v" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
-		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$((E * t / et))$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp$et")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")$([ "$fsdp" != none ] && echo " fsdp-$fsdp")$([ "$fshard" -gt 0 ] && echo " hsdp$fshard")$([ "$rc" = op ] && echo " op-sac")$([ "$sm" = 0 ] && echo " replica-major")" \
+		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$((E * t / et))$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp$et")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")$([ "$fsdp" != none ] && echo " fsdp-$fsdp")$([ "$fshard" -gt 0 ] && echo " hsdp$fshard")$([ "$rc" = op ] && echo " op-sac")$([ "$sm" = 0 ] && echo " replica-major")$([ "$attn" = fa2 ] && echo " fa2")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v simulated="$simulated" \
 		    -v same="$tmp/$run.same.xml" '

@@ -2,7 +2,8 @@
 # (tests/megatron/flags-core_v0.15.0.txt, copied from its arguments.py at a
 # named commit), for a dense decoder with interleaving, a GQA decoder, a
 # mixture of experts (context parallel: its exchange as priced),
-# DeepSeek-V3 and an encoder; the model's and the plan's numbers
+# DeepSeek-V3, an encoder and a decoder priced with FlashAttention-2;
+# the model's and the plan's numbers
 # are the ones written; a decoder's uneven split is launched with its
 # layout; plans Megatron cannot run (an encoder's uneven split, a global
 # batch that is no multiple of b d) are printed commented out with the
@@ -41,7 +42,9 @@ has gpt3 "--ffn-hidden-size 49152"
 has gpt3 "--num-attention-heads 96"
 has gpt3 "--seq-length 2048"
 has gpt3 "--global-batch-size 4096"
-has gpt3 "--attention-backend flash"
+# the fused attention priced: Transformer Engine's cuDNN kernels
+# (fused), or FlashAttention-2 (flash) under -V attn=fa2, below
+has gpt3 "--attention-backend fused"
 has gpt3 "--bf16"
 grep -q '^torchrun --nproc-per-node [0-9]* --nnodes [0-9]* pretrain_gpt.py' "$tmp/gpt3.sh" ||
     say "gpt3: no torchrun line"
@@ -126,6 +129,10 @@ for f in "$tmp"/*.sh; do
 	    say "$(basename "$f"): context parallel without --cp-comm-type all_gather"
 done
 
+VARIANT=b=1,attn=fa2 launch fa2 llama3-8b h100-80gb spineleaf-h100-128 -N 16 -B 64 ||
+    say "fa2: dpsolve failed"
+unset VARIANT
+has fa2 "--attention-backend flash"
 launch bert bertlarge h100-80gb spineleaf-h100-128 || say "bert: dpsolve failed"
 grep -q 'pretrain_bert.py' "$tmp/bert.sh" || say "bert: not pretrain_bert.py"
 has bert "--attention-backend unfused"

@@ -183,6 +183,58 @@ flash_kinds(void)
 	free(hline);
 }
 
+/*
+ * FlashAttention-2's kinds: none on the A100 (no FA2 rate, no field in its
+ * record), the forward one alone giving the other three (backward as
+ * forward, dropout as without); a pass's kind without the forward one is
+ * a slip, refused with its line; the H100's record names all four, so a
+ * graph priced before they were measured is told apart.
+ */
+static void
+fa2_kinds(void)
+{
+	struct accel_cfg a, h;
+	struct pl_err err;
+	xmlDocPtr doc;
+	const char *lone = "<?xml version=\"1.0\"?>\n<accelerator name=\"x\">"
+	    "<memory_GiB>80</memory_GiB>"
+	    "<peak_matmul_flops_per_s>1e15</peak_matmul_flops_per_s>"
+	    "<peak_vector_flops_per_s>1e14</peak_vector_flops_per_s>"
+	    "<memory_bandwidth_GBps>3000</memory_bandwidth_GBps>\n"
+	    "<efficiency kind=\"fa2_attention_backward\">0.3</efficiency>"
+	    "</accelerator>\n";
+	char *line;
+
+	OK(accel_load(&a, "configs/accelerators/a100-80gb.xml", &err) == 0 &&
+	    !a.fa2, "the A100 has no FlashAttention-2 rate");
+	line = accel_config_line(&a);
+	OK(!strstr(line, "fa2"), "nor a field of it in its record");
+	free(line);
+	a100_with("<efficiency kind=\"fa2_attention\">0.4</efficiency>\n",
+	    &a);
+	OK(a.fa2, "fa2_attention gives the rate");
+	EQ_DBL(a.efficiency[EFF_FA2_BACKWARD], 0.4, 0, "FA2 backward: forward's");
+	EQ_DBL(a.efficiency[EFF_FA2_DROPOUT], 0.4, 0, "FA2 dropout: forward's");
+	EQ_DBL(a.efficiency[EFF_FA2_DROPOUT_BACKWARD], 0.4, 0,
+	    "FA2 backward with dropout: the backward one's, in turn");
+	EQ_DBL(a.efficiency[EFF_FLASH], a.efficiency[EFF_ATTENTION], 0,
+	    "the device's own fused kernel unchanged");
+	doc = xmlReadMemory(lone, (int)strlen(lone), "lone.xml", NULL,
+	    XML_PARSE_NONET);
+	OK(doc && accel_from_doc(&a, doc, "lone.xml", &err) < 0 &&
+	    strstr(err.msg, "'fa2_attention_backward' without kind "
+	    "'fa2_attention'") && err.line == 3,
+	    "a pass's FA2 kind alone is refused, with its line");
+	xmlFreeDoc(doc);
+	OK(accel_load(&h, "configs/accelerators/h100-80gb.xml", &err) == 0 &&
+	    h.fa2, "the H100 has one");
+	line = accel_config_line(&h);
+	OK(strstr(line, " efficiency_fa2_attention=0.365 ") &&
+	    strstr(line, " efficiency_fa2_attention_dropout_backward=0.307"),
+	    "and its record names the four");
+	free(line);
+}
+
 int
 main(void)
 {
@@ -214,5 +266,6 @@ main(void)
 	    80 * 1073741824.0, 1e-12, "the reserve of an 80 GiB GPU");
 	step_flops();
 	flash_kinds();
+	fa2_kinds();
 	return tap_done();
 }

@@ -436,8 +436,11 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 			flag(fp, &l, "--attention-dropout 0");
 			flag(fp, &l, "--hidden-dropout 0");
 		}
-		flag(fp, &l, "--attention-backend %s", model->flash_attention ?
-		    "flash" : "unfused");
+		/* the kernel priced: Transformer Engine's cuDNN attention
+		 * (fused; what its auto choice prefers on Hopper) or the
+		 * flash-attn package's FlashAttention-2 (flash) */
+		flag(fp, &l, "--attention-backend %s", !model->flash_attention ?
+		    "unfused" : g->var_attn == ATTN_FA2 ? "flash" : "fused");
 		if (model->experts > 1) {
 			flag(fp, &l, "--num-experts %ld", model->experts);
 			flag(fp, &l, "--moe-router-topk %ld", model->top_k);

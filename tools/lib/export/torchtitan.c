@@ -498,6 +498,12 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 	for (int i = 0; i < w.n; i++)
 		fprintf(fp, "# torchtitan cannot run this plan: %s\n",
 		    w.why[i]);
+	/* the kernel v0.2.2 runs is not the one priced: a slower one */
+	if (g->var_attn == ATTN_FA2)
+		fputs("# priced with FlashAttention-2 (graph-normalize -V "
+		    "attn=fa2, as torchtitan's runs of 2024-25 got it on "
+		    "Hopper); v0.2.2's attention asks for cuDNN's first "
+		    "(models/attention.py), faster than priced\n", fp);
 	if (!model)
 		fputs("# the model's name, flavor and sequence need its "
 		    "config: dpsolve -A model.xml\n", fp);

@@ -45,6 +45,7 @@ struct dims {
 	int fp8;		/* the variant's FP8 recipe (FP8_NONE: bf16) */
 	int dropout, gated, rms, bias, qk_norm;
 	int causal, flash;
+	int attn;		/* the fused attention's kernel (ATTN_*) */
 };
 
 struct builder {
@@ -450,6 +451,7 @@ flash_attention(struct builder *B)
 	o->sac_saved_bytes = 2 * n * d->ow / t + 4 * n * d->heads / t;
 	o->sac_rerun = 0;
 	o->fused_dropout = d->dropout != 0;
+	o->attn = d->attn;
 	/* one thread block a 128-query tile of a sequence and head
 	 * (FlashAttention-2's grid), each over `keys` keys on the average */
 	o->gemm_m = n / d->b;
@@ -959,14 +961,16 @@ static double
 attention_efficiency(const struct accel_cfg *a, const struct aop *o,
     int backward)
 {
-	static const int kind[2][2] = {
-		{ EFF_FLASH, EFF_FLASH_BACKWARD },
-		{ EFF_FLASH_DROPOUT, EFF_FLASH_DROPOUT_BACKWARD },
+	static const int kind[ATTN_NKERNELS][2][2] = {
+		{ { EFF_FLASH, EFF_FLASH_BACKWARD },
+		  { EFF_FLASH_DROPOUT, EFF_FLASH_DROPOUT_BACKWARD } },
+		{ { EFF_FA2, EFF_FA2_BACKWARD },
+		  { EFF_FA2_DROPOUT, EFF_FA2_DROPOUT_BACKWARD } },
 	};
 
 	if (o->fused_dropout < 0)
 		return a->efficiency[EFF_ATTENTION];
-	return a->efficiency[kind[o->fused_dropout][backward != 0]];
+	return a->efficiency[kind[o->attn][o->fused_dropout][backward != 0]];
 }
 
 static double
@@ -1119,7 +1123,7 @@ analytic_variants(const struct model_cfg *m, long b, long max_t, long max_c,
 					for (long et = t; et >= 1; et /= 2) {
 						struct variant v = { t, e, c, sp,
 						    eb ? b * (e / f) : b, eb, et,
-						    FP8_NONE, f };
+						    FP8_NONE, f, ATTN_FUSED };
 
 						if (e > 1 && !(ep & (eb ? EP_BATCH :
 						    EP_FOLD)))
@@ -1153,6 +1157,19 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 		return pl_errf(err, NULL, 0, "accelerator '%s' runs no FP8 "
 		    "recipe '%s'%s", a->name, fp8_recipe_words[v->fp8],
 		    a->fp8_recipes ? "" : " (it has no <fp8> element)");
+	/* FlashAttention-2 is a fused kernel: a device with its rate, a
+	 * model with fused attention */
+	if (v->attn < ATTN_FUSED || v->attn >= ATTN_NKERNELS)
+		return pl_errf(err, NULL, 0, "model '%s': attention kernel %d "
+		    "is not one of config.h's", m->name, v->attn);
+	if (v->attn == ATTN_FA2 && !m->flash_attention)
+		return pl_errf(err, NULL, 0, "model '%s': attention kernel "
+		    "'fa2' (FlashAttention-2) prices fused attention, and the "
+		    "model's is not (<flash_attention>false)", m->name);
+	if (a && v->attn == ATTN_FA2 && !a->fa2)
+		return pl_errf(err, NULL, 0, "accelerator '%s' has no "
+		    "FlashAttention-2 rate (<efficiency kind=\"fa2_attention\">)",
+		    a->name);
 	/* torchao's Float8Linear on torchtitan's dense blocks: its
 	 * experts' grouped products take another converter (a prototype,
 	 * Float8GroupedMM), not priced, and no flavor of torchtitan's with
@@ -1202,6 +1219,7 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 	d.bias = m->bias;
 	d.causal = m->causal;
 	d.flash = m->flash_attention;
+	d.attn = v->attn;
 	/* torchtitan's per-operator policy is priced for the Llama block
 	 * its save list and mm count are written for: dense, with plain
 	 * attention, in bf16 or torchao's float8 (its Float8Linear calls
@@ -1279,6 +1297,7 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 	out->var_ep_fold = g->v.ep_batch ? variant_ep_fold(&g->v) : 1;
 	out->var_et = g->v.et ? g->v.et : g->v.t;
 	out->var_fp8 = g->v.fp8;
+	out->var_attn = g->v.attn;
 	for (size_t r = 0; r < out->n; r++) {
 		struct layer *L = &out->l[r];
 

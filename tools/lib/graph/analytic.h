@@ -55,6 +55,9 @@ struct variant {
 				 * share a sequence (0 or 1: none; fewer
 				 * than e, dividing it), the other e/ep_fold
 				 * splitting the samples */
+	int attn;		/* the fused attention kernel priced: ATTN_*
+				 * (config.h), ATTN_FUSED (0) the device's
+				 * own */
 };
 
 /* A variant's expert ranks that share a sequence (the fold: e without
@@ -102,6 +105,7 @@ struct aop {
 	int fused_dropout;		/* fused attention: -1 none; 0, 1:
 					 * without or with dropout (its own
 					 * efficiencies by pass) */
+	int attn;			/* and its kernel (ATTN_*) */
 	double fwd_s, bwd_s;		/* roofline, all cores of the kind */
 	double wgrad_s;			/* the weights' gradient's share of
 					 * bwd_s (a weight product's) */

@@ -185,6 +185,16 @@ fp8_recipe_of(const char *word)
 	return -1;
 }
 
+const char *const attention_kernel_words[] = { "fused", "fa2", NULL };
+int
+attention_kernel_of(const char *word)
+{
+	for (int k = 0; word && attention_kernel_words[k]; k++)
+		if (strcmp(attention_kernel_words[k], word) == 0)
+			return k;
+	return -1;
+}
+
 int
 accel_runs_fp8(const struct accel_cfg *a, int recipe)
 {
@@ -472,9 +482,12 @@ static const int eff_defaults[][2] = {
 	{ EFF_FLASH_BACKWARD, EFF_FLASH },
 	{ EFF_FLASH_DROPOUT, EFF_FLASH },
 	{ EFF_FLASH_DROPOUT_BACKWARD, EFF_FLASH_BACKWARD },
+	{ EFF_FA2_BACKWARD, EFF_FA2 },
+	{ EFF_FA2_DROPOUT, EFF_FA2 },
+	{ EFF_FA2_DROPOUT_BACKWARD, EFF_FA2_BACKWARD },
 };
 
-/* Whether any fused-attention kind (config.h's enum ends with the four,
+/* Whether any of the default kernel's fused-attention kinds (the four
  * from EFF_FLASH) differs from its default. */
 static int
 flash_given(const struct accel_cfg *a)
@@ -482,6 +495,7 @@ flash_given(const struct accel_cfg *a)
 	for (size_t i = 0; i < sizeof(eff_defaults) / sizeof(eff_defaults[0]);
 	    i++)
 		if (eff_defaults[i][0] >= EFF_FLASH &&
+		    eff_defaults[i][0] <= EFF_FLASH_DROPOUT_BACKWARD &&
 		    a->efficiency[eff_defaults[i][0]] !=
 		    a->efficiency[eff_defaults[i][1]])
 			return 1;
@@ -491,7 +505,7 @@ flash_given(const struct accel_cfg *a)
 char *
 accel_config_line(const struct accel_cfg *a)
 {
-	char b[13][NUMFMT_LEN], *base, *line;
+	char b[17][NUMFMT_LEN], *base, *line;
 	const double *e = a->efficiency;
 
 	/* FP8's fields only where the device has FP8, fused attention's
@@ -519,6 +533,18 @@ accel_config_line(const struct accel_cfg *a)
 		    numfmt(b[2], e[EFF_FLASH_DROPOUT]),
 		    numfmt(b[3], e[EFF_FLASH_DROPOUT_BACKWARD]),
 		    numfmt(b[4], a->flash_fixed_keys));
+		free(base);
+		base = line;
+	}
+	if (a->fa2) {
+		line = xasprintf("%s efficiency_fa2_attention=%s "
+		    "efficiency_fa2_attention_backward=%s "
+		    "efficiency_fa2_attention_dropout=%s "
+		    "efficiency_fa2_attention_dropout_backward=%s", base,
+		    numfmt(b[13], e[EFF_FA2]),
+		    numfmt(b[14], e[EFF_FA2_BACKWARD]),
+		    numfmt(b[15], e[EFF_FA2_DROPOUT]),
+		    numfmt(b[16], e[EFF_FA2_DROPOUT_BACKWARD]));
 		free(base);
 		base = line;
 	}
@@ -798,11 +824,14 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 		"matmul", "attention", "vector", "memory", "fp8_matmul",
 		"fp8_block_matmul", "flash_attention",
 		"flash_attention_backward", "flash_attention_dropout",
-		"flash_attention_dropout_backward", NULL
+		"flash_attention_dropout_backward", "fa2_attention",
+		"fa2_attention_backward", "fa2_attention_dropout",
+		"fa2_attention_dropout_backward", NULL
 	};
 	double gib = 0, gbps = 0, ghz = 0;
 	xmlNodePtr r, n;
 	unsigned seen = 0;	/* efficiency kinds given */
+	size_t seen_line[EFF_NKINDS] = { 0 };
 	int ret = -1;
 
 	memset(a, 0, sizeof(*a));
@@ -846,8 +875,10 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 			    "kind '%s' given twice", kinds[k]);
 			goto done;
 		}
-		if (kinds[k])
+		if (kinds[k]) {
 			seen |= 1u << k;
+			seen_line[k] = line_of(n);
+		}
 		{
 			char *s = xmlio_text(n), why[256];
 			int bad = parse_double(s, 1e-9, 1, &v, why, sizeof(why));
@@ -862,6 +893,16 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 		if (kinds[k])
 			a->efficiency[k] = v;
 	}
+	/* FlashAttention-2's kinds hang on its forward one: without it the
+	 * device has no FA2 rate, and a pass's alone would be a slip */
+	a->fa2 = (seen & 1u << EFF_FA2) != 0;
+	for (int k = EFF_FA2_BACKWARD; k <= EFF_FA2_DROPOUT_BACKWARD; k++)
+		if (!a->fa2 && (seen & 1u << k)) {
+			pl_errf(err, path, seen_line[k], "element 'efficiency': "
+			    "kind '%s' without kind 'fa2_attention' (FlashAttention-2's "
+			    "forward rate)", kinds[k]);
+			goto done;
+		}
 	/* a kind the config does not give takes its default's, in
 	 * eff_defaults' order (FP8 products at the matmul efficiency, ...) */
 	for (size_t i = 0; i < sizeof(eff_defaults) / sizeof(eff_defaults[0]);

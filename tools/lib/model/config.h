@@ -83,10 +83,26 @@ model_layer_is_moe(const struct model_cfg *m, long layer)
  * attention by pass and dropout: FLASH (its forward; the attention one
  * when not said), FLASH_BACKWARD (the flash one), FLASH_DROPOUT (the
  * forward with dropout; the flash one) and FLASH_DROPOUT_BACKWARD (the
- * backward with dropout; the flash backward one). */
+ * backward with dropout; the flash backward one): the kernel a run gets
+ * by default (cuDNN's on Hopper, where Transformer Engine and today's
+ * PyTorch prefer it).  FA2 and its three: FlashAttention-2's, the same
+ * four, for runs that get that kernel (ATTN_FA2 below); no default (the
+ * backward one defaults to FA2, the dropout ones to theirs without). */
 enum { EFF_MATMUL, EFF_ATTENTION, EFF_VECTOR, EFF_MEMORY, EFF_FP8_MATMUL,
 	EFF_FP8_BLOCK_MATMUL, EFF_FLASH, EFF_FLASH_BACKWARD, EFF_FLASH_DROPOUT,
-	EFF_FLASH_DROPOUT_BACKWARD, EFF_NKINDS };
+	EFF_FLASH_DROPOUT_BACKWARD, EFF_FA2, EFF_FA2_BACKWARD, EFF_FA2_DROPOUT,
+	EFF_FA2_DROPOUT_BACKWARD, EFF_NKINDS };
+
+/* The fused attention kernel a graph is priced for: the accelerator's own
+ * (ATTN_FUSED, "fused": its flash_attention efficiencies; Megatron's
+ * --attention-backend fused, Transformer Engine's cuDNN attention) or
+ * FlashAttention-2 (ATTN_FA2, "fa2": its fa2_attention efficiencies;
+ * Megatron's --attention-backend flash, PyTorch's SDPA FLASH_ATTENTION
+ * backend, which torchtitan's runs of 2024-25 got on an H100). */
+enum { ATTN_FUSED, ATTN_FA2, ATTN_NKERNELS };
+extern const char *const attention_kernel_words[];	/* "fused", "fa2" */
+/* ATTN_* of a word, or -1 */
+int attention_kernel_of(const char *word);
 
 /* FP8 scaling recipes (Transformer Engine's; Megatron-LM's --fp8-recipe):
  * a scale a tensor from its amax history (delayed) or from its own amax
@@ -137,6 +153,9 @@ struct accel_cfg {
 	 * device runs (a bit a FP8_* recipe); 0 and 0 without FP8 */
 	double peak_fp8_flops_per_s;
 	unsigned fp8_recipes;
+	/* FlashAttention-2's rate given (<efficiency kind="fa2_attention">):
+	 * a graph may be priced for that kernel (ATTN_FA2) */
+	int fa2;
 };
 
 enum { OPT_ADAM, OPT_SGD };

@@ -184,6 +184,31 @@ read_fp8_recipe(const struct csvio_table *t, struct layer_graph *g,
 	return 0;
 }
 
+/* Column attention_kernel, when present: one kernel word on every row
+ * (config.h's attention_kernel_words). */
+static int
+read_attention_kernel(const struct csvio_table *t, struct layer_graph *g,
+    struct pl_err *err)
+{
+	int col = csvio_col_opt(t, "attention_kernel");
+
+	g->var_attn = ATTN_FUSED;
+	for (size_t r = 0; col >= 0 && r < t->nrows; r++) {
+		const char *w = csvio_cell(t, r, col);
+		int k = attention_kernel_of(w);
+
+		if (k < 0)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'attention_kernel': '%s' is not fused or fa2", w);
+		if (r > 0 && k != g->var_attn)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'attention_kernel': '%s' differs from the first "
+			    "row's (one kernel a file)", w);
+		g->var_attn = k;
+	}
+	return 0;
+}
+
 /* Column `name`, when present: one non-empty text on every row, copied
  * to *out. */
 static int
@@ -665,6 +690,7 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 	    read_op_sac(tab, g, err) < 0 ||
 	    check_copies(tab, g, err) < 0 || read_model_layers(tab, g, err) < 0 ||
 	    read_fp8_recipe(tab, g, err) < 0 ||
+	    read_attention_kernel(tab, g, err) < 0 ||
 	    read_one_text(tab, "model", &g->model, err) < 0 ||
 	    read_one_text(tab, "model_config", &g->model_config, err) < 0 ||
 	    read_one_text(tab, "accelerator", &g->accel, err) < 0 ||
@@ -947,8 +973,8 @@ int
 layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 {
 	static const char *const eheader[] = { "src_layer", "dst_layer", "bytes" };
-	const char *head[56], *f[56];
-	char b[56][NUMFMT_LEN], *pairs = NULL;
+	const char *head[64], *f[64];
+	char b[64][NUMFMT_LEN], *pairs = NULL;
 	size_t nc = 0;
 	/* the collective kinds written: all but the expert kinds, and
 	 * those where present */
@@ -986,6 +1012,10 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		head[nc++] = "fp8_weight_bytes";
 		head[nc++] = "fp8_expert_weight_bytes";
 	}
+	/* the kernel's column only in a graph priced for another kernel
+	 * than the device's own */
+	if (g->var_attn != ATTN_FUSED)
+		head[nc++] = "attention_kernel";
 	if (g->has_recompute)
 		for (int k = 0; k < 4; k++)
 			head[nc++] = recompute_cols[k];
@@ -1061,6 +1091,8 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 			f[c] = numfmt(b[c], L->fp8_weight_bytes), c++;
 			f[c] = numfmt(b[c], L->fp8_expert_weight_bytes), c++;
 		}
+		if (g->var_attn != ATTN_FUSED)
+			f[c++] = attention_kernel_words[g->var_attn];
 		if (g->has_recompute) {
 			double v[4] = { L->checkpoint_bytes, L->recompute_s,
 				L->selective_bytes, L->selective_recompute_s };

@@ -151,6 +151,10 @@ struct layer_graph {
 	 * fp8_recipe, optional: a word of config.h's fp8_recipe_words, the
 	 * same on every row; absent: FP8_NONE, bf16) */
 	int var_fp8;
+	/* the fused attention kernel it was priced for (column
+	 * attention_kernel, optional: a word of config.h's
+	 * attention_kernel_words; absent: ATTN_FUSED, the device's own) */
+	int var_attn;
 	/* the model's transformer layers, as the graph's writer knew them
 	 * (column model_layers; 0: not recorded): the reader holds the
 	 * graph's transformer rows to it */
