@@ -556,8 +556,8 @@ main(int argc, char *argv[])
 		usage(stderr, 2);
 	}
 	if (o.dir && (o.v.sp || o.v.e > 1 || o.v.et)) {
-		warnx("-D tries every sp, e and et: -V sets only b, t, c, ep "
-		    "and fp8");
+		warnx("-D tries every sp, e and et: -V sets only b, t, c, ep, "
+		    "fp8 and attn");
 		usage(stderr, 2);
 	}
 	if (!o.dir && o.ep == (EP_FOLD | EP_BATCH)) {

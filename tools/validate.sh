@@ -295,6 +295,10 @@ rows() {	# table
 			bad("flops_count " count " with " mname ": it says how FLOPs were counted")
 		if (count == "") count = "hardware"
 		if (rcw == "op" && count == "hardware" && mname == "measured_tflops_per_gpu") bad("recompute op with a hardware FLOP count: what per-operator checkpointing reruns is not counted (give tokens a second or the model count)")
+		# the fused attention kernel: FlashAttention-2 where the
+		# accelerator has its rate
+		attn = ("attention_kernel" in col && $col["attention_kernel"] != "") ? word("attention_kernel", "fused fa2") : "fused"
+		if (attn == "fa2" && number_of("accelerators", $col["accelerator"], "efficiency kind=\"fa2_attention\"", "[^<]*", "") == "") bad("attention_kernel fa2: accelerator \"" $col["accelerator"] "\" has no FlashAttention-2 rate (<efficiency kind=\"fa2_attention\">)")
 		sub(/^measured_/, "", mname); tf = mname "=" m "=" count
 		src = $col["source"]
 		for (i = col["source"] + 1; i <= NF; i++) src = src "," $i
@@ -310,7 +314,7 @@ rows() {	# table
 		    fp8, flag("fp8_param_gather"), et, disp,
 		    opt_whole("seq_length", 0), fsdp, fshard,
 		    ("stage_major" in col && $col["stage_major"] != "") ? flag("stage_major") : 1,
-		    ("attention_kernel" in col && $col["attention_kernel"] != "") ? word("attention_kernel", "fused fa2") : "fused", tf, src
+		    attn, tf, src
 		runs++
 	}
 	END {

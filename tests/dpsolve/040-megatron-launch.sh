@@ -42,9 +42,11 @@ has gpt3 "--ffn-hidden-size 49152"
 has gpt3 "--num-attention-heads 96"
 has gpt3 "--seq-length 2048"
 has gpt3 "--global-batch-size 4096"
-# the fused attention priced: Transformer Engine's cuDNN kernels
-# (fused), or FlashAttention-2 (flash) under -V attn=fa2, below
-has gpt3 "--attention-backend fused"
+# the fused attention priced: Transformer Engine's own choice (auto) on
+# a device with no measured fused kernel (the TPU here), its cuDNN
+# kernels (fused) on the H100 (llama3), FlashAttention-2 (flash) under
+# -V attn=fa2 (fa2, below)
+has gpt3 "--attention-backend auto"
 has gpt3 "--bf16"
 grep -q '^torchrun --nproc-per-node [0-9]* --nnodes [0-9]* pretrain_gpt.py' "$tmp/gpt3.sh" ||
     say "gpt3: no torchrun line"
@@ -60,6 +62,7 @@ fi
 launch llama3 llama3-70b h100-80gb spineleaf-h100-1024 || say "llama3: dpsolve failed"
 has llama3 "--group-query-attention"
 has llama3 "--num-query-groups 8"
+has llama3 "--attention-backend fused"
 has llama3 "--normalization RMSNorm"
 has llama3 "--swiglu"
 has llama3 "--position-embedding-type rope"
@@ -133,6 +136,15 @@ VARIANT=b=1,attn=fa2 launch fa2 llama3-8b h100-80gb spineleaf-h100-128 -N 16 -B 
     say "fa2: dpsolve failed"
 unset VARIANT
 has fa2 "--attention-backend flash"
+# one kernel a search: the launch names one
+"$BIN/graph-normalize" -c configs/models/llama3-8b.xml -a configs/accelerators/h100-80gb.xml \
+    -V b=1,t=2,sp=1 -o "$tmp/fused-t2.csv" || say "fused-t2: graph-normalize failed"
+if "$BIN/dpsolve" -a configs/accelerators/h100-80gb.xml -n configs/networks/spineleaf-h100-128.xml \
+    -N 16 -B 64 -o "$tmp/mixed.xml" "$tmp/fa2/b1-t1-sp0-e1-c1.csv" "$tmp/fused-t2.csv" 2> "$tmp/err"; then
+	say "fa2 and fused graphs searched together"
+fi
+grep -q "column 'attention_kernel': priced for 'fused', but .* for 'fa2' (one kernel a search)" "$tmp/err" ||
+    say "mixed kernels: $(cat "$tmp/err")"
 launch bert bertlarge h100-80gb spineleaf-h100-128 || say "bert: dpsolve failed"
 grep -q 'pretrain_bert.py' "$tmp/bert.sh" || say "bert: not pretrain_bert.py"
 has bert "--attention-backend unfused"

@@ -1582,8 +1582,8 @@ read_measured(const char *path, struct csvio_table *t)
  * FlashAttention-2 (-V attn=fa2): the Llama 3 70B case of
  * test_attention_efficiencies worked by hand again at the H100's FA2
  * efficiencies (36.5% forward, 34.9% backward); refused on a device
- * without an FA2 rate (the A100) and on a model whose attention is not
- * fused (BERT-Large).
+ * without an FA2 rate (the A100), on a model whose attention is not
+ * fused (BERT-Large) and on latent attention (DeepSeek-V3).
  */
 static void
 test_fa2(void)
@@ -1592,6 +1592,7 @@ test_fa2(void)
 	struct pl_err err;
 	struct model_cfg llama = model_as_configured("llama3-70b");
 	struct model_cfg bert = model_as_configured("bertlarge");
+	struct model_cfg dsv3 = model_as_configured("deepseek-v3");
 	struct variant v = { 8, 1, 1, 1, 1, 0, 0, 0, 0, ATTN_FA2 };
 	struct aop_graph g;
 	double fwd = 2.0 * 4096 * 2048 * (1024 + 1024), u = 256.0 / 264;
@@ -1618,6 +1619,10 @@ test_fa2(void)
 	OK(analytic_build(&bert, &h, &v, &g, &err) < 0 &&
 	    strstr(err.msg, "prices fused attention"),
 	    "FA2 refused on unfused attention (BERT-Large)");
+	OK(analytic_build(&dsv3, &h, &v, &g, &err) < 0 &&
+	    strstr(err.msg, "are 192 and 128 (latent attention)"),
+	    "FA2 refused on latent attention's 192-wide keys over 128-wide "
+	    "values (DeepSeek-V3)");
 }
 
 /*

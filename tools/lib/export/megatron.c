@@ -67,6 +67,28 @@ flag(FILE *fp, const struct megatron_why *w, const char *fmt, ...)
 	fputs(" \\\n", fp);
 }
 
+/*
+ * The fused attention priced, as Megatron's --attention-backend: the
+ * flash-attn package's FlashAttention-2 (flash) for a graph of -V
+ * attn=fa2; the device's own measured fused kernel (fused: Transformer
+ * Engine's cuDNN attention, which its own choice prefers on Hopper) where
+ * the graph's accelerator record has one; else Transformer Engine's own
+ * choice (auto: a device priced at one attention efficiency, measured on
+ * no kernel of its own).
+ */
+static const char *
+attention_backend(const struct layer_graph *g, const struct model_cfg *model)
+{
+	char v[64];
+
+	if (!model->flash_attention)
+		return "unfused";
+	if (g->var_attn == ATTN_FA2)
+		return "flash";
+	return g->accel_config && config_line_field(g->accel_config,
+	    "efficiency_flash_attention", v, sizeof v) == 0 ? "fused" : "auto";
+}
+
 int
 megatron_encoder(const struct layer_graph *g, const struct model_cfg *model)
 {
@@ -436,11 +458,8 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 			flag(fp, &l, "--attention-dropout 0");
 			flag(fp, &l, "--hidden-dropout 0");
 		}
-		/* the kernel priced: Transformer Engine's cuDNN attention
-		 * (fused; what its auto choice prefers on Hopper) or the
-		 * flash-attn package's FlashAttention-2 (flash) */
-		flag(fp, &l, "--attention-backend %s", !model->flash_attention ?
-		    "unfused" : g->var_attn == ATTN_FA2 ? "flash" : "fused");
+		flag(fp, &l, "--attention-backend %s",
+		    attention_backend(g, model));
 		if (model->experts > 1) {
 			flag(fp, &l, "--num-experts %ld", model->experts);
 			flag(fp, &l, "--moe-router-topk %ld", model->top_k);

@@ -499,7 +499,7 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 		fprintf(fp, "# torchtitan cannot run this plan: %s\n",
 		    w.why[i]);
 	/* the kernel v0.2.2 runs is not the one priced: a slower one */
-	if (g->var_attn == ATTN_FA2)
+	if (g->var_attn == ATTN_FA2 && !flex_attention(model))
 		fputs("# priced with FlashAttention-2 (graph-normalize -V "
 		    "attn=fa2, as torchtitan's runs of 2024-25 got it on "
 		    "Hopper); v0.2.2's attention asks for cuDNN's first "

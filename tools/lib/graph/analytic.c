@@ -1166,6 +1166,18 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 		return pl_errf(err, NULL, 0, "model '%s': attention kernel "
 		    "'fa2' (FlashAttention-2) prices fused attention, and the "
 		    "model's is not (<flash_attention>false)", m->name);
+	/* FlashAttention-2 runs one head width for queries, keys and values,
+	 * up to 256 (flash-attn 2.x; Transformer Engine turns it off for
+	 * latent attention's 192 over 128) */
+	if (v->attn == ATTN_FA2 && (m->kv_lora_rank > 0 ||
+	    m->head_dim + m->qk_rope_head_dim != m->v_head_dim ||
+	    m->v_head_dim > 256))
+		return pl_errf(err, NULL, 0, "model '%s': attention kernel "
+		    "'fa2' (FlashAttention-2) runs one head width up to 256 "
+		    "for queries, keys and values, and the model's are %ld "
+		    "and %ld%s", m->name, m->head_dim + m->qk_rope_head_dim,
+		    m->v_head_dim, m->kv_lora_rank > 0 ? " (latent "
+		    "attention)" : "");
 	if (a && v->attn == ATTN_FA2 && !a->fa2)
 		return pl_errf(err, NULL, 0, "accelerator '%s' has no "
 		    "FlashAttention-2 rate (<efficiency kind=\"fa2_attention\">)",

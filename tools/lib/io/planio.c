@@ -139,7 +139,7 @@ same_variant(const struct layer_graph *a, const struct layer_graph *b)
 	    a->var_b == b->var_b && a->var_ep_batch == b->var_ep_batch &&
 	    layers_ep_fold(a) == layers_ep_fold(b) &&
 	    layers_expert_t(a) == layers_expert_t(b) &&
-	    a->var_fp8 == b->var_fp8;
+	    a->var_fp8 == b->var_fp8 && a->var_attn == b->var_attn;
 }
 
 /* The files of an index's column `col`, relative to its folder (the
@@ -248,6 +248,13 @@ check_variants(const struct variants *vs, struct pl_err *err)
 	for (size_t i = 1; i < vs->n; i++) {
 		const struct layer_graph *b = &vs->g[i];
 
+		/* one fused attention kernel a search: its launch names one */
+		if (b->var_attn != a->var_attn)
+			return pl_errf(err, b->file, b->n ? b->l[0].line : 0,
+			    "column 'attention_kernel': priced for '%s', but %s "
+			    "for '%s' (one kernel a search)",
+			    attention_kernel_words[b->var_attn], a->file,
+			    attention_kernel_words[a->var_attn]);
 		if (!a->has_variant || !b->has_variant)
 			return pl_errf(err, a->has_variant ? b->file : a->file,
 			    0, "several graphs need the variant columns t, e, "
@@ -354,7 +361,7 @@ static const char *const parallelism_attrs[] = { "p", "d", "t", "sp", "e",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
 	"ep_batch", "ep_fold", "expert_t", "deepep", "fp8_recipe",
 	"fp8_param_gather", "schedule", "fsdp", "fsdp_shard", "stage_major",
-	NULL };
+	"attention_kernel", NULL };
 static const char *const stage_attrs[] = { "index", "first_layer",
 	"last_layer", "layers", "devices", "first_device", "zero_stage",
 	"zero_degree", "compute_s", "collective_s", "p2p_in_s", "p2p_in_level",
@@ -374,7 +381,7 @@ static const char *const runner_attrs[] = { "rank", "micro_batch_samples",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
 	"ep_batch", "ep_fold", "expert_t", "deepep", "fp8_recipe",
 	"fp8_param_gather", "schedule", "fsdp", "fsdp_shard", "stage_major",
-	"step_s", "throughput_samples_per_s", "microbatches",
+	"attention_kernel", "step_s", "throughput_samples_per_s", "microbatches",
 	"devices_used", "bottleneck_stage", "bottleneck_s", "sync_stage",
 	"sync_s", "fits", NULL };
 
@@ -631,7 +638,7 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	xmlDocPtr doc;
 	xmlNodePtr root, par, res, n;
 	long t, e, c, sp, b, d, rc, np, epb = 0, et = 0, fold = 1;
-	int fp8;
+	int fp8, attn;
 	size_t next = 0;
 	int ns, has_p;
 
@@ -674,6 +681,20 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 		}
 		free(w);
 	}
+	/* optional: the fused attention kernel (absent: the device's own) */
+	{
+		char *w = xmlio_attr(par, "attention_kernel");
+
+		attn = w ? attention_kernel_of(w) : ATTN_FUSED;
+		if (attn < 0) {
+			pl_errf(err, path, (size_t)xmlGetLineNo(par),
+			    "<parallelism> attention_kernel: '%s' is not fused "
+			    "or fa2", w);
+			free(w);
+			goto fail;
+		}
+		free(w);
+	}
 	if (epb > 1) {
 		pl_errf(err, path, (size_t)xmlGetLineNo(par), "<parallelism> "
 		    "ep_batch: %ld is not 0 or 1", epb);
@@ -694,18 +715,20 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 		    g->var_c == c && g->var_sp == sp && g->var_b == b &&
 		    g->var_ep_batch == epb && layers_expert_t(g) == et &&
 		    (!epb || layers_ep_fold(g) == fold) &&
-		    g->var_fp8 == fp8 :
+		    g->var_fp8 == fp8 && g->var_attn == attn :
 		    t == 1 && e == 1 && c == 1 && sp == 0 && epb == 0 &&
-		    et == 1 && fp8 == 0)
+		    et == 1 && fp8 == 0 && attn == g->var_attn)
 			p->g = g;
 	}
 	if (p->g == NULL) {
 		pl_errf(err, path, (size_t)xmlGetLineNo(par), "no graph given "
-		    "for the variant t=%ld e=%ld c=%ld sp=%ld b=%ld%s%s%.0ld%s%.0ld%s%s",
+		    "for the variant t=%ld e=%ld c=%ld sp=%ld b=%ld%s%s%.0ld%s%.0ld%s%s%s%s",
 		    t, e, c, sp, b, epb ? " ep_batch=1" : "", fold > 1 ?
 		    " ep_fold=" : "", fold > 1 ? fold : 0, et != t ?
 		    " expert_t=" : "", et != t ? et : 0, fp8 ? " fp8_recipe=" :
-		    "", fp8 ? fp8_recipe_words[fp8] : "");
+		    "", fp8 ? fp8_recipe_words[fp8] : "", attn ?
+		    " attention_kernel=" : "", attn ?
+		    attention_kernel_words[attn] : "");
 		goto fail;
 	}
 	p->d = d;
@@ -867,6 +890,9 @@ parallelism_props(xmlNodePtr n, const struct plan *p)
 		prop_num(n, "deepep", 1);
 	if (g->var_fp8 != FP8_NONE)
 		prop_str(n, "fp8_recipe", fp8_recipe_words[g->var_fp8]);
+	if (g->var_attn != ATTN_FUSED)
+		prop_str(n, "attention_kernel",
+		    attention_kernel_words[g->var_attn]);
 	if (p->fp8_param_gather)
 		prop_num(n, "fp8_param_gather", 1);
 	if (p->schedule != PLAN_1F1B)
