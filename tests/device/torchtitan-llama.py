@@ -38,7 +38,11 @@ through NVML during the timed steps (mean and maximum; the board's power
 limit printed, not changed).
 OUT.csv: shape,blocks,micro_batch_samples,variant,what,value and a
 comment line naming the GPU, CUDA, PyTorch and the power limit.
-ONLY=shape,... times those shapes alone; PROFILE=1 adds one step's
+ONLY=shape,... times those shapes alone, VARIANTS=variant,... those
+variants alone; SDPA=flash turns PyTorch's cuDNN attention off, so that
+its scaled-dot-product attention runs FlashAttention-2 as torchtitan's
+runs of 2024-25 got it (the variants named with "+fa2"; docs/model.md,
+"Which fused attention a run gets"); PROFILE=1 adds one step's
 kernels under torch.profiler (their summed time, count and the 20
 longest by name).  Not part of make check: it needs a GPU."""
 import os
@@ -258,6 +262,8 @@ def main(dst):
     out.write("shape,blocks,micro_batch_samples,variant,what,value\n")
     out.flush()
     cos, sin = rotary(S, HEAD_DIM, "cuda")
+    if os.environ.get("SDPA") == "flash":
+        torch.backends.cuda.enable_cudnn_sdp(False)
     only = os.environ.get("ONLY", "").split(",")
     for shape, (H, HEADS, KV, FFN, VOCAB, B, BLOCKS, variants) in \
             SHAPES.items():
@@ -291,6 +297,9 @@ def kernels(step):
 def run_shape(out, power, shape, variants, cos, sin):
     gen = torch.Generator(device="cuda").manual_seed(1)
     labels = torch.randint(0, VOCAB, (B, S), device="cuda", generator=gen)
+    chosen = os.environ.get("VARIANTS", "").split(",")
+    variants = tuple(v for v in variants if chosen == [""] or v in chosen)
+    tag = "+fa2" if os.environ.get("SDPA") == "flash" else ""
     for variant in variants:
         t0 = time.time()
         try:
@@ -322,8 +331,8 @@ def run_shape(out, power, shape, variants, cos, sin):
             if os.environ.get("PROFILE"):
                 rows += kernels(step)
             for what, v in rows:
-                out.write("%s,%d,%d,%s,%s,%s\n" % (shape, BLOCKS, B, variant,
-                                                   what, v))
+                out.write("%s,%d,%d,%s,%s,%s\n" % (shape, BLOCKS, B,
+                                                   variant + tag, what, v))
             out.flush()
             print(shape, variant, rows[:9], flush=True)
             del model, x
