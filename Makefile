@@ -302,6 +302,12 @@ MBS         ?= 1 2 4 8
 # none -I only'; float8-tp: with its float8 tensor parallelism, which
 # torchtitan v0.2.2 does not run); empty: bf16 alone
 FP8         ?=
+# ATTN=fa2: the fused attention priced at FlashAttention-2's rate
+# (graph-normalize -V attn=fa2; the accelerator's fa2_attention
+# efficiencies), for a stack that runs it (Megatron's --attention-backend
+# flash, which the launch then says; torchtitan of 2024-25 on Hopper);
+# empty or fused: the device's own kernel (cuDNN's on Hopper)
+ATTN        ?=
 comma       := ,
 PLAN_FLAGS  ?=
 PLAN_RESULTS ?= results/plans
@@ -312,12 +318,14 @@ PLAN_NET     = $(call plan_xml,$(CLUSTER),networks)
 PLAN_ACCEL   = $(call plan_xml,$(ACCEL),accelerators)
 plan_name    = $(basename $(notdir $1))
 PLAN_DIR     = $(PLAN_RESULTS)/$(call plan_name,$(MODEL))-$(call \
-               plan_name,$(CLUSTER))-$(GPUS)gpus-$(BATCH)$(if $(FP8),-fp8-$(FP8))
+               plan_name,$(CLUSTER))-$(GPUS)gpus-$(BATCH)$(plan_attn)$(if \
+               $(FP8),-fp8-$(FP8))
+plan_attn    = $(if $(filter fa2,$(ATTN)),-attn-fa2)
 # the micro-batch sizes a batch of BATCH holds
 PLAN_MBS     = $(if $(filter plan,$(MAKECMDGOALS)),$(shell for b in $(MBS); \
                do [ "$$b" -le "$(BATCH)" ] 2>/dev/null && echo $$b; done))
 PLAN_GRAPHS  = $(foreach b,$(PLAN_MBS),$(PLAN_LAYERS)/$(call \
-               plan_name,$(ACCEL))/$(call plan_name,$(MODEL))/b$b$(if \
+               plan_name,$(ACCEL))/$(call plan_name,$(MODEL))/b$b$(plan_attn)$(if \
                $(FP8),-fp8-$(FP8))/index.csv)
 PLAN_ARGS    = -A $(PLAN_MODEL) -a $(PLAN_ACCEL) -n $(PLAN_NET) \
                -N $(GPUS) -B $(BATCH) $(PLAN_FLAGS)
@@ -333,6 +341,8 @@ $(foreach v,GPUS BATCH $(if $(MBS),,MBS),$(if $(shell printf %s '$($v)' | \
 $(if $(FP8),$(if $(filter-out delayed tensorwise blockwise mxfp8 float8 \
     float8-tp,$(FP8)),$(error make plan: FP8=$(FP8) is not delayed, \
     tensorwise, blockwise, mxfp8, float8 or float8-tp)))
+$(if $(filter-out fused fa2,$(ATTN)),$(error make plan: ATTN=$(ATTN) is \
+    not fused or fa2))
 $(foreach b,$(MBS),$(if $(shell printf %s '$b' | grep -Ex \
     '[1-9][0-9]{0,3}'),,$(error make plan: MBS holds '$b', not a \
     micro-batch size)))
@@ -341,8 +351,9 @@ $(PLAN_LAYERS)/%/index.csv: $(PLAN_MODEL) $(PLAN_ACCEL) bin/graph-normalize
 	@mkdir -p $(@D)
 	$(call say,GEN)
 	$(Q)bin/graph-normalize -D $(@D) -a $(PLAN_ACCEL) -c $(PLAN_MODEL) \
-	    -V b=$(patsubst b%,%,$(firstword $(subst -fp8-, ,$(notdir \
-	    $*))))$(if $(FP8),$(comma)fp8=$(FP8)) -o $@
+	    -V b=$(patsubst b%,%,$(firstword $(subst -, ,$(notdir \
+	    $*))))$(if $(FP8),$(comma)fp8=$(FP8))$(if $(plan_attn),$(comma)attn=fa2) \
+	    -o $@
 .PHONY: plan
 plan: $(PLAN_GRAPHS) bin/dpsolve
 	@mkdir -p $(PLAN_DIR)
