@@ -298,7 +298,7 @@ rows() {	# table
 		# the fused attention kernel: FlashAttention-2 where the
 		# accelerator has its rate
 		attn = ("attention_kernel" in col && $col["attention_kernel"] != "") ? word("attention_kernel", "fused fa2") : "fused"
-		if (attn == "fa2" && number_of("accelerators", $col["accelerator"], "efficiency kind=\"fa2_attention\"", "[^<]*", "") == "") bad("attention_kernel fa2: accelerator \"" $col["accelerator"] "\" has no FlashAttention-2 rate (<efficiency kind=\"fa2_attention\">)")
+		if (attn == "fa2" && number_of("accelerators", config("accelerators", $col["accelerator"]), "efficiency kind=\"fa2_attention\"", "[^<]*", "") == "") bad("attention_kernel fa2: accelerator \"" $col["accelerator"] "\" has no FlashAttention-2 rate (<efficiency kind=\"fa2_attention\">)")
 		sub(/^measured_/, "", mname); tf = mname "=" m "=" count
 		src = $col["source"]
 		for (i = col["source"] + 1; i <= NF; i++) src = src "," $i

@@ -72,12 +72,13 @@ flag(FILE *fp, const struct megatron_why *w, const char *fmt, ...)
  * flash-attn package's FlashAttention-2 (flash) for a graph of -V
  * attn=fa2; the device's own measured fused kernel (fused: Transformer
  * Engine's cuDNN attention, which its own choice prefers on Hopper) where
- * the graph's accelerator record has one; else Transformer Engine's own
- * choice (auto: a device priced at one attention efficiency, measured on
- * no kernel of its own).
+ * the accelerator has one; else Transformer Engine's own choice (auto: a
+ * device priced at one attention efficiency, measured on no kernel of its
+ * own).  Without the accelerator, the graph's record of it.
  */
 static const char *
-attention_backend(const struct layer_graph *g, const struct model_cfg *model)
+attention_backend(const struct layer_graph *g, const struct model_cfg *model,
+    const struct accel_cfg *accel)
 {
 	char v[64];
 
@@ -85,6 +86,8 @@ attention_backend(const struct layer_graph *g, const struct model_cfg *model)
 		return "unfused";
 	if (g->var_attn == ATTN_FA2)
 		return "flash";
+	if (accel)
+		return accel_has_fused_attention(accel) ? "fused" : "auto";
 	return g->accel_config && config_line_field(g->accel_config,
 	    "efficiency_flash_attention", v, sizeof v) == 0 ? "fused" : "auto";
 }
@@ -459,7 +462,7 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 			flag(fp, &l, "--hidden-dropout 0");
 		}
 		flag(fp, &l, "--attention-backend %s",
-		    attention_backend(g, model));
+		    attention_backend(g, model, si->accel));
 		if (model->experts > 1) {
 			flag(fp, &l, "--num-experts %ld", model->experts);
 			flag(fp, &l, "--moe-router-topk %ld", model->top_k);

@@ -108,6 +108,13 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 		    p->fp8_param_gather ? ", their weights kept and gathered "
 		    "in FP8" : "");
 	}
+	if (g->var_attn == ATTN_FA2) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, len > at ? len - at : 0, "; attention by "
+		    "FlashAttention-2 (priced at its rate, graph-normalize -V "
+		    "attn=fa2)");
+	}
 	if (p->schedule != PLAN_1F1B) {
 		static const char *const what[PLAN_NSCHED] = { "", "ZB-H1 (1F1B "
 		    "with the weights' gradients split off to fill the drain",
@@ -273,6 +280,11 @@ layout_short(char *buf, size_t len, const struct plan *p)
 		snprintf(buf + at, len > at ? len - at : 0, ", FP8 %s%s",
 		    fp8_recipe_words[g->var_fp8], p->fp8_param_gather ?
 		    " fp8-gather" : "");
+	}
+	if (g->var_attn == ATTN_FA2) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, len > at ? len - at : 0, ", FA2");
 	}
 	if (p->schedule != PLAN_1F1B) {
 		static const char *const title[PLAN_NSCHED] = { "", "ZB-H1",

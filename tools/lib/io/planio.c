@@ -729,6 +729,17 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 		    "", fp8 ? fp8_recipe_words[fp8] : "", attn ?
 		    " attention_kernel=" : "", attn ?
 		    attention_kernel_words[attn] : "");
+		/* one kernel a search (check_variants): say so where the
+		 * plan names the other */
+		if (vs->n > 0 && vs->g[0].var_attn != attn) {
+			size_t at = strlen(err->msg);
+
+			snprintf(err->msg + at, sizeof err->msg - at, " (the "
+			    "graphs are priced for attention_kernel=%s, the "
+			    "plan for %s)",
+			    attention_kernel_words[vs->g[0].var_attn],
+			    attention_kernel_words[attn]);
+		}
 		goto fail;
 	}
 	p->d = d;

@@ -502,6 +502,12 @@ flash_given(const struct accel_cfg *a)
 	return 0;
 }
 
+int
+accel_has_fused_attention(const struct accel_cfg *a)
+{
+	return flash_given(a) || a->flash_fixed_keys > 0;
+}
+
 char *
 accel_config_line(const struct accel_cfg *a)
 {

@@ -199,6 +199,10 @@ int accel_load(struct accel_cfg *a, const char *path, struct pl_err *err);
 /* Whether accelerator a runs FP8 recipe `recipe` (its <fp8> recipes;
  * torchao's float8 where its tensorwise products run). */
 int accel_runs_fp8(const struct accel_cfg *a, int recipe);
+/* Whether the accelerator's own fused attention was measured (its
+ * flash_attention efficiencies or fixed keys given): what Megatron's
+ * --attention-backend fused runs at the price */
+int accel_has_fused_attention(const struct accel_cfg *a);
 int network_load(struct network *n, const char *path, struct pl_err *err);
 int experiment_load(struct experiment_cfg *e, const char *path,
     struct pl_err *err);
