@@ -439,7 +439,8 @@ parse_variant(const char *arg, struct variant *v, int *ep)
 
 			if (r <= FP8_NONE) {
 				warnx("-V: fp8=%s is not delayed, tensorwise, "
-				    "blockwise or mxfp8", eq);
+				    "blockwise, mxfp8, float8 or float8-tp",
+				    eq);
 				free(copy);
 				usage(stderr, 2);
 			}

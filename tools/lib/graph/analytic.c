@@ -1180,8 +1180,8 @@ analytic_build(const struct model_cfg *m, const struct accel_cfg *a,
 		    "attention)" : "");
 	if (a && v->attn == ATTN_FA2 && !a->fa2)
 		return pl_errf(err, NULL, 0, "accelerator '%s' has no "
-		    "FlashAttention-2 rate (<efficiency kind=\"fa2_attention\">)",
-		    a->name);
+		    "FlashAttention-2 rate (<efficiency "
+		    "kind=\"fa2_attention\">)", a->name);
 	/* torchao's Float8Linear on torchtitan's dense blocks: its
 	 * experts' grouped products take another converter (a prototype,
 	 * Float8GroupedMM), not priced, and no flavor of torchtitan's with

@@ -251,8 +251,8 @@ check_variants(const struct variants *vs, struct pl_err *err)
 		/* one fused attention kernel a search: its launch names one */
 		if (b->var_attn != a->var_attn)
 			return pl_errf(err, b->file, b->n ? b->l[0].line : 0,
-			    "column 'attention_kernel': priced for '%s', but %s "
-			    "for '%s' (one kernel a search)",
+			    "column 'attention_kernel': priced for '%s', but "
+			    "%s for '%s' (one kernel a search)",
 			    attention_kernel_words[b->var_attn], a->file,
 			    attention_kernel_words[a->var_attn]);
 		if (!a->has_variant || !b->has_variant)
@@ -381,9 +381,9 @@ static const char *const runner_attrs[] = { "rank", "micro_batch_samples",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
 	"ep_batch", "ep_fold", "expert_t", "deepep", "fp8_recipe",
 	"fp8_param_gather", "schedule", "fsdp", "fsdp_shard", "stage_major",
-	"attention_kernel", "step_s", "throughput_samples_per_s", "microbatches",
-	"devices_used", "bottleneck_stage", "bottleneck_s", "sync_stage",
-	"sync_s", "fits", NULL };
+	"attention_kernel", "step_s", "throughput_samples_per_s",
+	"microbatches", "devices_used", "bottleneck_stage", "bottleneck_s",
+	"sync_stage", "sync_s", "fits", NULL };
 
 static int
 plan_element_check(const char *file, xmlNodePtr n,
@@ -675,7 +675,8 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 		if (fp8 < 0) {
 			pl_errf(err, path, (size_t)xmlGetLineNo(par),
 			    "<parallelism> fp8_recipe: '%s' is not none, "
-			    "delayed, tensorwise, blockwise or mxfp8", w);
+			    "delayed, tensorwise, blockwise, mxfp8, float8 "
+			    "or float8-tp", w);
 			free(w);
 			goto fail;
 		}

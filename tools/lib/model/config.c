@@ -172,6 +172,16 @@ latent_and_experts_check(const struct model_cfg *m, xmlNodePtr r,
 	return 0;
 }
 
+/* The index of `word` in a NULL-ended list of words, or -1. */
+static int
+word_index(const char *const *words, const char *word)
+{
+	for (int k = 0; word && words[k]; k++)
+		if (strcmp(words[k], word) == 0)
+			return k;
+	return -1;
+}
+
 /* The model's enumerated elements' words, in the enums' order: what the
  * reader accepts and the config line writes. */
 const char *const fp8_recipe_words[] = { "none", "delayed", "tensorwise",
@@ -179,20 +189,14 @@ const char *const fp8_recipe_words[] = { "none", "delayed", "tensorwise",
 int
 fp8_recipe_of(const char *word)
 {
-	for (int k = 0; word && fp8_recipe_words[k]; k++)
-		if (strcmp(fp8_recipe_words[k], word) == 0)
-			return k;
-	return -1;
+	return word_index(fp8_recipe_words, word);
 }
 
 const char *const attention_kernel_words[] = { "fused", "fa2", NULL };
 int
 attention_kernel_of(const char *word)
 {
-	for (int k = 0; word && attention_kernel_words[k]; k++)
-		if (strcmp(attention_kernel_words[k], word) == 0)
-			return k;
-	return -1;
+	return word_index(attention_kernel_words, word);
 }
 
 int
@@ -904,9 +908,10 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 	a->fa2 = (seen & 1u << EFF_FA2) != 0;
 	for (int k = EFF_FA2_BACKWARD; k <= EFF_FA2_DROPOUT_BACKWARD; k++)
 		if (!a->fa2 && (seen & 1u << k)) {
-			pl_errf(err, path, seen_line[k], "element 'efficiency': "
-			    "kind '%s' without kind 'fa2_attention' (FlashAttention-2's "
-			    "forward rate)", kinds[k]);
+			pl_errf(err, path, seen_line[k], "element "
+			    "'efficiency': kind '%s' without kind "
+			    "'fa2_attention' (FlashAttention-2's forward "
+			    "rate)", kinds[k]);
 			goto done;
 		}
 	/* a kind the config does not give takes its default's, in

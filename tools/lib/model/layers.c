@@ -174,7 +174,8 @@ read_fp8_recipe(const struct csvio_table *t, struct layer_graph *g,
 		if (k < 0)
 			return pl_errf(err, t->file, t->lines[r], "column "
 			    "'fp8_recipe': '%s' is not none, delayed, "
-			    "tensorwise, blockwise or mxfp8", w);
+			    "tensorwise, blockwise, mxfp8, float8 or "
+			    "float8-tp", w);
 		if (r > 0 && k != g->var_fp8)
 			return pl_errf(err, t->file, t->lines[r], "column "
 			    "'fp8_recipe': '%s' differs from the first row's "
