@@ -74,22 +74,17 @@ flag(FILE *fp, const struct megatron_why *w, const char *fmt, ...)
  * Engine's cuDNN attention, which its own choice prefers on Hopper) where
  * the accelerator has one; else Transformer Engine's own choice (auto: a
  * device priced at one attention efficiency, measured on no kernel of its
- * own).  Without the accelerator, the graph's record of it.
+ * own).
  */
 static const char *
 attention_backend(const struct layer_graph *g, const struct model_cfg *model,
     const struct accel_cfg *accel)
 {
-	char v[64];
-
 	if (!model->flash_attention)
 		return "unfused";
 	if (g->var_attn == ATTN_FA2)
 		return "flash";
-	if (accel)
-		return accel_has_fused_attention(accel) ? "fused" : "auto";
-	return g->accel_config && config_line_field(g->accel_config,
-	    "efficiency_flash_attention", v, sizeof v) == 0 ? "fused" : "auto";
+	return accel_has_fused_attention(accel) ? "fused" : "auto";
 }
 
 int

@@ -131,6 +131,24 @@ check_index_row(const struct csvio_table *t, size_t r,
 	return 0;
 }
 
+/* <parallelism>'s optional attribute `name`: the index of its word in
+ * `words` (NULL-ended; `choices` says them), `absent` without it, -1
+ * (err set) for another word. */
+static int
+attr_word(const char *path, xmlNodePtr par, const char *name,
+    const char *const *words, const char *choices, int absent,
+    struct pl_err *err)
+{
+	char *w = xmlio_attr(par, name);
+	int k = absent;
+
+	if (w && (k = word_index(words, w)) < 0)
+		pl_errf(err, path, (size_t)xmlGetLineNo(par), "<parallelism> "
+		    "%s: '%s' is not %s", name, w, choices);
+	free(w);
+	return k;
+}
+
 static int
 same_variant(const struct layer_graph *a, const struct layer_graph *b)
 {
@@ -667,35 +685,14 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 		goto fail;
 	if (et == 0)
 		et = t;
-	/* optional: the FP8 recipe (absent: none, bf16) */
-	{
-		char *w = xmlio_attr(par, "fp8_recipe");
-
-		fp8 = w ? fp8_recipe_of(w) : FP8_NONE;
-		if (fp8 < 0) {
-			pl_errf(err, path, (size_t)xmlGetLineNo(par),
-			    "<parallelism> fp8_recipe: '%s' is not none, "
-			    "delayed, tensorwise, blockwise, mxfp8, float8 "
-			    "or float8-tp", w);
-			free(w);
-			goto fail;
-		}
-		free(w);
-	}
-	/* optional: the fused attention kernel (absent: the device's own) */
-	{
-		char *w = xmlio_attr(par, "attention_kernel");
-
-		attn = w ? attention_kernel_of(w) : ATTN_FUSED;
-		if (attn < 0) {
-			pl_errf(err, path, (size_t)xmlGetLineNo(par),
-			    "<parallelism> attention_kernel: '%s' is not fused "
-			    "or fa2", w);
-			free(w);
-			goto fail;
-		}
-		free(w);
-	}
+	/* optional: the FP8 recipe (absent: none, bf16) and the fused
+	 * attention kernel (absent: the device's own) */
+	if ((fp8 = attr_word(path, par, "fp8_recipe", fp8_recipe_words,
+	    "none, delayed, tensorwise, blockwise, mxfp8, float8 or float8-tp",
+	    FP8_NONE, err)) < 0 ||
+	    (attn = attr_word(path, par, "attention_kernel",
+	    attention_kernel_words, "fused or fa2", ATTN_FUSED, err)) < 0)
+		goto fail;
 	if (epb > 1) {
 		pl_errf(err, path, (size_t)xmlGetLineNo(par), "<parallelism> "
 		    "ep_batch: %ld is not 0 or 1", epb);

@@ -172,8 +172,7 @@ latent_and_experts_check(const struct model_cfg *m, xmlNodePtr r,
 	return 0;
 }
 
-/* The index of `word` in a NULL-ended list of words, or -1. */
-static int
+int
 word_index(const char *const *words, const char *word)
 {
 	for (int k = 0; word && words[k]; k++)
@@ -477,6 +476,16 @@ model_config_line(const struct model_cfg *m)
 
 static char *accel_config_line_base(const struct accel_cfg *a);
 
+/* The efficiency kinds' names, in config.h's EFF_* order: the config's
+ * <efficiency kind> words and, after "efficiency_", the config line's. */
+static const char *const efficiency_kinds[EFF_NKINDS + 1] = {
+	"matmul", "attention", "vector", "memory", "fp8_matmul",
+	"fp8_block_matmul", "flash_attention", "flash_attention_backward",
+	"flash_attention_dropout", "flash_attention_dropout_backward",
+	"fa2_attention", "fa2_attention_backward", "fa2_attention_dropout",
+	"fa2_attention_dropout_backward", NULL
+};
+
 /* The efficiency kinds with a default, each the kind it defaults to, in
  * the order the defaults are taken (a default's own default first). */
 static const int eff_defaults[][2] = {
@@ -512,10 +521,25 @@ accel_has_fused_attention(const struct accel_cfg *a)
 	return flash_given(a) || a->flash_fixed_keys > 0;
 }
 
+/* A config line `base` (freed) with the efficiency kinds first..last as
+ * efficiency_<kind>=value fields. */
+static char *
+with_efficiencies(char *base, const struct accel_cfg *a, int first, int last)
+{
+	for (int k = first; k <= last; k++) {
+		char v[NUMFMT_LEN], *line = xasprintf("%s efficiency_%s=%s",
+		    base, efficiency_kinds[k], numfmt(v, a->efficiency[k]));
+
+		free(base);
+		base = line;
+	}
+	return base;
+}
+
 char *
 accel_config_line(const struct accel_cfg *a)
 {
-	char b[17][NUMFMT_LEN], *base, *line;
+	char b[13][NUMFMT_LEN], *base, *line;
 	const double *e = a->efficiency;
 
 	/* FP8's fields only where the device has FP8, fused attention's
@@ -532,32 +556,17 @@ accel_config_line(const struct accel_cfg *a)
 		free(base);
 		base = line;
 	}
-	if (flash_given(a) || a->flash_fixed_keys > 0) {
-		line = xasprintf("%s efficiency_flash_attention=%s "
-		    "efficiency_flash_attention_backward=%s "
-		    "efficiency_flash_attention_dropout=%s "
-		    "efficiency_flash_attention_dropout_backward=%s "
-		    "flash_fixed_keys=%s", base,
-		    numfmt(b[0], e[EFF_FLASH]),
-		    numfmt(b[1], e[EFF_FLASH_BACKWARD]),
-		    numfmt(b[2], e[EFF_FLASH_DROPOUT]),
-		    numfmt(b[3], e[EFF_FLASH_DROPOUT_BACKWARD]),
-		    numfmt(b[4], a->flash_fixed_keys));
+	if (accel_has_fused_attention(a)) {
+		base = with_efficiencies(base, a, EFF_FLASH,
+		    EFF_FLASH_DROPOUT_BACKWARD);
+		line = xasprintf("%s flash_fixed_keys=%s", base,
+		    numfmt(b[0], a->flash_fixed_keys));
 		free(base);
 		base = line;
 	}
-	if (a->fa2) {
-		line = xasprintf("%s efficiency_fa2_attention=%s "
-		    "efficiency_fa2_attention_backward=%s "
-		    "efficiency_fa2_attention_dropout=%s "
-		    "efficiency_fa2_attention_dropout_backward=%s", base,
-		    numfmt(b[13], e[EFF_FA2]),
-		    numfmt(b[14], e[EFF_FA2_BACKWARD]),
-		    numfmt(b[15], e[EFF_FA2_DROPOUT]),
-		    numfmt(b[16], e[EFF_FA2_DROPOUT_BACKWARD]));
-		free(base);
-		base = line;
-	}
+	if (a->fa2)
+		base = with_efficiencies(base, a, EFF_FA2,
+		    EFF_FA2_DROPOUT_BACKWARD);
 	return base;
 }
 
@@ -830,14 +839,6 @@ int
 accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
     struct pl_err *err)
 {
-	static const char *const kinds[] = {
-		"matmul", "attention", "vector", "memory", "fp8_matmul",
-		"fp8_block_matmul", "flash_attention",
-		"flash_attention_backward", "flash_attention_dropout",
-		"flash_attention_dropout_backward", "fa2_attention",
-		"fa2_attention_backward", "fa2_attention_dropout",
-		"fa2_attention_dropout_backward", NULL
-	};
 	double gib = 0, gbps = 0, ghz = 0;
 	xmlNodePtr r, n;
 	unsigned seen = 0;	/* efficiency kinds given */
@@ -871,21 +872,22 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 	for (n = r->children; n; n = n->next) {
 		char *kind;
 		double v;
-		int k = 0;
+		int k;
 
 		if (n->type != XML_ELEMENT_NODE ||
 		    xmlStrcmp(n->name, BAD_CAST "efficiency") != 0)
 			continue;
 		kind = xmlio_attr(n, "kind");
-		while (kinds[k] && strcmp(kinds[k], kind ? kind : "") != 0)
-			k++;
+		/* an unknown kind: the list's end (the schema refuses it) */
+		if ((k = word_index(efficiency_kinds, kind)) < 0)
+			k = EFF_NKINDS;
 		free(kind);
-		if (kinds[k] && (seen & 1u << k)) {
+		if (efficiency_kinds[k] && (seen & 1u << k)) {
 			pl_errf(err, path, line_of(n), "element 'efficiency': "
-			    "kind '%s' given twice", kinds[k]);
+			    "kind '%s' given twice", efficiency_kinds[k]);
 			goto done;
 		}
-		if (kinds[k]) {
+		if (efficiency_kinds[k]) {
 			seen |= 1u << k;
 			seen_line[k] = line_of(n);
 		}
@@ -900,7 +902,7 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 				goto done;
 			}
 		}
-		if (kinds[k])
+		if (efficiency_kinds[k])
 			a->efficiency[k] = v;
 	}
 	/* FlashAttention-2's kinds hang on its forward one: without it the
@@ -911,7 +913,7 @@ accel_from_doc(struct accel_cfg *a, xmlDocPtr doc, const char *path,
 			pl_errf(err, path, seen_line[k], "element "
 			    "'efficiency': kind '%s' without kind "
 			    "'fa2_attention' (FlashAttention-2's forward "
-			    "rate)", kinds[k]);
+			    "rate)", efficiency_kinds[k]);
 			goto done;
 		}
 	/* a kind the config does not give takes its default's, in

@@ -101,6 +101,9 @@ enum { EFF_MATMUL, EFF_ATTENTION, EFF_VECTOR, EFF_MEMORY, EFF_FP8_MATMUL,
  * backend, which torchtitan's runs of 2024-25 got on an H100). */
 enum { ATTN_FUSED, ATTN_FA2, ATTN_NKERNELS };
 extern const char *const attention_kernel_words[];	/* "fused", "fa2" */
+/* The index of `word` in a NULL-ended list of words, or -1 (also for a
+ * NULL word). */
+int word_index(const char *const *words, const char *word);
 /* ATTN_* of a word, or -1 */
 int attention_kernel_of(const char *word);
 

@@ -147,6 +147,31 @@ read_variant(const struct csvio_table *t, struct layer_graph *g,
 	return 0;
 }
 
+/* Column `name`, when present: one of `words` (NULL-ended), the same on
+ * every row (a file holds one `what`), its index in *out; absent:
+ * `absent`. */
+static int
+read_one_word(const struct csvio_table *t, const char *name,
+    const char *const *words, const char *what, int absent, int *out,
+    struct pl_err *err)
+{
+	int col = csvio_col_opt(t, name);
+
+	*out = absent;
+	for (size_t r = 0; col >= 0 && r < t->nrows; r++) {
+		int k = csvio_enum(t, r, col, words, err);
+
+		if (k < 0)
+			return -1;
+		if (r > 0 && k != *out)
+			return pl_errf(err, t->file, t->lines[r], "column "
+			    "'%s': '%s' differs from the first row's (one %s "
+			    "a file)", name, csvio_cell(t, r, col), what);
+		*out = k;
+	}
+	return 0;
+}
+
 /* Column fp8_recipe, when present: one recipe word on every row. */
 static int
 read_fp8_recipe(const struct csvio_table *t, struct layer_graph *g,
@@ -166,23 +191,8 @@ read_fp8_recipe(const struct csvio_table *t, struct layer_graph *g,
 			    col >= 0 ? cols[0] : cols[k], col >= 0 ? cols[k] :
 			    cols[0], cols[0], cols[1], cols[2]);
 
-	g->var_fp8 = FP8_NONE;
-	for (size_t r = 0; col >= 0 && r < t->nrows; r++) {
-		const char *w = csvio_cell(t, r, col);
-		int k = fp8_recipe_of(w);
-
-		if (k < 0)
-			return pl_errf(err, t->file, t->lines[r], "column "
-			    "'fp8_recipe': '%s' is not none, delayed, "
-			    "tensorwise, blockwise, mxfp8, float8 or "
-			    "float8-tp", w);
-		if (r > 0 && k != g->var_fp8)
-			return pl_errf(err, t->file, t->lines[r], "column "
-			    "'fp8_recipe': '%s' differs from the first row's "
-			    "(one recipe a file)", w);
-		g->var_fp8 = k;
-	}
-	return 0;
+	return read_one_word(t, "fp8_recipe", fp8_recipe_words, "recipe",
+	    FP8_NONE, &g->var_fp8, err);
 }
 
 /* Column attention_kernel, when present: one kernel word on every row
@@ -191,23 +201,8 @@ static int
 read_attention_kernel(const struct csvio_table *t, struct layer_graph *g,
     struct pl_err *err)
 {
-	int col = csvio_col_opt(t, "attention_kernel");
-
-	g->var_attn = ATTN_FUSED;
-	for (size_t r = 0; col >= 0 && r < t->nrows; r++) {
-		const char *w = csvio_cell(t, r, col);
-		int k = attention_kernel_of(w);
-
-		if (k < 0)
-			return pl_errf(err, t->file, t->lines[r], "column "
-			    "'attention_kernel': '%s' is not fused or fa2", w);
-		if (r > 0 && k != g->var_attn)
-			return pl_errf(err, t->file, t->lines[r], "column "
-			    "'attention_kernel': '%s' differs from the first "
-			    "row's (one kernel a file)", w);
-		g->var_attn = k;
-	}
-	return 0;
+	return read_one_word(t, "attention_kernel", attention_kernel_words,
+	    "kernel", ATTN_FUSED, &g->var_attn, err);
 }
 
 /* Column `name`, when present: one non-empty text on every row, copied
