@@ -241,7 +241,8 @@ VALIDATE_RUNS = $(wildcard data/published/*.csv)
 results/validate.csv: $(VALIDATE_RUNS) tools/validate.sh bin/dpsolve \
     bin/graph-normalize bin/memmodel bin/pipesim tools/plot.sh \
     $(wildcard configs/models/*.xml configs/accelerators/*.xml \
-    configs/networks/*.xml)
+    configs/networks/*.xml \
+    data/variability/*.csv)
 	@mkdir -p $(@D)
 	VALIDATE_GANTT=plots/gantt sh tools/validate.sh bin $@ $(VALIDATE_RUNS)
 plots/validate.png plots/validate.svg: results/validate.csv tools/plot.sh
@@ -259,7 +260,8 @@ HELDOUT_RUNS = $(wildcard data/heldout/*.csv)
 results/validate-heldout.csv: $(HELDOUT_RUNS) tools/validate.sh bin/dpsolve \
     bin/graph-normalize bin/memmodel bin/pipesim tools/plot.sh \
     $(wildcard configs/models/*.xml configs/accelerators/*.xml \
-    configs/networks/*.xml)
+    configs/networks/*.xml \
+    data/variability/*.csv)
 	@mkdir -p $(@D)
 	VALIDATE_GANTT=plots/gantt sh tools/validate.sh bin $@ $(HELDOUT_RUNS)
 plots/validate-heldout.png plots/validate-heldout.svg: results/validate-heldout.csv tools/plot.sh

@@ -30,6 +30,7 @@
 struct opts {
 	const char *accel, *network, *out, *csv, *evaluate, *stats, *label;
 	const char *model;
+	const char *stragglers;	/* -J: a table of devices' speeds */
 	const char *compat, *setups, *setup;
 	long devices, batch, zmax, width, ep, vmax, block_max;
 	long top_n;		/* -k: the plans of this many layouts */
@@ -60,7 +61,7 @@ usage(FILE *fp, int status)
 {
 	fprintf(fp,
 	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
-	    "[-G megatron|torch] [-H alltoall|deepep] [-I off|both|only] [-L replica|stage|both] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] [-Q on|off|both] "
+	    "[-G megatron|torch] [-H alltoall|deepep] [-I off|both|only] [-J speeds.csv] [-L replica|stage|both] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] [-Q on|off|both] "
 	    "[-R layers] [-T stats.csv] [-U on|off] "
 	    "[-V on|off] [-W async|blocking] [-X megatron|torchtitan|none] [-Y 1f1b|zbh1|zbv|dualpipev|both|all] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron|summary|torchtitan] "
 	    "[-g bf16|fp32] [-k N] [-m label] [-o file] "
@@ -89,6 +90,8 @@ usage(FILE *fp, int status)
 		    "  -Q on|off|both      FP8 graphs' parameter gather in FP8: the distributed optimizer's, or\n"
 		    "                      FSDP2's float8 all-gather on float8 graphs (default both)\n"
 		    "  -I off|both|only    PyTorch's FSDP2 as torchtitan runs it, beside Megatron's data parallelism (default off; -X none)\n"
+		    "  -J speeds.csv       price every device as the expected slowest of the job's -N: a table of\n"
+		    "                      measured devices' relative_time (data/variability/; default off)\n"
 		    "  -L replica|stage|both  the stages' placement: a replica's one after another, each stage's replicas side by side (Megatron's default order), or both (default)\n"
 		    "  -Z auto|off         ZeRO where nothing fits without it (default auto) or never\n"
 		    "  -z zmax             largest ZeRO degree (power of two, default 64)\n"
@@ -235,6 +238,8 @@ struct launch_info {
 	long node_devices;
 	struct summary_info summary;
 	int optimizer;			/* OPT_*: torchtitan's job checks it */
+	double straggler_factor;	/* -J: the devices' times scaled by
+					 * it; 0: no -J */
 };
 
 /* The plan (p[0]) and with -k its runner-ups (p[1..n-1]) in one format:
@@ -272,7 +277,7 @@ write_outputs(const struct opts *o, struct outputs *w,
 	struct plan_meta m = { o->label ? o->label : li->model ?
 	    li->model->name : slash ? slash + 1 : p->g->file, net->name,
 	    a->name, "default", env->global_batch, env->memory_bytes,
-	    env->grad_bytes_per_param };
+	    env->grad_bytes_per_param, li->straggler_factor };
 
 	if (!r->fits)
 		warnx("%s: the plan does not fit in %.0f bytes a device",
@@ -344,6 +349,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 		{ "schedule", required_argument, NULL, 'Y' },
 		{ "fsdp", required_argument, NULL, 'I' },
 		{ "placement", required_argument, NULL, 'L' },
+		{ "stragglers", required_argument, NULL, 'J' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
@@ -365,7 +371,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->top_n = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":A:B:C:D:E:FG:H:I:L:M:N:O:P:Q:R:S:T:U:V:W:X:Y:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FG:H:I:J:L:M:N:O:P:Q:R:S:T:U:V:W:X:Y:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		if (ch > 0 && ch < OPT_SEEN_MAX)
 			o->seen[ch] = 1;
@@ -411,6 +417,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 			}
 			break;
 		case 'E': o->evaluate = optarg; break;
+		case 'J': o->stragglers = optarg; break;
 		case 'F': o->flat = 1; break;
 		case 'M': o->memory_bytes = opt_double('M', optarg, 1, 1e18); break;
 		case 'N': o->devices = opt_long('N', optarg, 1, 1L << 30); break;
@@ -508,7 +515,7 @@ main(int argc, char *argv[])
 	struct opts o;
 	struct accel_cfg accel;
 	struct model_cfg model;
-	struct launch_info li = { NULL, 1, { NULL, NULL, 0 }, OPT_ADAM };
+	struct launch_info li = { NULL, 1, { NULL, NULL, 0 }, OPT_ADAM, 0 };
 	struct network net, flat;
 	struct variants vs;
 	struct plan_env env;
@@ -553,7 +560,7 @@ main(int argc, char *argv[])
 	}
 	{
 		int c = opt_first_outside(o.seen,
-		    "ABDEFGHILMNOPQRTUVWXYZacfghkmnorvz");
+		    "ABDEFGHIJLMNOPQRTUVWXYZacfghkmnorvz");
 
 		if (c != 0) {
 			warnx("-%c: only with -C nest", c);
@@ -657,9 +664,10 @@ main(int argc, char *argv[])
 		usage(stderr, 2);
 	}
 	{
-		const char *in[4] = { o.accel, o.network, o.model, o.evaluate };
+		const char *in[5] = { o.accel, o.network, o.model, o.evaluate,
+		    o.stragglers };
 
-		if (stdin_count(in, 4) + stdin_count((const char *const *)argv,
+		if (stdin_count(in, 5) + stdin_count((const char *const *)argv,
 		    (size_t)argc) > 1) {
 			warnx("only one input can be '-' (standard input)");
 			usage(stderr, 2);
@@ -697,6 +705,9 @@ main(int argc, char *argv[])
 	planio_env(&env, &net, &accel, &(struct price_opts){ o.devices,
 	    o.batch, o.memory_bytes, o.grad_bytes, o.grad_copies, o.optimizer,
 	    o.tp_overlap, o.scatter_gather, o.tp_grad_blocking, o.deepep });
+	if (o.stragglers && planio_stragglers(&vs, o.stragglers, env.devices,
+	    &li.straggler_factor, &err) < 0)
+		die_err(&err);
 	/* a plan's micro-batch must fit the global batch; a search leaves
 	 * out the variants whose micro-batch does not (an index of a
 	 * mixture lists expert ranks splitting b e samples), and stops only

@@ -30,6 +30,7 @@ static const char *const sched_words[PS_N] = { "1f1b", "gpipe", "zbh1",
 
 struct opts {
 	const char *accel, *network, *plan, *out, *timeline;
+	const char *stragglers;	/* -J: a table of devices' speeds */
 	long devices, batch, group;
 	double memory_bytes, grad_bytes, grad_copies;
 	int optimizer, scatter_gather, tp_grad_blocking;
@@ -45,7 +46,7 @@ static void
 usage(FILE *fp, int status)
 {
 	fprintf(fp, "usage: pipesim [-h] [-B batch] [-G megatron|torch] "
-	    "[-M bytes] [-N devices] [-O adam|sgd] [-P on|off] "
+	    "[-J speeds.csv] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] "
 	    "[-W async|blocking] [-g bf16|fp32] [-o file] "
 	    "[-s 1f1b|gpipe|zbh1|dualpipe|zbv|dualpipev] "
 	    "[-t timeline.csv] [-u group] [-x hold|overlap] "
@@ -57,7 +58,7 @@ usage(FILE *fp, int status)
 		    "  -n network.xml      the network (required)\n"
 		    "  -p plan.xml         the plan, as dpsolve writes it (required)\n"
 		    "  graph.csv|index.csv the per-layer graphs the plan names\n"
-		    "  -B, -G, -M, -N, -O, -P, -W, -g  priced as dpsolve -E prices them (man dpsolve)\n"
+		    "  -B, -G, -J, -M, -N, -O, -P, -W, -g  priced as dpsolve -E prices them (man dpsolve)\n"
 		    "  -s schedule         without interleaving: 1f1b, gpipe, zbh1 or dualpipe; two chunks a\n"
 		    "                      stage: zbv or dualpipev (default: the plan's own, 1F1B, Megatron's\n"
 		    "                      interleaving or its schedule: zbh1, zbv, dualpipev)\n"
@@ -76,6 +77,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "stragglers", required_argument, NULL, 'J' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
@@ -85,7 +87,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->batch = 4096;
 	o->grad_bytes = 4;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":B:G:M:N:O:P:W:a:g:hn:o:p:s:t:u:x:",
+	while ((ch = getopt_long(argc, argv, ":B:G:J:M:N:O:P:W:a:g:hn:o:p:s:t:u:x:",
 	    longopts, NULL)) != -1)
 		switch (ch) {
 		case 'B': o->batch = opt_long('B', optarg, 1, 1L << 40); break;
@@ -93,6 +95,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 			o->grad_copies = opt_word('G', optarg,
 			    "megatron", "torch", usage) ? 2 : 1;
 			break;
+		case 'J': o->stragglers = optarg; break;
 		case 'M': o->memory_bytes = opt_double('M', optarg, 1, 1e18); break;
 		case 'N': o->devices = opt_long('N', optarg, 1, 1L << 30); break;
 		case 'O':
@@ -150,9 +153,10 @@ parse_args(int argc, char *argv[], struct opts *o)
 		usage(stderr, 2);
 	}
 	{
-		const char *in[3] = { o->accel, o->network, o->plan };
+		const char *in[4] = { o->accel, o->network, o->plan,
+		    o->stragglers };
 
-		if (stdin_count(in, 3) + stdin_count((const char *const *)
+		if (stdin_count(in, 4) + stdin_count((const char *const *)
 		    argv + optind, (size_t)(argc - optind)) > 1) {
 			warnx("only one input can be '-' (standard input)");
 			usage(stderr, 2);
@@ -817,6 +821,9 @@ main(int argc, char *argv[])
 	    o.grad_bytes, .grad_copies = o.grad_copies, .optimizer =
 	    o.optimizer, .p2p_scatter_gather = o.scatter_gather,
 	    .tp_grad_blocking = o.tp_grad_blocking });
+	if (o.stragglers && planio_stragglers(&vs, o.stragglers, env.devices,
+	    &(double){ 0 }, &err) < 0)
+		die_err(&err);
 	if (planio_read_plan(o.plan, &vs, &p, &err) < 0)
 		die_err(&err);
 	if (plan_evaluate(&env, &p, &r, &err) < 0) {

@@ -83,8 +83,13 @@
 # recomputation kinds, once with the run's own (the layout alone).
 # Memory points: the ZeRO paper's 7.5B example through memmodel, and
 # Korthikanti et al.'s per-layer activation forms.
+# The published plan is also priced with every GPU the expected slowest
+# of the run's (dpsolve -J; docs/model.md, "Stragglers"), from the
+# measured speeds of VALIDATE_SPEEDS (default
+# data/variability/sgemm-v100-longhorn.csv; empty: not priced), in a
+# column of its own (straggler_step_s): shown, never the prediction.
 # Prints one progress line a run, the same plans' errors as pipesim
-# simulates them, and, last,
+# simulates them and with the expected slowest GPU, and, last,
 #   validate: N runs, median |err| X%, worst Y% (run)
 set -eu
 
@@ -96,7 +101,11 @@ summary() {
 		  # pipesim'"'"'s step of the same plan, where the table has it
 		  if ("simulated_step_s" in c && $c["simulated_step_s"] != "") {
 		    e = 100 * ($c["simulated_step_s"] - $3) / $3; if (e < 0) e = -e
-		    serr[++ns] = e; if (e > sworst) { sworst = e; srun = $2 } } }
+		    serr[++ns] = e; if (e > sworst) { sworst = e; srun = $2 } }
+		  # and with the expected slowest GPU of the run
+		  if ("straggler_step_s" in c && $c["straggler_step_s"] != "") {
+		    e = 100 * ($c["straggler_step_s"] - $3) / $3; if (e < 0) e = -e
+		    gerr[++ng] = e; if (e > gworst) { gworst = e; grun = $2 } } }
 		NR > 1 && $1 == "memory" { e = $6 < 0 ? -$6 : $6; if (e > mworst) mworst = e; m++ }
 		function median(a, k,   i, j, x) {
 		  for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
@@ -107,6 +116,9 @@ summary() {
 		  if (ns > 0)
 		    printf "validate: the same plans simulated by pipesim: median |err| %.1f%%, worst %.1f%% (%s)\n",
 		        median(serr, ns), sworst, srun
+		  if (ng > 0)
+		    printf "validate: with every GPU the expected slowest of its run (straggler_step_s): median |err| %.1f%%, worst %.1f%% (%s)\n",
+		        median(gerr, ng), gworst, grun
 		  printf "validate: %d runs, median |err| %.1f%%, worst %.1f%% (%s); %d memory points, worst %.1f%%\n",
 		      n, median(err, n), worst, wrun, m, mworst }' "$1"
 }
@@ -121,6 +133,7 @@ shift 2
 . "$(dirname "$0")/output.sh"
 out_check validate "$OUT"
 CONFIGS=${VALIDATE_CONFIGS:-configs}
+SPEEDS=${VALIDATE_SPEEDS-data/variability/sgemm-v100-longhorn.csv}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; out_cleanup "$OUT"' EXIT
 trap 'exit 1' INT TERM HUP
@@ -143,7 +156,7 @@ solve() {
 	priced dpsolve "$@"
 }
 
-header="kind,run,published,predicted,unit,error_pct,plan,fits,peak_memory_bytes,own_plan,own_over_published,own_peak_memory_bytes,own_same_recompute_plan,own_same_recompute_over_published,compute_s,collectives_s,p2p_s,bubble_s,exposed_sync_s,simulated_step_s,not_modelled"
+header="kind,run,published,predicted,unit,error_pct,plan,fits,peak_memory_bytes,own_plan,own_over_published,own_peak_memory_bytes,own_same_recompute_plan,own_same_recompute_over_published,compute_s,collectives_s,p2p_s,bubble_s,exposed_sync_s,simulated_step_s,straggler_step_s,not_modelled"
 echo "$header" > "$tmp/out.csv"
 
 # A runs table's rows in one order, whatever its columns' order, each
@@ -414,6 +427,14 @@ for table in "$@"; do
 		solve -E "$tmp/$run.plan.xml" -M "$whole" -o "$tmp/$run.out.xml" \
 		    "$tmp/$run.csv" 2> "$tmp/$run.err" ||
 		    { cat "$tmp/$run.err" >&2; exit 1; }
+		# the same plan with every GPU the expected slowest of the run's
+		straggler=
+		if [ -n "$SPEEDS" ]; then
+			solve -E "$tmp/$run.plan.xml" -M "$whole" -J "$SPEEDS" \
+			    -o "$tmp/$run.strag.xml" "$tmp/$run.csv" 2> "$tmp/$run.err" ||
+			    { cat "$tmp/$run.err" >&2; exit 1; }
+			straggler=$(sed -n 's/.*<result step_s="\([^"]*\)".*/\1/p' "$tmp/$run.strag.xml")
+		fi
 		# the same plan's step simulated pass by pass (pipesim), its
 		# Gantt chart drawn where asked; Megatron-LM of 2021-22 (the
 		# scatter/gather's) held its stages for their transfers
@@ -485,7 +506,7 @@ for table in "$@"; do
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
 		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$((E * t / et))$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp$et")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")$([ "$fsdp" != none ] && echo " fsdp-$fsdp")$([ "$fshard" -gt 0 ] && echo " hsdp$fshard")$([ "$rc" = op ] && echo " op-sac")$([ "$sm" = 0 ] && echo " replica-major")$([ "$attn" = fa2 ] && echo " fa2")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
-		    -v simulated="$simulated" \
+		    -v simulated="$simulated" -v straggler="$straggler" \
 		    -v same="$tmp/$run.same.xml" '
 		function attr(line, name,   m) {
 			if (match(line, " " name "=\"[^\"]*\"") == 0) return ""
@@ -560,11 +581,11 @@ for table in "$@"; do
 			}
 			scan(pub, a); scan(own, o); scan(same, r)
 			err = 100 * (a["step"] - measured) / measured
-			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,%.6g,%s,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,%s,fp16 loss scaling and the timing of DDP buckets not modelled (their memory is)\n",
+			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,%.6g,%s,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s,fp16 loss scaling and the timing of DDP buckets not modelled (their memory is)\n",
 			    run, measured, a["step"], err, plan, a["fits"], a["peak"], o["plan"], a["step"] / o["step"], o["peak"], r["plan"], a["step"] / r["step"],
-			    a["compute"], a["coll"], a["p2p"], a["bubble"], a["sync"], simulated == "" ? "" : sprintf("%.6g", simulated)
+			    a["compute"], a["coll"], a["p2p"], a["bubble"], a["sync"], simulated == "" ? "" : sprintf("%.6g", simulated), straggler == "" ? "" : sprintf("%.6g", straggler)
 		}' >> "$tmp/out.csv"
-		tail -n 1 "$tmp/out.csv" | awk -F, '{ printf "validate %s: measured %.3g s, predicted %.3g s (%+.1f%%; %s), own plan %.2fx (%.2fx with its recomputation)\n", $2, $3, $4, $6, $20 == "" ? "not simulated" : sprintf("simulated %.3g s, %+.1f%%", $20, 100 * ($20 - $3) / $3), $11, $14 }' >&2
+		tail -n 1 "$tmp/out.csv" | awk -F, '{ printf "validate %s: measured %.3g s, predicted %.3g s (%+.1f%%; %s%s), own plan %.2fx (%.2fx with its recomputation)\n", $2, $3, $4, $6, $20 == "" ? "not simulated" : sprintf("simulated %.3g s, %+.1f%%", $20, 100 * ($20 - $3) / $3), $21 == "" ? "" : sprintf("; slowest GPU %.3g s, %+.1f%%", $21, 100 * ($21 - $3) / $3), $11, $14 }' >&2
 	done < "$tmp/rows"
 done
 
@@ -582,7 +603,7 @@ printf 'layer_id,parameter_bytes,activation_bytes,input_bytes\n0,15e9,0,0\n' > "
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{ split("120 31.4 16.6 1.9", pub, " "); k = NR - 1
 	  got = $c["total_bytes"] / 1e9
-	  printf "memory,zero-7.5b-%s,%.6g,%.6g,GB,%.2f,64-way data parallel ZeRO-%d,,,,,,,,,,,,,,\n",
+	  printf "memory,zero-7.5b-%s,%.6g,%.6g,GB,%.2f,64-way data parallel ZeRO-%d,,,,,,,,,,,,,,,\n",
 	      $c["stage"], pub[k], got, 100 * (got - pub[k]) / pub[k], k - 1 }' \
     "$tmp/zero.out" >> "$tmp/out.csv"
 
@@ -599,8 +620,8 @@ for model in gpt3-175b sc21-gpt-529.6b sc21-gpt-1008b; do
 	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	$c["kind"] == "transformer" {
 		sel = 34 * s * h / 8; full = 2 * s * h / 8
-		printf "memory,korthikanti-%s-selective,%.6g,%.6g,bytes,%.2f,t8 sp b1 selective,,,,,,,,,,,,,,\n", m, sel, $c["selective_bytes"], 100 * ($c["selective_bytes"] - sel) / sel
-		printf "memory,korthikanti-%s-full,%.6g,%.6g,bytes,%.2f,t8 sp b1 full,,,,,,,,,,,,,,\n", m, full, $c["checkpoint_bytes"], 100 * ($c["checkpoint_bytes"] - full) / full
+		printf "memory,korthikanti-%s-selective,%.6g,%.6g,bytes,%.2f,t8 sp b1 selective,,,,,,,,,,,,,,,\n", m, sel, $c["selective_bytes"], 100 * ($c["selective_bytes"] - sel) / sel
+		printf "memory,korthikanti-%s-full,%.6g,%.6g,bytes,%.2f,t8 sp b1 full,,,,,,,,,,,,,,,\n", m, full, $c["checkpoint_bytes"], 100 * ($c["checkpoint_bytes"] - full) / full
 		exit }' "$tmp/k-$model.csv" >> "$tmp/out.csv"
 done
 

@@ -185,6 +185,10 @@ summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
 		    rate(num, sizeof num, r->throughput_samples_per_s *
 		    (double)s / (double)n), s);
 	fputc('\n', fp);
+	if (m->straggler_factor > 0)
+		fprintf(fp, "%severy GPU priced at the expected slowest of the "
+		    "job's (-J): its times %.4gx the median device's\n", prefix,
+		    m->straggler_factor);
 	if (si->model && si->accel && si->accel->peak_matmul_flops_per_s > 0) {
 		double peak_rate = si->accel->peak_matmul_flops_per_s;
 		double share = p->recompute != RC_FULL ? 0 :

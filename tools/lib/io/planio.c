@@ -14,6 +14,7 @@
 #include "base/xmlio.h"
 #include "io/planio.h"
 #include "model/config.h"
+#include "model/straggler.h"
 
 int
 planio_format(const char *name)
@@ -372,7 +373,7 @@ row_of(const char *file, xmlNodePtr n, const char *name,
  */
 static const char *const plan_attrs[] = { "model", "network",
 	"accelerator", "mode", "global_batch_samples", "micro_batch_samples",
-	"device_memory_bytes", NULL };
+	"device_memory_bytes", "straggler_factor", NULL };
 static const char *const parallelism_attrs[] = { "p", "d", "t", "sp", "e",
 	"c", "recompute", "zero_stage", "zero_degree", "virtual_stages",
 	"distributed_optimizer", "overlap_grad_reduce", "overlap_param_gather",
@@ -968,6 +969,8 @@ planio_write_xml_ranked(FILE *fp, const struct plan_meta *m,
 	prop_num(root, "micro_batch_samples", (double)layers_var(g, g->var_b,
 	    1));
 	prop_num(root, "device_memory_bytes", m->memory_bytes);
+	if (m->straggler_factor > 0)
+		prop_num(root, "straggler_factor", m->straggler_factor);
 	parallelism_props(xmlNewChild(root, NULL,
 	    (const xmlChar *)"parallelism", NULL), p);
 	for (int i = 0; i < p->nstages; i++) {
@@ -1056,6 +1059,21 @@ planio_write_csv_ranked(FILE *fp, const struct plan *plans,
 		    numfmt(b[6], c->mem.total), c->fits ? "yes" : "no",
 		    i == r->bottleneck ? "yes" : "no");
 	}
+}
+
+int
+planio_stragglers(struct variants *vs, const char *path, long devices,
+    double *factor, struct pl_err *err)
+{
+	struct straggler_table t;
+
+	if (straggler_read(&t, path, err) < 0)
+		return -1;
+	*factor = straggler_expected_slowest(&t, devices);
+	straggler_release(&t);
+	for (size_t i = 0; i < vs->n; i++)
+		layers_scale_times(&vs->g[i], *factor);
+	return 0;
 }
 
 void

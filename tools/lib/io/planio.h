@@ -59,6 +59,15 @@ struct accel_cfg;
 void planio_env(struct plan_env *env, const struct network *net,
     const struct accel_cfg *accel, const struct price_opts *o);
 
+/*
+ * dpsolve and pipesim -J: the expected slowest of `devices` devices
+ * drawn from the speeds table at `path` (straggler.h) into *factor, and
+ * every graph's device times scaled by it, so that every plan is priced
+ * as if each of its devices were that slow.
+ */
+int planio_stragglers(struct variants *vs, const char *path, long devices,
+    double *factor, struct pl_err *err);
+
 /* Read a plan XML written by planio_write_xml; p->stage is malloc'ed. */
 int planio_read_plan(const char *path, const struct variants *vs,
     struct plan *p, struct pl_err *err);
@@ -68,6 +77,9 @@ struct plan_meta {
 	long global_batch;
 	double memory_bytes;
 	double grad_bytes_per_param;	/* 2 (bf16) or 4 (fp32) */
+	/* every device priced as the expected slowest of the job's
+	 * (planio_stragglers): the factor, written on the plan; 0: not */
+	double straggler_factor;
 };
 
 void planio_write_xml(FILE *fp, const struct plan_meta *m,

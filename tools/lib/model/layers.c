@@ -889,6 +889,27 @@ fail:
 }
 
 void
+layers_scale_times(struct layer_graph *g, double factor)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		struct layer *L = &g->l[i];
+
+		L->forward_s *= factor;
+		L->backward_s *= factor;
+		L->weight_gradient_s *= factor;
+		L->recompute_s *= factor;
+		L->selective_recompute_s *= factor;
+		L->op_sac_recompute_s *= factor;
+		L->forward_bound_s *= factor;
+		L->backward_bound_s *= factor;
+		for (int k = 0; k < L->ntp; k++) {
+			L->tp[k].forward_s *= factor;
+			L->tp[k].backward_s *= factor;
+		}
+	}
+}
+
+void
 layers_copy_row(struct layer *dst, const struct layer *src)
 {
 	*dst = *src;

@@ -185,6 +185,11 @@ int layers_read_edges(struct layer_graph *g, const char *path,
     struct pl_err *err);
 void layers_release(struct layer_graph *g);
 
+/* Every time a row runs on its device (its passes, their recomputation,
+ * its products beside tensor-parallel collectives) times `factor`: the
+ * device's speed (straggler.h); bytes, and so every transfer, unchanged. */
+void layers_scale_times(struct layer_graph *g, double factor);
+
 /* The devices one replica of the variant spans, t e c (1 for a graph
  * without the variant columns). */
 long layers_width(const struct layer_graph *g);

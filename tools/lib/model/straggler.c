@@ -1,0 +1,92 @@
+/*
+ * straggler.c - the expected slowest device of a job (straggler.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/csvio.h"
+#include "model/straggler.h"
+
+/* How far a table's median may lie from 1 (its rows' rounding). */
+#define MEDIAN_TOLERANCE 0.01
+
+static int
+ascending(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int
+straggler_from_table(struct straggler_table *t, const struct csvio_table *csv,
+    struct pl_err *err)
+{
+	double median;
+	int col;
+
+	memset(t, 0, sizeof *t);
+	if ((col = csvio_col(csv, "relative_time", err)) < 0 ||
+	    csvio_need_rows(csv, "devices", err) < 0)
+		return -1;
+	t->relative_time = xcalloc(csv->nrows, sizeof *t->relative_time);
+	for (size_t r = 0; r < csv->nrows; r++)
+		if (csvio_double(csv, r, col, CSVIO_POSITIVE,
+		    &t->relative_time[r], err) < 0) {
+			straggler_release(t);
+			return -1;
+		}
+	t->n = csv->nrows;
+	qsort(t->relative_time, t->n, sizeof *t->relative_time, ascending);
+	median = t->n % 2 ? t->relative_time[t->n / 2] :
+	    (t->relative_time[t->n / 2 - 1] + t->relative_time[t->n / 2]) / 2;
+	if (fabs(median - 1) > MEDIAN_TOLERANCE) {
+		straggler_release(t);
+		return pl_errf(err, csv->file, 1, "column 'relative_time': the "
+		    "median is %g, not 1: each device's time over the median "
+		    "device's (not seconds)", median);
+	}
+	t->file = xstrdup(csv->file);
+	return 0;
+}
+
+int
+straggler_read(struct straggler_table *t, const char *path,
+    struct pl_err *err)
+{
+	struct csvio_table csv;
+	int rc;
+
+	memset(t, 0, sizeof *t);
+	if (csvio_read_max(&csv, path, STRAGGLER_MAX_ROWS,
+	    "a measured fleet, one device a row", err) < 0)
+		return -1;
+	rc = straggler_from_table(t, &csv, err);
+	csvio_release(&csv);
+	return rc;
+}
+
+void
+straggler_release(struct straggler_table *t)
+{
+	free(t->file);
+	free(t->relative_time);
+	memset(t, 0, sizeof *t);
+}
+
+double
+straggler_expected_slowest(const struct straggler_table *t, long devices)
+{
+	double sum = 0, below = 0, n = (double)t->n, N = (double)devices;
+
+	/* (k/n)^N through exp and log: exact enough at N of 2^30, and 0
+	 * rather than a denormal where it vanishes */
+	for (size_t k = 1; k <= t->n; k++) {
+		double upto = k == t->n ? 1 : exp(N * log((double)k / n));
+
+		sum += t->relative_time[k - 1] * (upto - below);
+		below = upto;
+	}
+	return sum;
+}
