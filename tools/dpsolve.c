@@ -736,6 +736,8 @@ main(int argc, char *argv[])
 	if (o.evaluate) {
 		if (planio_read_plan(o.evaluate, &vs, &plans[0], &err) < 0)
 			die_err(&err);
+		planio_straggler_note(o.evaluate, &plans[0],
+		    li.straggler_factor, env.devices);
 		if (plan_evaluate(&env, &plans[0], &res[0], &err) < 0) {
 			if (!err.file[0])	/* the plan's own inconsistency */
 				snprintf(err.file, sizeof err.file, "%s",

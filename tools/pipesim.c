@@ -791,7 +791,7 @@ main(int argc, char *argv[])
 	struct outfile *all[2] = { &out, &tl };
 	struct pl_err err;
 	int v, sched, *route, *mb_route;
-	double *syncs;
+	double *syncs, factor = 0;	/* -J's device factor */
 
 	parse_args(argc, argv, &o);
 	argc -= optind;
@@ -822,10 +822,11 @@ main(int argc, char *argv[])
 	    o.optimizer, .p2p_scatter_gather = o.scatter_gather,
 	    .tp_grad_blocking = o.tp_grad_blocking });
 	if (o.stragglers && planio_stragglers(&vs, o.stragglers, env.devices,
-	    &(double){ 0 }, &err) < 0)
+	    &factor, &err) < 0)
 		die_err(&err);
 	if (planio_read_plan(o.plan, &vs, &p, &err) < 0)
 		die_err(&err);
+	planio_straggler_note(o.plan, &p, factor, env.devices);
 	if (plan_evaluate(&env, &p, &r, &err) < 0) {
 		if (!err.file[0])
 			snprintf(err.file, sizeof err.file, "%s", o.plan);

@@ -7,7 +7,9 @@
 #   VALIDATE_GANTT=DIR draws each published plan's step as pipesim
 #   simulates it, DIR/gantt-RUN.png and .svg;
 #   VALIDATE_CONFIGS=DIR reads the models, accelerators and networks from
-#   DIR instead of configs, as tools/validate-sensitivity.sh does)
+#   DIR instead of configs, as tools/validate-sensitivity.sh does;
+#   VALIDATE_SPEEDS=TABLE prices the straggler_step_s column from that
+#   table of measured device speeds, empty: the column left empty)
 #   sh tools/validate.sh --summary OUT.csv
 #
 # Each run of a runs table (docs/formats.md, "Published runs": run, model,
@@ -433,7 +435,7 @@ for table in "$@"; do
 			solve -E "$tmp/$run.plan.xml" -M "$whole" -J "$SPEEDS" \
 			    -o "$tmp/$run.strag.xml" "$tmp/$run.csv" 2> "$tmp/$run.err" ||
 			    { cat "$tmp/$run.err" >&2; exit 1; }
-			straggler=$(sed -n 's/.*<result step_s="\([^"]*\)".*/\1/p' "$tmp/$run.strag.xml")
+			straggler=$(sed -n 's/.*<result [^>]*\<step_s="\([^"]*\)".*/\1/p' "$tmp/$run.strag.xml")
 		fi
 		# the same plan's step simulated pass by pass (pipesim), its
 		# Gantt chart drawn where asked; Megatron-LM of 2021-22 (the

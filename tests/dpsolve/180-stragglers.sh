@@ -5,7 +5,8 @@
 #   1.5 - 0.5 (2/3)^N; one device, 7/6: tests/dpsolve/tiny.csv on one
 #   device, 8 micro-batches of 0.09 s, is 8 * 0.09 / 6 = 0.12 s slower,
 #   its optimizer step (memory traffic) unchanged; on the 4 devices of
-#   tiny-net, the plan's straggler_factor 1.5 - 0.5 (16/81);
+#   tiny-net, the plan's straggler_factor 1.5 - 0.5 (16/81); a plan read
+#   back at another -N, or without -J, is priced with a warning;
 # - the measured table data/variability/sgemm-v100-longhorn.csv over
 #   Llama 3 8B's two stages on 64 H100s: each stage's compute_s times
 #   the expected slowest of 64 drawn from it (summed here from the file
@@ -41,6 +42,21 @@ f=$(attr "$tmp/one-j.xml" plan straggler_factor)
 close "$f" "$(calc "7 / 6")" 1e-9 || say "one device: factor $f, not 7/6"
 [ -z "$(attr "$tmp/one.xml" plan straggler_factor)" ] ||
     say "a plan priced without -J names a straggler factor"
+# read back: the same -N and -J price it again without a word; another
+# -N, or no -J, says so on standard error
+"$BIN/dpsolve" -a configs/accelerators/tpuv4.xml -n tests/dpsolve/tiny-net.xml \
+    -B 8 -N 1 -J "$tmp/three.csv" -E "$tmp/one-j.xml" -o "$tmp/again.xml" \
+    tests/dpsolve/tiny.csv 2> "$tmp/err" || exit 1
+[ ! -s "$tmp/err" ] || say "the same -N and -J: $(cat "$tmp/err")"
+[ "$(attr "$tmp/again.xml" result step_s)" = "$b" ] ||
+    say "read back with -J: step $(attr "$tmp/again.xml" result step_s), not $b"
+for j in "-J $tmp/three.csv" ""; do
+	"$BIN/pipesim" -a configs/accelerators/tpuv4.xml \
+	    -n tests/dpsolve/tiny-net.xml -B 8 $j -p "$tmp/one-j.xml" \
+	    -o "$tmp/sim.csv" tests/dpsolve/tiny.csv 2> "$tmp/err" || exit 1
+	grep -q "straggler_factor 1.16667" "$tmp/err" ||
+	    say "pipesim ${j:-without -J} over the network's 4 devices: no word of the plan's factor"
+done
 tiny -N 4 -J "$tmp/three.csv" -o "$tmp/four-j.xml" || exit 1
 f=$(attr "$tmp/four-j.xml" plan straggler_factor)
 close "$f" "$(calc "1.5 - 0.5 * 16 / 81")" 1e-9 ||

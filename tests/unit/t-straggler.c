@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/csvio.h"
+#include "model/layers.h"
 #include "model/straggler.h"
 #include "tap.h"
 
@@ -107,14 +108,59 @@ refusals(void)
 	OK(table(&s, "relative_time\n1\n-1.2\n1\n", &err) < 0,
 	    "a negative time");
 	OK(table(&s, "relative_time\n1\nnan\n1\n", &err) < 0, "a NaN");
+	OK(table(&s, "relative_time\n1\n1e18\n1\n", &err) < 0 &&
+	    strstr(pl_err_str(&err, msg, sizeof msg), "speeds.csv:3:") !=
+	    NULL, "a device 1e18 times slower: not a speed variation");
 	OK(table(&s, "relative_time\n2.41\n2.38\n2.45\n", &err) < 0 &&
 	    strstr(pl_err_str(&err, msg, sizeof msg), "the median is 2.41, "
 	    "not 1") != NULL, "times in seconds, not relative");
 }
 
+/* Every time a row runs on the device scales; its bytes do not. */
+static void
+scaled_row(void)
+{
+	struct tp_pair pair = { 0, 1e6, 0.5, 0.25 };
+	struct layer L = { 0 };
+	struct layer_graph g = { 0 };
+	const double f = 1.25;
+
+	L.forward_s = 1;
+	L.backward_s = 2;
+	L.weight_gradient_s = 0.75;
+	L.recompute_s = 0.9;
+	L.selective_recompute_s = 0.1;
+	L.op_sac_recompute_s = 0.3;
+	L.forward_bound_s = 0.8;
+	L.backward_bound_s = 1.6;
+	L.parameter_bytes = 7e6;
+	L.activation_bytes = 3e6;
+	L.coll_bytes[LCOLL_ALL_REDUCE] = 4e6;
+	L.ntp = 1;
+	L.tp = &pair;
+	g.n = 1;
+	g.l = &L;
+	layers_scale_times(&g, f);
+	EQ_DBL(L.forward_s, 1.25, 1e-15, "forward pass scaled");
+	EQ_DBL(L.backward_s, 2.5, 1e-15, "backward pass scaled");
+	EQ_DBL(L.weight_gradient_s, 0.9375, 1e-15, "W pass scaled");
+	EQ_DBL(L.recompute_s, 1.125, 1e-15, "full recomputation scaled");
+	EQ_DBL(L.selective_recompute_s, 0.125, 1e-15, "selective scaled");
+	EQ_DBL(L.op_sac_recompute_s, 0.375, 1e-15, "per-operator scaled");
+	EQ_DBL(L.forward_bound_s, 1.0, 1e-15, "forward bound scaled");
+	EQ_DBL(L.backward_bound_s, 2.0, 1e-15, "backward bound scaled");
+	EQ_DBL(pair.forward_s, 0.625, 1e-15, "a tensor-parallel pair's "
+	    "product scaled");
+	EQ_DBL(pair.backward_s, 0.3125, 1e-15, "its backward scaled");
+	OK(pair.bytes == 1e6 && L.parameter_bytes == 7e6 &&
+	    L.activation_bytes == 3e6 && L.coll_bytes[LCOLL_ALL_REDUCE] ==
+	    4e6, "bytes, and so transfers, unchanged");
+}
+
 int
 main(void)
 {
+	scaled_row();
 	closed_forms();
 	against_brute_force();
 	refusals();

@@ -2,6 +2,7 @@
 /* realpath() (an index entry that links out of its folder) */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -678,6 +679,10 @@ planio_read_plan(const char *path, const struct variants *vs, struct plan *p,
 	/* optional: the expert ranks split the samples (absent: 0) */
 	if (xmlio_attr_long(path, par, "ep_batch", 0, &epb, err) < 0)
 		goto fail;
+	/* optional: the device factor it was priced with (absent: none) */
+	if (xmlio_attr_double(path, root, "straggler_factor", 0,
+	    &p->straggler_factor, err) < 0)
+		goto fail;
 	/* optional: a batch split's ranks over a sequence (absent: 1) */
 	if (xmlio_attr_long(path, par, "ep_fold", 1, &fold, err) < 0)
 		goto fail;
@@ -1074,6 +1079,21 @@ planio_stragglers(struct variants *vs, const char *path, long devices,
 	for (size_t i = 0; i < vs->n; i++)
 		layers_scale_times(&vs->g[i], *factor);
 	return 0;
+}
+
+void
+planio_straggler_note(const char *path, const struct plan *p, double factor,
+    long devices)
+{
+	if (p->straggler_factor > 0 && factor <= 0)
+		warnx("%s: priced with every device the expected slowest of its "
+		    "job's (straggler_factor %.6g); without -J, each at the "
+		    "median device's speed", path, p->straggler_factor);
+	else if (p->straggler_factor > 0 && fabs(factor -
+	    p->straggler_factor) > 1e-9 * p->straggler_factor)
+		warnx("%s: priced with straggler_factor %.6g, -J gives %.6g "
+		    "over %ld devices (-N as the plan was searched?)", path,
+		    p->straggler_factor, factor, devices);
 }
 
 void

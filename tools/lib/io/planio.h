@@ -68,6 +68,12 @@ void planio_env(struct plan_env *env, const struct network *net,
 int planio_stragglers(struct variants *vs, const char *path, long devices,
     double *factor, struct pl_err *err);
 
+/* A plan read back (`path`) whose straggler_factor differs from the one
+ * it is now priced at (`factor`, over `devices`; 0: no -J): a warning on
+ * standard error, so that a step priced apart from its search says why. */
+void planio_straggler_note(const char *path, const struct plan *p,
+    double factor, long devices);
+
 /* Read a plan XML written by planio_write_xml; p->stage is malloc'ed. */
 int planio_read_plan(const char *path, const struct variants *vs,
     struct plan *p, struct pl_err *err);

@@ -240,6 +240,9 @@ struct plan {
 	int fsdp;			/* as plan_mode's */
 	long fsdp_shard;		/* as plan_mode's */
 	int stage_major;		/* as plan_mode's */
+	/* a plan file's record of the device factor it was priced with
+	 * (its root's straggler_factor, planio_stragglers); 0: none */
+	double straggler_factor;
 	size_t line;			/* of <parallelism> in a plan file, 0 */
 };
 

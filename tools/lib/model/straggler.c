@@ -31,12 +31,22 @@ straggler_from_table(struct straggler_table *t, const struct csvio_table *csv,
 	    csvio_need_rows(csv, "devices", err) < 0)
 		return -1;
 	t->relative_time = xcalloc(csv->nrows, sizeof *t->relative_time);
-	for (size_t r = 0; r < csv->nrows; r++)
+	for (size_t r = 0; r < csv->nrows; r++) {
 		if (csvio_double(csv, r, col, CSVIO_POSITIVE,
 		    &t->relative_time[r], err) < 0) {
 			straggler_release(t);
 			return -1;
 		}
+		if (t->relative_time[r] > STRAGGLER_MAX_RELATIVE) {
+			double x = t->relative_time[r];
+
+			straggler_release(t);
+			return pl_errf(err, csv->file, csv->lines[r], "column "
+			    "'relative_time': %g: a device %g times slower "
+			    "than the median one is not a speed variation "
+			    "(at most %g)", x, x, STRAGGLER_MAX_RELATIVE);
+		}
+	}
 	t->n = csv->nrows;
 	qsort(t->relative_time, t->n, sizeof *t->relative_time, ascending);
 	median = t->n % 2 ? t->relative_time[t->n / 2] :
@@ -80,10 +90,12 @@ straggler_expected_slowest(const struct straggler_table *t, long devices)
 {
 	double sum = 0, below = 0, n = (double)t->n, N = (double)devices;
 
-	/* (k/n)^N through exp and log: exact enough at N of 2^30, and 0
-	 * rather than a denormal where it vanishes */
+	/* (k/n)^N as exp(N log1p(-(n-k)/n)): accurate near k = n, where
+	 * the weight of the slowest devices lies, at N of 2^30; the last
+	 * weight's upper end exactly 1, so that the weights sum to 1 */
 	for (size_t k = 1; k <= t->n; k++) {
-		double upto = k == t->n ? 1 : exp(N * log((double)k / n));
+		double upto = k == t->n ? 1 : exp(N * log1p(-(double)(t->n -
+		    k) / n));
 
 		sum += t->relative_time[k - 1] * (upto - below);
 		below = upto;

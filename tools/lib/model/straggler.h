@@ -34,12 +34,16 @@ struct straggler_table {
 	double *relative_time;		/* ascending */
 };
 
-/* The most rows a table may have (a measured fleet). */
+/* The most rows a table may have (a measured fleet), and the largest
+ * relative time a row may give (a device 100 times slower than the
+ * median one is broken or mismeasured, not a speed variation; the
+ * measured fleets' slowest are 1.2 and 2.2). */
 #define STRAGGLER_MAX_ROWS ((size_t)1000000)
+#define STRAGGLER_MAX_RELATIVE 100.0
 
 /*
  * Read a table (CSV, a header row, column relative_time, each value
- * positive; other columns ignored).  The median of a table of relative
+ * positive and at most STRAGGLER_MAX_RELATIVE; other columns ignored).  The median of a table of relative
  * times is 1: one that is not (further than 1%) is refused, naming it,
  * as times in seconds or another unit would be.
  */
