@@ -175,8 +175,7 @@ int
 megatron_variant_ok(const struct layer_graph *g,
     const struct model_cfg *model)
 {
-	long c = layers_var(g, g->var_c, 1), cp = c * layers_ep_fold(g);
-	long s = summary_seq_len(g, model);
+	long cp = layers_context_ranks(g), s = summary_seq_len(g, model);
 
 	if (moe_tp_without_sp(g, model) || FP8_TORCHAO(g->var_fp8))
 		return 0;
@@ -198,10 +197,10 @@ megatron_check(const struct plan *p, long global_batch,
     const struct model_cfg *model, struct megatron_why *w)
 {
 	const struct layer_graph *g = p->g;
-	long c = layers_var(g, g->var_c, 1), eb = layers_ep_samples(g);
+	long eb = layers_ep_samples(g), cp = layers_context_ranks(g);
 	long b = layers_var(g, g->var_b, 1), zd = 1;
 	int zs = 0, S = p->nstages;
-	long cp = c * layers_ep_fold(g), layers = 0;
+	long layers = 0;
 	struct split sp;
 
 	w->n = 0;
@@ -340,7 +339,7 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 	 * they are data-parallel ranks, each with b/e of the micro-batch;
 	 * a split with a fold, both */
 	int epb = g->has_variant && g->var_ep_batch;
-	long eb = layers_ep_samples(g), cp = c * layers_ep_fold(g);
+	long eb = layers_ep_samples(g), cp = layers_context_ranks(g);
 	long rank_b = b / eb;
 	long nproc, nnodes;
 	int S = p->nstages, order_flag;

@@ -39,7 +39,7 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 	/* in Megatron's terms: a fold's expert ranks are context ranks, a
 	 * split's data-parallel ranks with b/e samples each (a split with a
 	 * fold: both) */
-	long cp = c * layers_ep_fold(g), dp = p->d * eb;
+	long cp = layers_context_ranks(g), dp = p->d * eb;
 	long mb = b / eb, z = 1;
 	char rc[64], vp[32] = "", ep[48] = "", zero[64] = "", hsdp[320] = "";
 	char efsdp[128] = "";
@@ -251,10 +251,9 @@ layout_short(char *buf, size_t len, const struct plan *p)
 {
 	const struct layer_graph *g = p->g;
 	long t = layers_var(g, g->var_t, 1), eb = layers_ep_samples(g);
-	long c = layers_var(g, g->var_c, 1), b = layers_var(g, g->var_b, 1);
-	long z = 1;
+	long b = layers_var(g, g->var_b, 1), z = 1;
 	int sp = g->has_variant && g->var_sp;
-	long cp = c * layers_ep_fold(g), dp = p->d * eb;
+	long cp = layers_context_ranks(g), dp = p->d * eb;
 	char vp[32] = "", zero[48] = "";
 
 	for (int i = 0; i < p->nstages; i++)

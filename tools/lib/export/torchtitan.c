@@ -154,15 +154,6 @@ tensor_priced(const struct model_cfg *model)
 	return f == NULL || f->kv_lora == 0;
 }
 
-/* torchtitan's context ranks: the graph's, and a fold's expert ranks
- * that share a sequence with them (its cp mesh, of which ep takes
- * them) */
-static long
-cp_degree(const struct layer_graph *g)
-{
-	return layers_var(g, g->var_c, 1) * layers_ep_fold(g);
-}
-
 /* Its expert tensor split: none or the tensor ranks' (ParallelDims
  * asserts etp == tp or etp == 1 with ep > 1). */
 static int
@@ -178,7 +169,7 @@ int
 torchtitan_variant_ok(const struct layer_graph *g,
     const struct model_cfg *model)
 {
-	long t = layers_var(g, g->var_t, 1), cp = cp_degree(g);
+	long t = layers_var(g, g->var_t, 1), cp = layers_context_ranks(g);
 	long s = summary_seq_len(g, model);
 
 	return etp_runs(g) && (g->var_fp8 == FP8_NONE || g->var_fp8 ==
@@ -212,7 +203,7 @@ torchtitan_check(const struct plan *p, long global_batch, int optimizer,
     const struct model_cfg *model, struct megatron_why *w)
 {
 	const struct layer_graph *g = p->g;
-	long t = layers_var(g, g->var_t, 1), c = cp_degree(g);
+	long t = layers_var(g, g->var_t, 1), c = layers_context_ranks(g);
 	long b = layers_var(g, g->var_b, 1), s = summary_seq_len(g, model);
 	int sp = g->has_variant && g->var_sp, copies = 0;
 	const char *name;
@@ -473,7 +464,7 @@ torchtitan_write(FILE *fp, const struct plan_meta *m,
 {
 	const struct model_cfg *model = si->model;
 	const struct layer_graph *g = p->g;
-	long t = layers_var(g, g->var_t, 1), c = cp_degree(g);
+	long t = layers_var(g, g->var_t, 1), c = layers_context_ranks(g);
 	long b = layers_var(g, g->var_b, 1), s = summary_seq_len(g, model);
 	/* a batch split's expert ranks are data-parallel ranks of b/e
 	 * samples each, in torchtitan's dp_shard (ep takes them from it) */

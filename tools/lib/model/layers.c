@@ -779,6 +779,12 @@ layers_ep_fold(const struct layer_graph *g)
 }
 
 long
+layers_context_ranks(const struct layer_graph *g)
+{
+	return layers_var(g, g->var_c, 1) * layers_ep_fold(g);
+}
+
+long
 layers_ep_samples(const struct layer_graph *g)
 {
 	return g->has_variant && g->var_ep_batch ? g->var_e /

@@ -209,6 +209,10 @@ long layers_expert_ranks(const struct layer_graph *g);
  * batch split, its fold with one) and those that split the samples. */
 long layers_ep_fold(const struct layer_graph *g);
 long layers_ep_samples(const struct layer_graph *g);
+/* The devices that share a sequence: the variant's context ranks times
+ * the expert ranks folded over them (Megatron's --context-parallel-size;
+ * torchtitan's cp mesh, of which its ep takes a fold's ranks). */
+long layers_context_ranks(const struct layer_graph *g);
 
 /* A variant field of the graph (its var_t, var_sp, ...), or dflt for a
  * graph without the variant columns. */

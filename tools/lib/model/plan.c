@@ -203,7 +203,7 @@ int
 plan_megatron_order_differs(const struct layer_graph *g)
 {
 	long t = layers_var(g, g->var_t, 1);
-	long cp = layers_var(g, g->var_c, 1) * layers_ep_fold(g);
+	long cp = layers_context_ranks(g);
 	long ep = layers_expert_ranks(g) > 1 ? layers_expert_ranks(g) : 1;
 	long etp = ep > 1 ? layers_expert_t(g) : t;
 
@@ -481,9 +481,9 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 	v->coll[LCOLL_ALL_TO_ALL] = group_cost_routed(env, v->w, v->e *
 	    (v->t / v->et), v->et, NET_ALL_TO_ALL, routed ? &rt : NULL);
 	v->coll[LCOLL_CONTEXT_ALL_GATHER] = group_cost(env, v->w,
-	    v->c * layers_ep_fold(g), v->t, NET_ALL_GATHER);
+	    layers_context_ranks(g), v->t, NET_ALL_GATHER);
 	v->coll[LCOLL_CONTEXT_REDUCE_SCATTER] = group_cost(env, v->w,
-	    v->c * layers_ep_fold(g), v->t, NET_REDUCE_SCATTER);
+	    layers_context_ranks(g), v->t, NET_REDUCE_SCATTER);
 	/* the experts' own tensor group, where it is smaller than t: et
 	 * adjacent ranks (Megatron-Core builds its expert groups expert-
 	 * tensor rank first) */
