@@ -435,7 +435,8 @@ for table in "$@"; do
 			solve -E "$tmp/$run.plan.xml" -M "$whole" -J "$SPEEDS" \
 			    -o "$tmp/$run.strag.xml" "$tmp/$run.csv" 2> "$tmp/$run.err" ||
 			    { cat "$tmp/$run.err" >&2; exit 1; }
-			straggler=$(sed -n 's/.*<result [^>]*\<step_s="\([^"]*\)".*/\1/p' "$tmp/$run.strag.xml")
+			straggler=$(awk '/<result / && match($0, / step_s="[^"]*"/) {
+			    print substr($0, RSTART + 9, RLENGTH - 10) }' "$tmp/$run.strag.xml")
 		fi
 		# the same plan's step simulated pass by pass (pipesim), its
 		# Gantt chart drawn where asked; Megatron-LM of 2021-22 (the

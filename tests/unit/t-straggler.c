@@ -4,6 +4,8 @@
  * draw, and the table's refusals.
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/csvio.h"
@@ -68,6 +70,33 @@ closed_forms(void)
 	straggler_release(&s);
 }
 
+/* Many equal rows: the slowest of any number is that time, to the bit
+ * (a sum of each time by its chance of being the largest drifts by the
+ * rows' count of roundings). */
+static void
+equal_rows(void)
+{
+	enum { ROWS = 65536 };
+	struct csvio_table csv;
+	struct straggler_table s;
+	struct pl_err err;
+	char *text = xmalloc(ROWS * 20 + 32), *at = text;
+	double x = 1.0000000000036382;
+
+	at += sprintf(at, "relative_time\n");
+	for (int i = 0; i < ROWS; i++)
+		at += sprintf(at, "%.17g\n", x);
+	OK(csvio_parse(&csv, "equal.csv", text, (size_t)(at - text),
+	    &err) == 0 && straggler_from_table(&s, &csv, &err) == 0,
+	    "65,536 equal rows");
+	OK(straggler_expected_slowest(&s, 1) == s.relative_time[0] &&
+	    straggler_expected_slowest(&s, 1L << 30) == s.relative_time[0],
+	    "the slowest of 1 or 2^30 equal devices is their time, exactly");
+	straggler_release(&s);
+	csvio_release(&csv);
+	free(text);
+}
+
 static void
 against_brute_force(void)
 {
@@ -108,6 +137,9 @@ refusals(void)
 	OK(table(&s, "relative_time\n1\n-1.2\n1\n", &err) < 0,
 	    "a negative time");
 	OK(table(&s, "relative_time\n1\nnan\n1\n", &err) < 0, "a NaN");
+	OK(table(&s, "relative_time\n1\n1e-300\n1\n", &err) < 0 &&
+	    strstr(pl_err_str(&err, msg, sizeof msg), "times faster") !=
+	    NULL, "a device 1e300 times faster: not a speed variation");
 	OK(table(&s, "relative_time\n1\n1e18\n1\n", &err) < 0 &&
 	    strstr(pl_err_str(&err, msg, sizeof msg), "speeds.csv:3:") !=
 	    NULL, "a device 1e18 times slower: not a speed variation");
@@ -162,6 +194,7 @@ main(void)
 {
 	scaled_row();
 	closed_forms();
+	equal_rows();
 	against_brute_force();
 	refusals();
 	return tap_done();

@@ -1092,8 +1092,8 @@ planio_straggler_note(const char *path, const struct plan *p, double factor,
 	else if (p->straggler_factor > 0 && fabs(factor -
 	    p->straggler_factor) > 1e-9 * p->straggler_factor)
 		warnx("%s: priced with straggler_factor %.6g, -J gives %.6g "
-		    "over %ld devices (-N as the plan was searched?)", path,
-		    p->straggler_factor, factor, devices);
+		    "over %ld devices (the -N and table it was searched "
+		    "with?)", path, p->straggler_factor, factor, devices);
 }
 
 void

@@ -37,14 +37,17 @@ straggler_from_table(struct straggler_table *t, const struct csvio_table *csv,
 			straggler_release(t);
 			return -1;
 		}
-		if (t->relative_time[r] > STRAGGLER_MAX_RELATIVE) {
+		if (t->relative_time[r] > STRAGGLER_MAX_RELATIVE ||
+		    t->relative_time[r] < 1 / STRAGGLER_MAX_RELATIVE) {
 			double x = t->relative_time[r];
 
 			straggler_release(t);
 			return pl_errf(err, csv->file, csv->lines[r], "column "
-			    "'relative_time': %g: a device %g times slower "
-			    "than the median one is not a speed variation "
-			    "(at most %g)", x, x, STRAGGLER_MAX_RELATIVE);
+			    "'relative_time': %g: a device %g times %s than "
+			    "the median one is not a speed variation (%g to "
+			    "%g)", x, x > 1 ? x : 1 / x, x > 1 ? "slower" :
+			    "faster", 1 / STRAGGLER_MAX_RELATIVE,
+			    STRAGGLER_MAX_RELATIVE);
 		}
 	}
 	t->n = csv->nrows;
@@ -88,17 +91,18 @@ straggler_release(struct straggler_table *t)
 double
 straggler_expected_slowest(const struct straggler_table *t, long devices)
 {
-	double sum = 0, below = 0, n = (double)t->n, N = (double)devices;
+	const double *x = t->relative_time;
+	double n = (double)t->n, N = (double)devices, below = 0;
 
-	/* (k/n)^N as exp(N log1p(-(n-k)/n)): accurate near k = n, where
-	 * the weight of the slowest devices lies, at N of 2^30; the last
-	 * weight's upper end exactly 1, so that the weights sum to 1 */
-	for (size_t k = 1; k <= t->n; k++) {
-		double upto = k == t->n ? 1 : exp(N * log1p(-(double)(t->n -
+	/* E[max] = x_n - sum_{k<n} (x_{k+1} - x_k) (k/n)^N: the slowest
+	 * time less each gap the draws all stay under, the chance of
+	 * which is (k/n)^N.  The gaps are never negative, so that the sum
+	 * cannot leave [x_1, x_n] nor fall as N grows by its rounding, as
+	 * a sum of x_k times the chance that it is the largest can on a
+	 * table of many equal rows.  (k/n)^N as exp(N log1p(-(n-k)/n)):
+	 * accurate near k = n, where the weight lies, at N of 2^30. */
+	for (size_t k = 1; k < t->n; k++)
+		below += (x[k] - x[k - 1]) * exp(N * log1p(-(double)(t->n -
 		    k) / n));
-
-		sum += t->relative_time[k - 1] * (upto - below);
-		below = upto;
-	}
-	return sum;
+	return fmax(x[0], x[t->n - 1] - below);
 }

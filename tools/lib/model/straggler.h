@@ -15,11 +15,13 @@
  * devices, and the expected slowest of them is, exactly, over the sorted
  * times x_1 <= ... <= x_n,
  *
- *   E[max] = sum_k x_k ((k/n)^N - ((k-1)/n)^N),
+ *   E[max] = sum_k x_k ((k/n)^N - ((k-1)/n)^N)
+ *          = x_n - sum_{k<n} (x_{k+1} - x_k) (k/n)^N,
  *
- * the chance that the k-th is the largest drawn.  No tail is fitted:
- * past a few times n devices it is the slowest measured one, and a
- * lower bound on what a larger fleet holds.
+ * the first weighing each time by the chance that it is the largest
+ * drawn (summed in the second form).  No tail is fitted: past a few
+ * times n devices it is the slowest measured one, and a lower bound on
+ * what a larger fleet holds.
  */
 #ifndef NP_STRAGGLER_H
 #define NP_STRAGGLER_H
@@ -34,18 +36,19 @@ struct straggler_table {
 	double *relative_time;		/* ascending */
 };
 
-/* The most rows a table may have (a measured fleet), and the largest
- * relative time a row may give (a device 100 times slower than the
- * median one is broken or mismeasured, not a speed variation; the
- * measured fleets' slowest are 1.2 and 2.2). */
+/* The most rows a table may have (a measured fleet), and how far from
+ * the median one a row may lie (a device 100 times slower or faster is
+ * broken or mismeasured, not a speed variation; the measured fleets'
+ * slowest are 1.2 and 2.2, their fastest 0.95). */
 #define STRAGGLER_MAX_ROWS ((size_t)1000000)
 #define STRAGGLER_MAX_RELATIVE 100.0
 
 /*
  * Read a table (CSV, a header row, column relative_time, each value
- * positive and at most STRAGGLER_MAX_RELATIVE; other columns ignored).  The median of a table of relative
- * times is 1: one that is not (further than 1%) is refused, naming it,
- * as times in seconds or another unit would be.
+ * within a factor STRAGGLER_MAX_RELATIVE of 1; other columns ignored).
+ * The median of a table of relative times is 1: one that is not
+ * (further than 1%) is refused, naming it, as times in seconds or
+ * another unit would be.
  */
 int straggler_read(struct straggler_table *t, const char *path,
     struct pl_err *err);
