@@ -100,27 +100,30 @@ summary() {
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
 		NR > 1 && $1 == "measured" { e = $6 < 0 ? -$6 : $6; err[++n] = e
 		  if (e > worst) { worst = e; wrun = $2 }
-		  # pipesim'"'"'s step of the same plan, where the table has it
-		  if ("simulated_step_s" in c && $c["simulated_step_s"] != "") {
-		    e = 100 * ($c["simulated_step_s"] - $3) / $3; if (e < 0) e = -e
-		    serr[++ns] = e; if (e > sworst) { sworst = e; srun = $2 } }
-		  # and with the expected slowest GPU of the run
-		  if ("straggler_step_s" in c && $c["straggler_step_s"] != "") {
-		    e = 100 * ($c["straggler_step_s"] - $3) / $3; if (e < 0) e = -e
-		    gerr[++ng] = e; if (e > gworst) { gworst = e; grun = $2 } } }
+		  # pipesim'"'"'s step of the same plan, and the plan with the
+		  # expected slowest GPU of the run, where the table has them
+		  track("simulated_step_s", serr, sw)
+		  track("straggler_step_s", gerr, gw) }
 		NR > 1 && $1 == "memory" { e = $6 < 0 ? -$6 : $6; if (e > mworst) mworst = e; m++ }
+		# a step column'"'"'s |error| against the measured one, into a (its
+		# count, worst and worst run in w)
+		function track(col, a, w,   e) {
+		  if (!(col in c) || $c[col] == "") return
+		  e = 100 * ($c[col] - $3) / $3; if (e < 0) e = -e
+		  a[++w["n"]] = e; if (e > w["worst"]) { w["worst"] = e; w["run"] = $2 }
+		}
 		function median(a, k,   i, j, x) {
 		  for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
 		      if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }
 		  return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 		}
 		END {
-		  if (ns > 0)
+		  if (sw["n"] > 0)
 		    printf "validate: the same plans simulated by pipesim: median |err| %.1f%%, worst %.1f%% (%s)\n",
-		        median(serr, ns), sworst, srun
-		  if (ng > 0)
+		        median(serr, sw["n"]), sw["worst"], sw["run"]
+		  if (gw["n"] > 0)
 		    printf "validate: with every GPU the expected slowest of its run (straggler_step_s): median |err| %.1f%%, worst %.1f%% (%s)\n",
-		        median(gerr, ng), gworst, grun
+		        median(gerr, gw["n"]), gw["worst"], gw["run"]
 		  printf "validate: %d runs, median |err| %.1f%%, worst %.1f%% (%s); %d memory points, worst %.1f%%\n",
 		      n, median(err, n), worst, wrun, m, mworst }' "$1"
 }
@@ -430,13 +433,13 @@ for table in "$@"; do
 		    "$tmp/$run.csv" 2> "$tmp/$run.err" ||
 		    { cat "$tmp/$run.err" >&2; exit 1; }
 		# the same plan with every GPU the expected slowest of the run's
-		straggler=
+		# (its step read below, as the plan's)
+		strag=
 		if [ -n "$SPEEDS" ]; then
+			strag=$tmp/$run.strag.xml
 			solve -E "$tmp/$run.plan.xml" -M "$whole" -J "$SPEEDS" \
-			    -o "$tmp/$run.strag.xml" "$tmp/$run.csv" 2> "$tmp/$run.err" ||
+			    -o "$strag" "$tmp/$run.csv" 2> "$tmp/$run.err" ||
 			    { cat "$tmp/$run.err" >&2; exit 1; }
-			straggler=$(awk '/<result / && match($0, / step_s="[^"]*"/) {
-			    print substr($0, RSTART + 9, RLENGTH - 10) }' "$tmp/$run.strag.xml")
 		fi
 		# the same plan's step simulated pass by pass (pipesim), its
 		# Gantt chart drawn where asked; Megatron-LM of 2021-22 (the
@@ -509,7 +512,7 @@ for table in "$@"; do
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
 		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$((E * t / et))$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp$et")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")$([ "$fsdp" != none ] && echo " fsdp-$fsdp")$([ "$fshard" -gt 0 ] && echo " hsdp$fshard")$([ "$rc" = op ] && echo " op-sac")$([ "$sm" = 0 ] && echo " replica-major")$([ "$attn" = fa2 ] && echo " fa2")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
-		    -v simulated="$simulated" -v straggler="$straggler" \
+		    -v simulated="$simulated" -v strag="$strag" \
 		    -v same="$tmp/$run.same.xml" '
 		function attr(line, name,   m) {
 			if (match(line, " " name "=\"[^\"]*\"") == 0) return ""
@@ -583,6 +586,8 @@ for table in "$@"; do
 				measured = F / (meas[2] * 1e12 * n)
 			}
 			scan(pub, a); scan(own, o); scan(same, r)
+			straggler = ""
+			if (strag != "") { scan(strag, g); straggler = g["step"] }
 			err = 100 * (a["step"] - measured) / measured
 			printf "measured,%s,%.6g,%.6g,step_s,%.2f,%s,%s,%.6g,%s,%.4f,%.6g,%s,%.4f,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s,fp16 loss scaling and the timing of DDP buckets not modelled (their memory is)\n",
 			    run, measured, a["step"], err, plan, a["fits"], a["peak"], o["plan"], a["step"] / o["step"], o["peak"], r["plan"], a["step"] / r["step"],
