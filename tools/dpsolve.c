@@ -42,6 +42,7 @@ struct opts {
 	int stage_major_min, stage_major_max;	/* -L: the placements */
 	int sched_min, sched_max;		/* -Y: PLAN_1F1B.. */
 	int tp_overlap, tp_grad_blocking;
+	int ep_min, ep_max;	/* -K: Megatron-Core's combined 1F1B */
 	int deepep;		/* -H deepep: DeepEP's hierarchical dispatch */
 	int megatron;		/* -X: search only what Megatron-LM runs */
 	int torchtitan;		/* -X torchtitan: only what it runs */
@@ -61,7 +62,7 @@ usage(FILE *fp, int status)
 {
 	fprintf(fp,
 	    "usage: dpsolve [-hF] [-A model.xml] [-B batch] [-D on|off|both] [-E plan.xml] "
-	    "[-G megatron|torch] [-H alltoall|deepep] [-I off|both|only] [-J speeds.csv] [-L replica|stage|both] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] [-Q on|off|both] "
+	    "[-G megatron|torch] [-H alltoall|deepep] [-I off|both|only] [-J speeds.csv] [-K on|off|both] [-L replica|stage|both] [-M bytes] [-N devices] [-O adam|sgd] [-P on|off] [-Q on|off|both] "
 	    "[-R layers] [-T stats.csv] [-U on|off] "
 	    "[-V on|off] [-W async|blocking] [-X megatron|torchtitan|none] [-Y 1f1b|zbh1|zbv|dualpipev|both|all] [-Z auto|off] [-c plan.csv] [-f xml|csv|megatron|summary|torchtitan] "
 	    "[-g bf16|fp32] [-k N] [-m label] [-o file] "
@@ -92,6 +93,11 @@ usage(FILE *fp, int status)
 		    "  -I off|both|only    PyTorch's FSDP2 as torchtitan runs it, beside Megatron's data parallelism (default off; -X none)\n"
 		    "  -J speeds.csv       price every device as the expected slowest of the job's -N: a table of\n"
 		    "                      measured devices' relative_time (data/variability/; default off)\n"
+		    , fp);
+	if (fp == stdout)
+		fputs(
+		    "  -K on|off|both      Megatron-Core's combined 1F1B, the experts' exchange beside another micro-batch's\n"
+		    "                      compute (--overlap-moe-expert-parallel-comm; default off)\n"
 		    "  -L replica|stage|both  the stages' placement: a replica's one after another, each stage's replicas side by side (Megatron's default order), or both (default)\n"
 		    "  -Z auto|off         ZeRO where nothing fits without it (default auto) or never\n"
 		    "  -z zmax             largest ZeRO degree (power of two, default 64)\n"
@@ -350,6 +356,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 		{ "fsdp", required_argument, NULL, 'I' },
 		{ "placement", required_argument, NULL, 'L' },
 		{ "stragglers", required_argument, NULL, 'J' },
+		{ "ep-overlap", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch;
@@ -371,7 +378,7 @@ parse_args(int argc, char *argv[], struct opts *o)
 	o->top_n = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv,
-	    ":A:B:C:D:E:FG:H:I:J:L:M:N:O:P:Q:R:S:T:U:V:W:X:Y:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
+	    ":A:B:C:D:E:FG:H:I:J:K:L:M:N:O:P:Q:R:S:T:U:V:W:X:Y:Z:a:c:e:f:g:hk:m:n:o:qr:s:v:w:z:", longopts,
 	    NULL)) != -1) {
 		if (ch > 0 && ch < OPT_SEEN_MAX)
 			o->seen[ch] = 1;
@@ -397,6 +404,10 @@ parse_args(int argc, char *argv[], struct opts *o)
 			opt_either('L', optarg, "replica", "stage",
 			    "replica, stage or both", &o->stage_major_min,
 			    &o->stage_major_max);
+			break;
+		case 'K':	/* --overlap-moe-expert-parallel-comm */
+			opt_either('K', optarg, "off", "on", "on, off or both",
+			    &o->ep_min, &o->ep_max);
 			break;
 		case 'Q':	/* --fp8-param-gather */
 			opt_either('Q', optarg, "off", "on", "on, off or both",
@@ -560,7 +571,7 @@ main(int argc, char *argv[])
 	}
 	{
 		int c = opt_first_outside(o.seen,
-		    "ABDEFGHIJLMNOPQRTUVWXYZacfghkmnorvz");
+		    "ABDEFGHIJKLMNOPQRTUVWXYZacfghkmnorvz");
 
 		if (c != 0) {
 			warnx("-%c: only with -C nest", c);
@@ -757,7 +768,8 @@ main(int argc, char *argv[])
 		    .sched_min = o.sched_min, .sched_max = o.sched_max,
 		    .fsdp_min = o.fsdp_min, .fsdp_max = o.fsdp_max,
 		    .stage_major_min = o.stage_major_min,
-		    .stage_major_max = o.stage_major_max };
+		    .stage_major_max = o.stage_major_max,
+		    .ep_overlap_min = o.ep_min, .ep_overlap_max = o.ep_max };
 		size_t ng = 0;
 
 		for (size_t i = 0; i < vs.n; i++)
@@ -854,6 +866,11 @@ main(int argc, char *argv[])
 			/* Qwen3: no pipelining_fn */
 			dpo.stages_max = torchtitan_pipelines(li.model) ? 0 : 1;
 			dpo.tp_overlap = 0;
+			/* Megatron-Core's schedule */
+			if (o.ep_min > 0)
+				die("%s: -K on: torchtitan has no combined "
+				    "1F1B (Megatron-Core's)", argv[0]);
+			dpo.ep_overlap_max = 0;
 		}
 		if (o.flat) {
 			network_flatten(&net, &flat);

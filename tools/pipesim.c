@@ -837,6 +837,10 @@ main(int argc, char *argv[])
 			die("%s: stage %d has %ld ZeRO copies: pipesim "
 			    "simulates plans without them", o.plan, i,
 			    p.stage[i].z);
+	if (p.ep_overlap)
+		die("%s: ep_overlap: Megatron-Core's combined 1F1B (its "
+		    "merged pairs of passes) is priced by dpsolve's closed "
+		    "form, not simulated", o.plan);
 	v = p.v > 1 ? (int)p.v : 1;
 	/* FSDP2: torchtitan's 1F1B, interleaved or not (its groups of S,
 	 * Megatron's order), and the plan's ZBVZeroBubble or DualPipeV */

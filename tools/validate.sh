@@ -55,7 +55,9 @@
 # torchtitan's mesh; 0: a replica's stages one after another, a run
 # launched with Megatron's --use-tp-pp-dp-mapping), and attention_kernel
 # (fused, the default: the accelerator's own fused attention, cuDNN's on
-# Hopper; fa2: FlashAttention-2, graph-normalize -V attn=fa2)) is
+# Hopper; fa2: FlashAttention-2, graph-normalize -V attn=fa2), and
+# ep_overlap (1: Megatron-Core's --overlap-moe-expert-parallel-comm, the
+# combined 1F1B; dpsolve -K)) is
 # priced exactly as it was run: its variant's per-layer graph
 # (graph-normalize), Megatron's split over p stages (even, or as the
 # first and last stages' layers say), and dpsolve -E.  A step time is taken as it is; tokens a second a GPU
@@ -286,6 +288,8 @@ rows() {	# table
 		if (flag("overlap_param_gather") == 1 && flag("distributed_optimizer") != 1) bad("overlap_param_gather 1 needs distributed_optimizer 1")
 		if (flag("overlap_param_gather") == 1 && flag("overlap_grad_reduce") != 1) bad("overlap_param_gather 1 needs overlap_grad_reduce 1")
 		if (flag("tp_comm_overlap") == 1 && flag("sequence_parallel") != 1) bad("tp_comm_overlap 1 needs sequence_parallel 1")
+		# Megatron-Core asserts these of the combined 1F1B (TransformerConfig, core_v0.15.0)
+		if (flag("ep_overlap") == 1 && (EP < 2 || rcw == "full" || rcw == "op" || rl > 0 || (p > 1 && v < 2) || fsdp != "none")) bad("ep_overlap 1 needs expert parallelism (EP > 1), no full recomputation, interleaving where p > 1, and no fsdp")
 		# exactly one measurement a row, in whichever form it was published
 		m = ""
 		for (i = 1; i <= nm; i++) {
@@ -332,7 +336,7 @@ rows() {	# table
 		    fp8, flag("fp8_param_gather"), et, disp,
 		    opt_whole("seq_length", 0), fsdp, fshard,
 		    ("stage_major" in col && $col["stage_major"] != "") ? flag("stage_major") : 1,
-		    attn, tf, src
+		    attn, flag("ep_overlap"), tf, src
 		runs++
 	}
 	END {
@@ -344,7 +348,7 @@ rows() {	# table
 
 for table in "$@"; do
 	rows "$table" > "$tmp/rows" || exit 1
-	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split fp8 f8g et disp seq fsdp fshard sm attn measure source; do
+	while IFS=, read -r run model acc net devices t p d B b v rc ovl grads ddp sg sp dopt ovlp tpo tpb c ends rl F Z E split fp8 f8g et disp seq fsdp fshard sm attn epo measure source; do
 		mx=$CONFIGS/models/$model.xml
 		# the run's sequence: a copy of the model with that <seq_len>;
 		# learned positions keep their table (the config's sequence, the
@@ -402,9 +406,10 @@ for table in "$@"; do
 		    -v c="$pc" -v e="$E" -v epb="$epb" -v et="$et" -v fp8="$fp8" \
 		    -v disp="$disp" -v f8g="$f8g" -v fold="$fold" \
 		    -v fsdp="$fsdpn" -v fshard="$fshard" -v sm="$sm" -v attn="$attn" \
+		    -v epo="$epo" \
 		    -v ends="$ends" -v tpo="$tpo" -v rl="$rl" -v F="$F" -v Z="$Z" 'BEGIN {
 			printf "<plan micro_batch_samples=\"%d\">\n", b
-			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"%d\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s%s%s%s%s%s%s%s%s%s%s/>\n", d, t, sp, e, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : ""), (epb ? " ep_batch=\"1\"" : ""), (fold > 1 ? " ep_fold=\"" fold "\"" : ""), (et != t ? " expert_t=\"" et "\"" : ""), (fp8 != "none" ? " fp8_recipe=\"" fp8 "\"" : ""), (disp == "deepep" ? " deepep=\"1\"" : ""), (f8g == 1 ? " fp8_param_gather=\"1\"" : ""), (fsdp > 0 ? " fsdp=\"" fsdp "\"" : ""), (fshard > 0 ? " fsdp_shard=\"" fshard "\"" : ""), (sm == 1 ? " stage_major=\"1\"" : ""), (attn != "fused" ? " attention_kernel=\"" attn "\"" : "")
+			printf "<parallelism d=\"%d\" t=\"%d\" sp=\"%d\" e=\"%d\" c=\"%d\" recompute=\"%d\" virtual_stages=\"%d\" distributed_optimizer=\"%d\" overlap_grad_reduce=\"%d\" overlap_param_gather=\"%d\" ends_in_pipeline_split=\"%d\" tp_comm_overlap=\"%d\"%s%s%s%s%s%s%s%s%s%s%s%s/>\n", d, t, sp, e, c, rc, v, dopt, ovl, ovlp, ends, tpo, (rl > 0 ? " recompute_layers=\"" rl "\"" : ""), (epb ? " ep_batch=\"1\"" : ""), (fold > 1 ? " ep_fold=\"" fold "\"" : ""), (et != t ? " expert_t=\"" et "\"" : ""), (fp8 != "none" ? " fp8_recipe=\"" fp8 "\"" : ""), (disp == "deepep" ? " deepep=\"1\"" : ""), (f8g == 1 ? " fp8_param_gather=\"1\"" : ""), (fsdp > 0 ? " fsdp=\"" fsdp "\"" : ""), (fshard > 0 ? " fsdp_shard=\"" fshard "\"" : ""), (sm == 1 ? " stage_major=\"1\"" : ""), (attn != "fused" ? " attention_kernel=\"" attn "\"" : ""), (epo == 1 ? " ep_overlap=\"1\"" : "")
 			# the rows of the graph: the embedding -1, the layers, the head L
 			if (F + Z > 0) {
 				each = p - (F > 0) - (Z > 0) > 0 ? (L - F - Z) / (p - (F > 0) - (Z > 0)) : 0
@@ -445,14 +450,17 @@ for table in "$@"; do
 		# Gantt chart drawn where asked; Megatron-LM of 2021-22 (the
 		# scatter/gather's) held its stages for their transfers
 		# interleaved too, before it overlapped them
+		# (the combined 1F1B is not simulated: the column left empty)
 		simulated=
+		[ "$epo" = 1 ] || {
 		priced pipesim $([ "$sg" = 1 ] && echo "-x hold") \
 		    -M "$whole" -p "$tmp/$run.plan.xml" -o "$tmp/$run.sim.csv" \
 		    -t "$tmp/$run.timeline.csv" "$tmp/$run.csv" 2> "$tmp/$run.err" ||
 		    { cat "$tmp/$run.err" >&2; exit 1; }
 		simulated=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
 		    NR == 2 { print $c["step_s"] }' "$tmp/$run.sim.csv")
-		if [ -n "${VALIDATE_GANTT:-}" ]; then
+		}
+		if [ -n "${VALIDATE_GANTT:-}" ] && [ "$epo" != 1 ]; then
 			mkdir -p "$VALIDATE_GANTT" &&
 			sh "$(dirname "$0")/plot.sh" gantt "$tmp/$run.timeline.csv" \
 			    "$VALIDATE_GANTT" "gantt-$run" || exit 1
@@ -484,6 +492,7 @@ for table in "$@"; do
 		rsearch=$([ "$rc" = selective ] && echo all || echo both)
 		tpsearch=$([ "$tpo" = 1 ] && echo on || echo off)
 		qsearch=$([ "$f8g" = 1 ] && echo both || echo off)
+		ksearch=$([ "$epo" = 1 ] && echo both || echo off)
 		# a torchtitan run: what torchtitan runs (FSDP2 and HSDP, its
 		# recomputation kinds: none, full and per operator)
 		# (Megatron-LM runs either placement: its default order, or
@@ -500,17 +509,17 @@ for table in "$@"; do
 			set -- -X none -I only -A "$mx"
 		fi
 		solve "$@" -D "$dsearch" -r "$rsearch" -V "$overlap" -U "$tpsearch" \
-		    -H "$hflag" -Q "$qsearch" -o "$tmp/$run.own.xml" \
+		    -H "$hflag" -Q "$qsearch" -K "$ksearch" -o "$tmp/$run.own.xml" \
 		    "$tmp/$run.d/index.csv"
 		# and with the run's own recomputation kind: the layout alone
 		solve "$@" -D "$dsearch" -r "$rc" -V "$overlap" -U "$tpsearch" \
-		    -H "$hflag" -Q "$qsearch" -o "$tmp/$run.same.xml" \
+		    -H "$hflag" -Q "$qsearch" -K "$ksearch" -o "$tmp/$run.same.xml" \
 		    "$tmp/$run.d/index.csv"
 		awk -v run="$run" -v B="$B" -v s="$s" -v L="$L" -v h="$h" -v V="$V" \
 		    -v A="$A" -v G="$G" -v f="$f" -v k="$k" -v gated="$gated" \
 		    -v rl="$rl" -v p="$p" -v nv="$v" \
 		    -v tf="$measure" -v n="$devices" -v rc="$rc" \
-		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$((E * t / et))$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp$et")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")$([ "$fsdp" != none ] && echo " fsdp-$fsdp")$([ "$fshard" -gt 0 ] && echo " hsdp$fshard")$([ "$rc" = op ] && echo " op-sac")$([ "$sm" = 0 ] && echo " replica-major")$([ "$attn" = fa2 ] && echo " fa2")" \
+		    -v plan="t$t p$p$([ "$c" -gt 1 ] && echo " c$c") d$d$([ "$E" -gt 1 ] && echo " e$((E * t / et))$([ "$split" = fold ] && echo ' fold')") b$b v$v$([ "$sp" = 1 ] && echo ' sp')$([ "$dopt" = 1 ] && echo ' distopt')$([ "$tpo" = 1 ] && echo ' tpo')$([ "$ends" = 1 ] && echo ' ends')$([ "$rl" -gt 0 ] && echo " block$rl")$([ "$F$Z" != 00 ] && echo " first$F last$Z")$([ "$et" != "$t" ] && echo " etp$et")$([ "$fp8" != none ] && echo " fp8-$fp8")$([ "$f8g" = 1 ] && echo " fp8-gather")$([ "$disp" = deepep ] && echo " deepep")$([ "$fsdp" != none ] && echo " fsdp-$fsdp")$([ "$fshard" -gt 0 ] && echo " hsdp$fshard")$([ "$rc" = op ] && echo " op-sac")$([ "$sm" = 0 ] && echo " replica-major")$([ "$attn" = fa2 ] && echo " fa2")$([ "$epo" = 1 ] && echo " ep-overlap")" \
 		    -v pub="$tmp/$run.out.xml" -v own="$tmp/$run.own.xml" \
 		    -v simulated="$simulated" -v strag="$strag" \
 		    -v same="$tmp/$run.same.xml" '
@@ -537,7 +546,7 @@ for table in "$@"; do
 					ef = attr(line, "ep_fold") + 0; if (ef < 1) ef = 1
 					mc = attr(line, "c") * (ee > 1 && !eb ? ee : ef)
 					md = attr(line, "d") * (ee > 1 && eb ? ee / ef : 1)
-					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee * attr(line, "t") / (attr(line, "expert_t") != "" ? attr(line, "expert_t") : attr(line, "t")) (eb ? "" : " fold") : "") " b" (eb ? bsz * ef / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "fp8_param_gather") == 1 ? " fp8-gather" : "") (attr(line, "deepep") == 1 ? " deepep" : "") (attr(line, "fsdp") == 1 ? " fsdp-resharded" : attr(line, "fsdp") == 2 ? " fsdp-kept" : "") (attr(line, "fsdp_shard") > 0 ? " hsdp" attr(line, "fsdp_shard") : "") (attr(line, "stage_major") == 1 ? " stage-major" : "") (attr(line, "attention_kernel") != "" ? " " attr(line, "attention_kernel") : "")
+					what["plan"] = "t" attr(line, "t") " p" attr(line, "p") (mc > 1 ? " c" mc : "") " d" md (ee > 1 ? " e" ee * attr(line, "t") / (attr(line, "expert_t") != "" ? attr(line, "expert_t") : attr(line, "t")) (eb ? "" : " fold") : "") " b" (eb ? bsz * ef / ee : bsz) " v" attr(line, "virtual_stages") " rc" attr(line, "recompute") (attr(line, "sp") == 1 ? " sp" : "") (attr(line, "distributed_optimizer") == 1 ? " distopt" : "") (attr(line, "tp_comm_overlap") == 1 ? " tpo" : "") (attr(line, "ends_in_pipeline_split") == 1 ? " ends" : "") (attr(line, "expert_t") != "" ? " etp" attr(line, "expert_t") : "") (attr(line, "fp8_recipe") != "" ? " fp8-" attr(line, "fp8_recipe") : "") (attr(line, "fp8_param_gather") == 1 ? " fp8-gather" : "") (attr(line, "deepep") == 1 ? " deepep" : "") (attr(line, "fsdp") == 1 ? " fsdp-resharded" : attr(line, "fsdp") == 2 ? " fsdp-kept" : "") (attr(line, "fsdp_shard") > 0 ? " hsdp" attr(line, "fsdp_shard") : "") (attr(line, "stage_major") == 1 ? " stage-major" : "") (attr(line, "attention_kernel") != "" ? " " attr(line, "attention_kernel") : "") (attr(line, "ep_overlap") == 1 ? " ep-overlap" : "")
 					v = attr(line, "virtual_stages") + 0
 				}
 				if (line ~ /<plan /) bsz = attr(line, "micro_batch_samples")

@@ -200,6 +200,11 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 		for (int ends = 0; ends <= (nv > 1); ends++)
 		for (int sc = o->sched_min; sc <= (zero_on ? PLAN_1F1B :
 		    o->sched_max); sc++)
+		/* the combined 1F1B: 1F1B's without ZeRO copies or FSDP2
+		 * (and where Megatron-Core runs it: the evaluator refuses
+		 * the rest) */
+		for (int ep = o->ep_overlap_min; ep <= (zero_on || fsdp ||
+		    sc != PLAN_1F1B ? 0 : o->ep_overlap_max); ep++)
 		/* the placements (stage-major without ZeRO copies) */
 		for (int sm = o->stage_major_min; sm <= (zero_on ? 0 :
 		    o->stage_major_max); sm++)
@@ -291,7 +296,8 @@ brute_mode(const struct plan_env *env, struct layer_graph *const *g,
 				    .ends_in_split = ends,
 				    .recompute_layers = block ? k -
 				    o->recompute_max : 0,
-				    .fp8_param_gather = f8, .schedule = sc };
+				    .fp8_param_gather = f8, .schedule = sc,
+				    .ep_overlap = ep };
 				struct plan_mode mode = plan_mode_of(&p);
 				struct plan_result r;
 				long K = 0;
@@ -444,12 +450,21 @@ random_graphs(struct layer_graph *g, size_t n, int layers, int experts)
 		}
 	}
 	/* the weights' gradient a fixed share of each backward pass (not
-	 * drawn: the instances stay those of before), for ZB-H1's W */
+	 * drawn: the instances stay those of before), for ZB-H1's W; the
+	 * experts' share of a mixture's passes, for the combined 1F1B */
 	for (size_t k = 0; k < ng; k++) {
 		g[k].has_wgrad = g[k].has_op_sac = 1;
-		for (size_t i = 0; i < n; i++)
+		g[k].has_expert_times = experts > 0;
+		for (size_t i = 0; i < n; i++) {
 			g[k].l[i].weight_gradient_s = 0.45 *
 			    g[k].l[i].backward_s;
+			if (experts) {
+				g[k].l[i].expert_forward_s = 0.6 *
+				    g[k].l[i].forward_s;
+				g[k].l[i].expert_backward_s = 0.6 *
+				    g[k].l[i].backward_s;
+			}
+		}
 	}
 	/* a transformer's kinds: block recomputation counts the layers
 	 * only, and leaves the embedding and head, which full reruns here,
@@ -467,7 +482,7 @@ random_instances(void)
 {
 	int agree = 0, exact = 0, flat_ok = 0, infeasible = 0, zero = 0;
 	int total = 550, interleaved = 0, modes[RC_N] = { 0 }, distopt = 0;
-	int fp8_gather = 0, zbh1 = 0, zbv = 0, dualpipev = 0;
+	int fp8_gather = 0, zbh1 = 0, zbv = 0, dualpipev = 0, ep_won = 0;
 	int float8 = 0, float8_gather = 0, fsdp_v = 0;
 	int fsdp[PLAN_FSDP_KEPT + 1] = { 0 };	/* the winners' */
 	int fsdp_experts = 0;		/* of them, with experts */
@@ -522,6 +537,8 @@ random_instances(void)
 		network_finish(&net, "net", NULL);
 		ng = random_graphs(g, n, layers, layers || it % 5 != 4 ? 0 :
 		    it % 10 == 9 ? 2 : 1);
+		/* the combined 1F1B searched on the experts' instances */
+		o.ep_overlap_max = !layers && it % 5 == 4;
 		/* every third instance's first variant in FP8 (not drawn:
 		 * the instances stay those of before), three quarters of
 		 * each kind of weight, the four recipes in turn, torchao's
@@ -701,6 +718,7 @@ random_instances(void)
 			zbh1 += best.schedule == PLAN_ZBH1;
 			zbv += best.schedule == PLAN_ZBV;
 			dualpipev += best.schedule == PLAN_DUALPIPEV;
+			ep_won += best.ep_overlap;
 			fold += layers_ep_fold(best.g) > 1 &&
 			    best.g->var_ep_batch;
 			etp += layers_expert_t(best.g) > 1 &&
@@ -841,6 +859,8 @@ random_instances(void)
 	    "experts)");
 	OK(zbv > 0, "ZB-V wins somewhere (searched with DualPipeV on every "
 	    "fourth)");
+	OK(ep_won > 0, "the combined 1F1B wins somewhere (searched on the "
+	    "experts' instances)");
 	OK(modes[RC_OP] > 0, "torchtitan's per-operator checkpointing wins "
 	    "somewhere (searched beside FSDP2 on every fourth instance)");
 	OK(stage_major > 0, "stage-major placement wins somewhere (searched "
@@ -855,14 +875,15 @@ random_instances(void)
 	    "DualPipeV %d; "
 	    "experts folded over a sequence in a batch split %d, split over "
 	    "fewer tensor ranks than t %d; %ld plans enumerated; "
-	    "Megatron's space dearer in %d (the encoder rule in %d)\n",
+	    "Megatron's space dearer in %d (the encoder rule in %d); the "
+	    "combined 1F1B %d\n",
 	    infeasible, zero, zero_heavy_solved, zero_pipelines, interleaved,
 	    modes[0], modes[1], modes[2], modes[3], block, distopt, fp8_gather,
 	    fsdp[PLAN_FSDP_RESHARD], fsdp[PLAN_FSDP_KEPT], hsdp, fsdp_experts,
 	    fsdp_interleaved, fsdp_v, float8, float8_gather, stage_major,
 	    zbh1,
 	    zbv, dualpipev, fold, etp, brute_plans, mega_dearer,
-	    mega_encoder_dearer);
+	    mega_encoder_dearer, ep_won);
 }
 
 /*
@@ -2255,6 +2276,68 @@ drain_floors(void)
 	layers_release(&g);
 }
 
+/*
+ * The combined 1F1B's pair of passes (plan_ep_pair_s) against the longest
+ * path through its graph, built here from Megatron-Core's issue order
+ * (core_v0.15.0, TransformerLayerSchedulePlan.run): eight passes, each
+ * after the one before it on its stream and the one before it on its
+ * micro-batch.  By hand: no exchange, the four computations in a row; a
+ * short exchange hidden behind them; a long one, the exchange stream's
+ * four in a row.
+ */
+static double
+pair_by_paths(const double *dur)
+{
+	/* 0 combine backward, 1 attention forward, 2 dispatch forward,
+	 * 3 experts backward, 4 dispatch backward, 5 experts forward,
+	 * 6 combine forward, 7 attention backward; edges (from, to) */
+	static const int edge[][2] = {
+		{ 0, 2 }, { 2, 4 }, { 4, 6 },		/* exchange stream */
+		{ 1, 3 }, { 3, 5 }, { 5, 7 },		/* compute stream */
+		{ 1, 2 }, { 2, 5 }, { 5, 6 },		/* micro-batch j */
+		{ 0, 3 }, { 3, 4 }, { 4, 7 },		/* micro-batch i */
+	};
+	double end[8], last = 0;
+
+	for (int k = 0; k < 8; k++) {	/* 0..7 is a topological order */
+		double start = 0;
+
+		for (size_t e = 0; e < sizeof edge / sizeof edge[0]; e++)
+			if (edge[e][1] == k)
+				start = fmax(start, end[edge[e][0]]);
+		end[k] = start + dur[k];
+		last = fmax(last, end[k]);
+	}
+	return last;
+}
+
+static void
+ep_pair_by_hand(void)
+{
+	int agree = 0;
+
+	EQ_DBL(plan_ep_pair_s(2, 1, 1, 2, 0), 6, 1e-15,
+	    "combined 1F1B: no exchange, the passes in a row");
+	EQ_DBL(plan_ep_pair_s(2, 1, 1, 2, 0.5), 6, 1e-15,
+	    "combined 1F1B: an exchange shorter than each computation, hidden");
+	EQ_DBL(plan_ep_pair_s(0.1, 0.1, 0.1, 0.1, 1), 4, 1e-15,
+	    "combined 1F1B: a long exchange, its four in a row");
+	/* the attention's forward (2) hides the combine's backward (3)
+	 * only in part: the dispatch waits for it, and the rest follows */
+	EQ_DBL(plan_ep_pair_s(2, 1, 1, 2, 3), 12, 1e-15,
+	    "combined 1F1B: an exchange longer than the attention");
+	for (int it = 0; it < 1000; it++) {
+		double af = uniform(), eb = uniform(), ef = uniform(),
+		    ab = uniform(), x = 2 * uniform();
+		double dur[8] = { x, af, x, eb, x, ef, x, ab };
+
+		agree += fabs(plan_ep_pair_s(af, eb, ef, ab, x) -
+		    pair_by_paths(dur)) <= 1e-12;
+	}
+	EQ_INT(agree, 1000, "combined 1F1B: the pair is its graph's longest "
+	    "path on 1,000 random pairs");
+}
+
 int
 main(void)
 {
@@ -2275,5 +2358,7 @@ main(void)
 	megatron_modes();
 	random_instances();
 	drain_floors();
+	/* last: its draws leave the random instances as they were */
+	ep_pair_by_hand();
 	return tap_done();
 }

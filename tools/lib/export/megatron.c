@@ -562,6 +562,12 @@ megatron_write(FILE *fp, const struct plan_meta *m,
 		flag(fp, &l, "--overlap-param-gather");
 	if (p->tp_overlap)
 		flag(fp, &l, "--tp-comm-overlap");
+	/* the combined 1F1B, the experts' weight gradients run apart as
+	 * its pairs place them (model_chunk_schedule_plan.py) */
+	if (p->ep_overlap) {
+		flag(fp, &l, "--overlap-moe-expert-parallel-comm");
+		flag(fp, &l, "--delay-wgrad-compute");
+	}
 	if (m->grad_bytes_per_param == 2)
 		flag(fp, &l, "--grad-reduce-in-bf16");
 	/* Transformer Engine's linear layers in FP8 under the graph's

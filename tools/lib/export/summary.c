@@ -115,6 +115,13 @@ summary_layout(char *buf, size_t len, const struct plan *p,
 		    "FlashAttention-2 (priced at its rate, graph-normalize -V "
 		    "attn=fa2)");
 	}
+	if (p->ep_overlap) {
+		size_t at = strlen(buf);
+
+		snprintf(buf + at, len > at ? len - at : 0, "; the experts' "
+		    "exchange beside another micro-batch's compute "
+		    "(Megatron-Core's combined 1F1B)");
+	}
 	if (p->schedule != PLAN_1F1B) {
 		static const char *const what[PLAN_NSCHED] = { "", "ZB-H1 (1F1B "
 		    "with the weights' gradients split off to fill the drain",

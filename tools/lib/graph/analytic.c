@@ -694,6 +694,14 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 		tp_leave(B, name, 2 * tokens * h, is_expert ? -1 : TP_ROW);
 }
 
+/* The ops from `first` on are the experts' (struct aop, expert_node). */
+static void
+expert_node(struct builder *B, size_t first)
+{
+	for (size_t i = first; i < B->g->n; i++)
+		B->g->op[i].expert_node = 1;
+}
+
 /*
  * Mixture of experts (GShard/Switch style, top-k routing): a replicated
  * router, an all-to-all that sends each local token to its k experts,
@@ -716,6 +724,7 @@ moe(struct builder *B)
 	 * over them) where the experts are split over t, else its own s/t
 	 * share's gathered over its et ranks (et < t comes with sp) */
 	double pairs = d->et == d->t ? n * k : n * k * d->et / d->shard;
+	size_t first;
 	struct aop *o;
 
 	o = matmul(B, "router", n / d->shard, h, d->experts, h * d->experts,
@@ -726,15 +735,22 @@ moe(struct builder *B)
 	o->activation_bytes = 2 * n / d->shard * d->experts;
 	collective(B, "dispatch", LCOLL_ALL_TO_ALL, LCOLL_ALL_TO_ALL,
 	    2 * n * k * h / d->shard);
+	first = B->g->n;
 	mlp(B, pairs, 1, local, d->fe, "expert");
+	expert_node(B, first);
 	collective(B, "combine", LCOLL_ALL_TO_ALL, LCOLL_ALL_TO_ALL,
 	    2 * n * k * h / d->shard);
 	/* each token's own k copies, on the rank that holds the token */
 	o = vector(B, "combine_sum", AOP_VECTOR, n * d->top_k * h / d->shard,
 	    2, VEC_FWD_BPE, VEC_BWD_BPE);
 	o->activation_bytes = 2 * n * d->top_k * h / d->shard;
-	if (d->fs > 0)
+	if (d->fs > 0) {
+		first = B->g->n;
 		mlp(B, n, d->shard, 0, d->fs, "shared");
+		/* Megatron-Core's mlp node runs the shared experts too
+		 * (fine_grained_callables.py, submodule_moe_forward) */
+		expert_node(B, first);
+	}
 }
 
 static void
@@ -1324,6 +1340,11 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 		L->forward_s += o->fwd_s;
 		L->backward_s += o->bwd_s;
 		L->weight_gradient_s += o->wgrad_s;
+		if (o->expert_node) {
+			L->expert_forward_s += o->fwd_s;
+			L->expert_backward_s += o->bwd_s;
+			out->has_expert_times = 1;
+		}
 		L->parameter_bytes += o->parameter_bytes;
 		/* an FP8 product's weights: a byte each and one for the
 		 * transpose, as many bytes as their bf16 copy */

@@ -109,6 +109,10 @@ struct aop {
 	double fwd_s, bwd_s;		/* roofline, all cores of the kind */
 	double wgrad_s;			/* the weights' gradient's share of
 					 * bwd_s (a weight product's) */
+	/* one of a mixture layer's experts' ops, routed or shared: what
+	 * Megatron-Core's combined 1F1B runs as the layer's mlp node,
+	 * between the dispatch and the combine */
+	int expert_node;
 };
 
 struct aop_graph {

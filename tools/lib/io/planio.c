@@ -381,7 +381,7 @@ static const char *const parallelism_attrs[] = { "p", "d", "t", "sp", "e",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
 	"ep_batch", "ep_fold", "expert_t", "deepep", "fp8_recipe",
 	"fp8_param_gather", "schedule", "fsdp", "fsdp_shard", "stage_major",
-	"attention_kernel", NULL };
+	"attention_kernel", "ep_overlap", NULL };
 static const char *const stage_attrs[] = { "index", "first_layer",
 	"last_layer", "layers", "devices", "first_device", "zero_stage",
 	"zero_degree", "compute_s", "collective_s", "p2p_in_s", "p2p_in_level",
@@ -401,7 +401,7 @@ static const char *const runner_attrs[] = { "rank", "micro_batch_samples",
 	"ends_in_pipeline_split", "tp_comm_overlap", "recompute_layers",
 	"ep_batch", "ep_fold", "expert_t", "deepep", "fp8_recipe",
 	"fp8_param_gather", "schedule", "fsdp", "fsdp_shard", "stage_major",
-	"attention_kernel", "step_s", "throughput_samples_per_s",
+	"attention_kernel", "ep_overlap", "step_s", "throughput_samples_per_s",
 	"microbatches", "devices_used", "bottleneck_stage", "bottleneck_s",
 	"sync_stage", "sync_s", "fits", NULL };
 
@@ -454,10 +454,11 @@ mode_attrs(const char *file, xmlNodePtr par, struct plan *p,
 	static const char *const flags[] = { "distributed_optimizer",
 		"overlap_grad_reduce", "overlap_param_gather",
 		"ends_in_pipeline_split", "tp_comm_overlap", "deepep",
-		"fp8_param_gather" };
+		"fp8_param_gather", "ep_overlap" };
 	int *dst[sizeof flags / sizeof flags[0]] = { &p->distopt,
 		&p->overlap_grad, &p->overlap_param, &p->ends_in_split,
-		&p->tp_overlap, &p->deepep, &p->fp8_param_gather };
+		&p->tp_overlap, &p->deepep, &p->fp8_param_gather,
+		&p->ep_overlap };
 	long v = 1;
 
 	if (xmlio_attr_long(file, par, "virtual_stages", 1, &v, err) < 0)
@@ -903,6 +904,9 @@ parallelism_props(xmlNodePtr n, const struct plan *p)
 		prop_num(n, "expert_t", (double)layers_expert_t(g));
 	if (p->deepep)
 		prop_num(n, "deepep", 1);
+	/* only where on: other plans stay as they were */
+	if (p->ep_overlap)
+		prop_num(n, "ep_overlap", 1);
 	if (g->var_fp8 != FP8_NONE)
 		prop_str(n, "fp8_recipe", fp8_recipe_words[g->var_fp8]);
 	if (g->var_attn != ATTN_FUSED)

@@ -473,6 +473,10 @@ layers_differing_number(const struct layer *a, const struct layer *b)
 		return "backward_s";
 	if (a->weight_gradient_s != b->weight_gradient_s)
 		return "weight_gradient_s";
+	if (a->expert_forward_s != b->expert_forward_s)
+		return "expert_forward_s";
+	if (a->expert_backward_s != b->expert_backward_s)
+		return "expert_backward_s";
 	if (a->parameter_bytes != b->parameter_bytes)
 		return "parameter_bytes";
 	if (a->dense_parameter_bytes != b->dense_parameter_bytes)
@@ -545,7 +549,7 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
     struct pl_err *err)
 {
 	int cid, cpar, cact, cin, ckind, cfwd, cbwd, ccopy, ccoll[LCOLL_N];
-	int cdense, ctp, cfp8w, cfp8e, cwgrad;
+	int cdense, ctp, cfp8w, cfp8e, cwgrad, cexp[2];
 
 	memset(g, 0, sizeof(*g));
 	if ((cid = csvio_col(tab, "layer_id", err)) < 0 ||
@@ -566,6 +570,16 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 		goto fail;
 	}
 	g->has_wgrad = cwgrad >= 0;
+	cexp[0] = csvio_col_opt(tab, "expert_forward_s");
+	cexp[1] = csvio_col_opt(tab, "expert_backward_s");
+	if ((cexp[0] >= 0) != (cexp[1] >= 0) || (cexp[0] >= 0 &&
+	    !g->has_times)) {
+		pl_errf(err, tab->file, 1, "columns 'expert_forward_s' and "
+		    "'expert_backward_s' come together, beside 'forward_s' "
+		    "and 'backward_s' (the experts' share of each)");
+		goto fail;
+	}
+	g->has_expert_times = cexp[0] >= 0;
 	ccopy = csvio_col_opt(tab, "copy_of");
 	cdense = csvio_col_opt(tab, "dense_parameter_bytes");
 	cfp8w = csvio_col_opt(tab, "fp8_weight_bytes");
@@ -624,6 +638,25 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 				    "'weight_gradient_s': %g exceeds backward_s "
 				    "%g (it is a share of it)",
 				    L->weight_gradient_s, L->backward_s);
+				goto fail;
+			}
+		}
+		for (int k = 0; k < 2 && g->has_expert_times; k++) {
+			static const char *const name[2] = {
+				"expert_forward_s", "expert_backward_s" };
+			double *share = k ? &L->expert_backward_s :
+			    &L->expert_forward_s;
+			double whole = k ? L->backward_s : L->forward_s;
+
+			if (csvio_double(tab, r, cexp[k], CSVIO_NONNEG |
+			    CSVIO_OPTIONAL, &v, err) < 0)
+				goto fail;
+			*share = isnan(v) ? 0 : v;
+			if (*share > whole) {
+				pl_errf(err, tab->file, tab->lines[r], "column "
+				    "'%s': %g exceeds %s %g (it is a share of "
+				    "it)", name[k], *share, k ? "backward_s" :
+				    "forward_s", whole);
 				goto fail;
 			}
 		}
@@ -903,6 +936,8 @@ layers_scale_times(struct layer_graph *g, double factor)
 		L->forward_s *= factor;
 		L->backward_s *= factor;
 		L->weight_gradient_s *= factor;
+		L->expert_forward_s *= factor;
+		L->expert_backward_s *= factor;
 		L->recompute_s *= factor;
 		L->selective_recompute_s *= factor;
 		L->op_sac_recompute_s *= factor;
@@ -1011,6 +1046,10 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 	head[nc++] = "backward_s";
 	if (g->has_wgrad)
 		head[nc++] = "weight_gradient_s";
+	if (g->has_expert_times) {
+		head[nc++] = "expert_forward_s";
+		head[nc++] = "expert_backward_s";
+	}
 	head[nc++] = "parameter_bytes";
 	head[nc++] = "activation_bytes";
 	head[nc++] = "input_bytes";
@@ -1083,6 +1122,10 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		f[c] = numfmt(b[c], L->backward_s), c++;
 		if (g->has_wgrad)
 			f[c] = numfmt(b[c], L->weight_gradient_s), c++;
+		if (g->has_expert_times) {
+			f[c] = numfmt(b[c], L->expert_forward_s), c++;
+			f[c] = numfmt(b[c], L->expert_backward_s), c++;
+		}
 		f[c] = numfmt(b[c], L->parameter_bytes), c++;
 		f[c] = numfmt(b[c], L->activation_bytes), c++;
 		f[c] = numfmt(b[c], L->input_bytes), c++;

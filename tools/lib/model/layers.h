@@ -62,6 +62,12 @@ struct layer {
 	 * weight_gradient_s, optional: what a zero-bubble schedule runs
 	 * apart as a W pass) */
 	double weight_gradient_s;
+	/* the experts' share of forward_s and backward_s, routed and shared
+	 * (columns expert_forward_s and expert_backward_s, both or neither,
+	 * optional, 0 when absent): what Megatron-Core's combined 1F1B runs
+	 * between a layer's dispatch and its combine (its mlp node), the
+	 * rest of the row beside them (plan.h, ep_overlap) */
+	double expert_forward_s, expert_backward_s;
 	double parameter_bytes, activation_bytes, input_bytes;
 	/* parameters replicated over the variant's c*e devices (all but the
 	 * experts'): their gradients are also summed over that group */
@@ -130,6 +136,7 @@ struct layer_graph {
 	int has_op_sac;		/* the per-operator checkpointing ones */
 	int has_times;		/* forward_s and backward_s are present */
 	int has_wgrad;		/* weight_gradient_s is present */
+	int has_expert_times;	/* expert_forward_s and _backward_s are */
 	int has_tp_overlap;	/* the tp_overlap column is present */
 	long var_t, var_e, var_c, var_sp, var_b;
 	/* the e devices split the micro-batch's samples (column ep_batch,

@@ -156,7 +156,7 @@ plan_mode_of(const struct plan *p)
 		p->overlap_grad, p->overlap_param, p->ends_in_split,
 		p->tp_overlap, p->recompute_layers, p->fp8_param_gather,
 		p->schedule, p->fsdp, p->fsdp ? p->fsdp_shard : 0,
-		p->stage_major };
+		p->stage_major, p->ep_overlap };
 
 	return m;
 }
@@ -418,6 +418,117 @@ tp_hidden(const struct plan_variant *v, const struct plan_env *env,
 	}
 }
 
+double
+plan_ep_pair_s(double af, double eb, double ef, double ab, double x)
+{
+	/* the communication stream: i's combine backward, j's dispatch,
+	 * i's dispatch backward, j's combine; the compute stream: j's
+	 * attention, i's experts' backward, j's experts, i's attention's
+	 * backward.  Each waits for its stream and its micro-batch. */
+	double combine_b = x;
+	double attn_f = af;
+	double dispatch_f = fmax(combine_b, attn_f) + x;
+	double experts_b = fmax(attn_f, combine_b) + eb;
+	double dispatch_b = fmax(dispatch_f, experts_b) + x;
+	double experts_f = fmax(experts_b, dispatch_f) + ef;
+	double combine_f = fmax(dispatch_b, experts_f) + x;
+	double attn_b = fmax(experts_f, dispatch_b) + ab;
+
+	return fmax(combine_f, attn_b);
+}
+
+const char *
+plan_ep_overlap_refused(const struct plan_mode *m,
+    const struct layer_graph *g, int stages, int zero_copies)
+{
+	if (!m->ep_overlap)
+		return NULL;
+	if (!layers_has_experts(g))
+		return "it overlaps the experts' exchange: a mixture-of-"
+		    "experts graph";
+	if (!g->has_expert_times)
+		return "the graph has no expert_forward_s and "
+		    "expert_backward_s columns (the experts' share of each "
+		    "pass, which graph-normalize writes)";
+	if (layers_var(g, g->var_e, 1) * (layers_var(g, g->var_t, 1) /
+	    layers_expert_t(g)) < 2)
+		return "Megatron-Core runs it with expert parallelism only "
+		    "(EP > 1)";
+	if (m->recompute == RC_FULL || m->recompute == RC_OP ||
+	    m->recompute_layers > 0)
+		return "Megatron-Core runs it without full recomputation";
+	if (m->schedule != PLAN_1F1B || m->fsdp)
+		return "it is Megatron-Core's 1F1B, without FSDP2";
+	if (stages > 1 && m->v < 2)
+		return "with a pipeline Megatron-Core runs it interleaved "
+		    "only (virtual stages)";
+	if (zero_copies)
+		return "ZeRO copies of a stage are not modelled with it";
+	return NULL;
+}
+
+/* The combined 1F1B's saving on each row (plan_variant.pf_ep_save): its
+ * pair of passes (plan_ep_pair_s) against the two run alone, everything
+ * of the row but its experts beside them (their collectives, the
+ * tensor-parallel ones, as exposed as priced), the all-to-all's time in
+ * four alike exchanges (dispatch and combine, each way), the row paired
+ * with a row like it (alike layers, as a stage's are). */
+static void
+ep_save_table(struct plan_variant *v, const double *pf_coll, int rc,
+    const double *a2a_s, double **out)
+{
+	const struct layer_graph *g = v->g;
+	double *pf = xcalloc(g->n + 1, sizeof *pf);
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct layer *L = &g->l[i];
+		double coll = pf_coll[i + 1] - pf_coll[i];
+		double x = fmin(a2a_s[i], coll) / 4;
+		double other = coll - 4 * x;
+		double rerun = rc == RC_SELECTIVE ? L->selective_recompute_s : 0;
+		double af = L->forward_s - L->expert_forward_s + other / 2;
+		double ab = L->backward_s - L->expert_backward_s + rerun +
+		    other / 2;
+		double alone = af + ab + L->expert_forward_s +
+		    L->expert_backward_s + 4 * x;
+		double pair = plan_ep_pair_s(af, L->expert_backward_s,
+		    L->expert_forward_s, ab, x);
+
+		pf[i + 1] = pf[i] + fmax(0, alone - pair);
+	}
+	*out = pf;
+}
+
+const double *
+plan_ep_save(const struct plan_variant *v, const struct plan_mode *m)
+{
+	if (!m->ep_overlap || m->recompute < 0 || m->recompute >= RC_N)
+		return NULL;
+	return v->pf_ep_save[m->tp_overlap && v->sp][m->recompute];
+}
+
+/*
+ * What rank u's merged pairs hide of its stage's load under the combined
+ * 1F1B, as a share of each pair's saving `save` (its rows' sum), spread
+ * over the closed form's m + (S - 1)/v slots so that plan_step's
+ * (m + (S - 1)/v) x load stays the step: the rank runs m v chunks' passes
+ * each way, its warm-up's forward passes alone (Megatron-Core's count,
+ * 2 (S - u - 1) + (v - 1) S interleaved, none without a pipeline, and
+ * one more) and as many backward passes alone in the cool-down; the rest
+ * in pairs, each a chunk's (1/v of a micro-batch's stage).  Without a
+ * pipeline that is m passes' load less m - 1 pairs' saving.
+ */
+static double
+ep_hidden_s(const struct plan_cell *c, long u, double save)
+{
+	long nv = c->mode.v, S = c->K, passes = c->m * nv;
+	long warm = (S > 1 ? 2 * (S - u - 1) + (nv - 1) * S : 0) + 1;
+	long pairs = passes > warm ? passes - warm : 0;
+
+	return (double)pairs / (double)nv * save / ((double)c->m +
+	    (double)(S - 1) / (double)nv);
+}
+
 int
 plan_variant_init(struct plan_variant *v, const struct plan_env *env,
     const struct layer_graph *g, struct pl_err *err)
@@ -530,6 +641,22 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 				    0 ? kind_s[LCOLL_ALL_GATHER] / 2 : 0));
 		}
 	}
+	if (g->has_expert_times && layers_has_experts(g)) {
+		double *a2a_s = xcalloc(g->n, sizeof *a2a_s);
+
+		for (size_t i = 0; i < g->n; i++)
+			a2a_s[i] = net_time(v->coll[LCOLL_ALL_TO_ALL],
+			    g->l[i].coll_bytes[LCOLL_ALL_TO_ALL]);
+		for (int tpo = 0; tpo <= (v->sp != 0); tpo++)
+			for (int rc = RC_NONE; rc <= RC_SELECTIVE; rc++) {
+				if (rc == RC_FULL)
+					continue;
+				ep_save_table(v, tpo ? v->pf_coll_tpo[rc] :
+				    v->pf_coll[rc], rc, a2a_s,
+				    &v->pf_ep_save[tpo][rc]);
+			}
+		free(a2a_s);
+	}
 	v->scatter_gather = env->p2p_scatter_gather && v->t > 1 && !v->sp;
 
 	/* Bytes crossing each cut: every edge is relayed by the stages
@@ -581,6 +708,8 @@ plan_variant_release(struct plan_variant *v)
 		free(v->pf_rerun[rc]);
 		free(v->pf_coll[rc]);
 		free(v->pf_coll_tpo[rc]);
+		free(v->pf_ep_save[0][rc]);
+		free(v->pf_ep_save[1][rc]);
 		for (int j = 0; v->working[rc] && j <= ilog2(v->g->n); j++)
 			free(v->working[rc][j]);
 		free(v->working[rc]);
@@ -1045,6 +1174,14 @@ plan_mem_stage(const struct plan_cell *c, size_t first, size_t last, long z,
 		.grad_bytes_per_param = c->env->grad_bytes_per_param,
 		.grad_copies = c->env->grad_copies,
 	};
+
+	/* the combined 1F1B: one warm-up forward pass more, and in each
+	 * pair a forward pass's activations kept before the backward pass
+	 * beside it frees its own: a chunk more than 1F1B's peak
+	 * (mem_inflight's 2 (k - 1) + (v - 1) S + 1 chunks, or k) */
+	if (c->mode.ep_overlap)
+		s.held_chunks = (c->mode.v > 1 ? 2 * (k - 1) + (c->mode.v - 1) *
+		    c->K + 1 : k * c->mode.v) + 1;
 
 	/* the distributed optimizer shards Adam's states over the
 	 * data-parallel group of each kind of parameter */
@@ -1808,6 +1945,18 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	/* ZeRO-3 gathers the stage's weights for the forward and again for
 	 * the backward pass of every micro-batch */
 	o->zero_s = zs == 3 ? 2 * net_time(c->zero_gather[at], params) : 0;
+	o->ep_hidden_s = 0;
+	{
+		const double *save = plan_ep_save(v, &c->mode);
+
+		/* what it hides is the experts' exchange, in the
+		 * collectives (at most their all-to-all: plan_ep_pair_s
+		 * is never under the compute) */
+		if (save != NULL)
+			o->ep_hidden_s = ep_hidden_s(c, u, save[last + 1] -
+			    save[first]);
+		o->collective_s -= o->ep_hidden_s;
+	}
 	o->load_s = o->compute_s + o->collective_s + o->p2p_in_s +
 	    o->p2p_out_s + o->zero_s;
 	/* a row's collectives come in conjugate pairs, one each way with
@@ -2050,6 +2199,18 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 				    p->stage[i].line : p->line, "stage %d: "
 				    "ZeRO copies under schedule %s are not "
 				    "modelled", i, name);
+	}
+	{
+		struct plan_mode pm = plan_mode_of(p);
+		int copies = 0;
+		const char *why;
+
+		for (int i = 0; i < p->nstages; i++)
+			copies |= p->stage[i].z > 1;
+		why = plan_ep_overlap_refused(&pm, g, p->nstages, copies);
+		if (why != NULL)
+			return pl_errf(err, NULL, p->line, "ep_overlap: %s",
+			    why);
 	}
 	if (plan_variant_init(&v, env, g, err) < 0)
 		return -1;

@@ -132,6 +132,17 @@ struct plan_mode {
 	 * after another (Megatron's default order, torchtitan's mesh), no
 	 * ZeRO copies */
 	int stage_major;
+	/* Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm
+	 * with --delay-wgrad-compute; docs/model.md, "Expert exchange
+	 * overlap"): in the steady state one micro-batch's forward pass and
+	 * another's backward pass run merged, layer by layer, each pass's
+	 * dispatch and combine on a stream of their own beside the other
+	 * pass's compute (plan_ep_pair_s).  A rank's warm-up forward passes
+	 * (Megatron's count and one more) and its cool-down backward passes
+	 * run alone.  1F1B, no pipeline or an interleaved one, no full
+	 * recomputation, expert ranks, no ZeRO copies or FSDP2
+	 * (plan_ep_overlap_refused); 0: off */
+	int ep_overlap;
 };
 
 /* plan_mode.fsdp */
@@ -240,11 +251,32 @@ struct plan {
 	int fsdp;			/* as plan_mode's */
 	long fsdp_shard;		/* as plan_mode's */
 	int stage_major;		/* as plan_mode's */
+	int ep_overlap;			/* as plan_mode's */
 	/* a plan file's record of the device factor it was priced with
 	 * (its root's straggler_factor, planio_stragglers); 0: none */
 	double straggler_factor;
 	size_t line;			/* of <parallelism> in a plan file, 0 */
 };
+
+/*
+ * One layer's pair of passes under the combined 1F1B: micro-batch j's
+ * forward pass and micro-batch i's backward pass, merged as Megatron-
+ * Core's TransformerLayerSchedulePlan.run issues them (core_v0.15.0),
+ * the compute stream running j's attention (and everything of the layer
+ * but its experts) af, i's experts' backward eb (their weights' gradient
+ * with it), j's experts ef and i's attention's backward ab, the
+ * communication stream i's combine backward, j's dispatch, i's dispatch
+ * backward and j's combine, each exchange x: each pass waits for the one
+ * before it on its own micro-batch (a node's event) and on its own
+ * stream.  Returns the time from the pair's start to its last end.
+ */
+double plan_ep_pair_s(double af, double eb, double ef, double ab, double x);
+
+/* Why a mode's combined 1F1B cannot run on graph g with `stages` stages
+ * (Megatron-Core's TransformerConfig and arguments.py asserts, and what
+ * the model prices), or NULL where it can (or the mode is off). */
+const char *plan_ep_overlap_refused(const struct plan_mode *m,
+    const struct layer_graph *g, int stages, int zero_copies);
 
 /* The mode of a plan (v = 0 read as 1). */
 struct plan_mode plan_mode_of(const struct plan *p);
@@ -309,6 +341,11 @@ struct stage_cost {
 	/* the collectives' (and ZeRO-3 gathers') share of each pass, which
 	 * DualPipe's overlapped pairs hide behind the other pass */
 	double forward_comm_s, backward_comm_s;
+	/* the combined 1F1B's hiding (plan_mode.ep_overlap): what the
+	 * rank's merged pairs hide of the experts' exchange, spread over
+	 * the closed form's m + (S - 1)/v slots, and taken off
+	 * collective_s */
+	double ep_hidden_s;
 	double load_s;			/* their sum: one micro-batch, one copy */
 	double sync_s;			/* the exposed part of sync_total_s */
 	double sync_total_s;		/* gradient reduction over d*z copies
@@ -360,6 +397,11 @@ struct plan_variant {
 	/* the same collectives with --tp-comm-overlap (sp variants; else
 	 * NULL): plan_coll() picks */
 	double *pf_coll_tpo[RC_N];
+	/* what the combined 1F1B saves on each row's merged pair of passes
+	 * against the two run alone (plan_ep_pair_s), by recomputation
+	 * (none and selective; NULL else) and --tp-comm-overlap (0, 1);
+	 * NULL where the graph has no experts' times */
+	double *pf_ep_save[2][RC_N];
 	double **working[RC_N];		/* sparse tables: range max of what a
 					 * row recomputes (activations - kept) */
 	double *cut;			/* [i]: bytes entering row i from rows < i */
@@ -369,6 +411,11 @@ struct plan_variant {
 					 * pieces (plan_env.p2p_scatter_gather) */
 	struct net_cost coll[LCOLL_N];
 };
+
+/* Rows' prefix sums of the combined 1F1B's saving in mode m (the
+ * variant's pf_ep_save), or NULL where the mode is off or it has none. */
+const double *plan_ep_save(const struct plan_variant *v,
+    const struct plan_mode *m);
 
 /* What a plan of graph g run in mode m records as its tp_comm_overlap:
  * --tp-comm-overlap needs sequence parallelism (Megatron-LM asserts it),

@@ -113,7 +113,7 @@ bl_mode(const struct plan_env *env, int recompute)
 {
 	struct plan_mode m = { recompute, 1, env->distopt, env->overlap,
 		env->overlap && env->distopt, 0, env->tp_overlap, 0, 0, PLAN_1F1B,
-		PLAN_FSDP_OFF, 0, 0 };
+		PLAN_FSDP_OFF, 0, 0, 0 };
 
 	return m;
 }

@@ -285,6 +285,7 @@ record(struct search *s, const struct plan_cell *c, int last_point)
 	s->plan->stage_major = c->mode.stage_major;
 	s->plan->ends_in_split = c->mode.ends_in_split;
 	s->plan->tp_overlap = plan_records_tp_overlap(&c->mode, c->v->g);
+	s->plan->ep_overlap = c->mode.ep_overlap;
 	s->plan->deepep = s->env->deepep && layers_has_experts(c->v->g);
 	for (int i = last_point, k = 0; s->pool[i].parent >= 0;
 	    i = s->pool[i].parent, k++) {
@@ -467,14 +468,17 @@ load_floor_mode(const struct plan_mode *md)
 	return f;
 }
 
-/* The compute and own collectives of rows [0, j): the least load the
+/* The compute and own collectives of rows [0, j), less all that the
+ * combined 1F1B may hide of them (plan_ep_save): the least load the
  * stages before row j carry between them (fl: load_floor_mode). */
 static double
 prefix_load(const struct plan_variant *v, const struct plan_mode *fl,
     const double *coll, int j)
 {
+	const double *save = plan_ep_save(v, fl);
+
 	return v->pf_fwd[j] + v->pf_bwd[j] + v->pf_rerun[fl->recompute][j] +
-	    coll[j];
+	    coll[j] - (save ? save[j] : 0);
 }
 
 /*
@@ -780,7 +784,7 @@ list_modes(const struct search *s, struct plan_mode *out)
 			for (long hs = 0; hs <= PLAN_HSDP_MAX; hs = hs ?
 			    2 * hs : 1)
 				out[n++] = (struct plan_mode){ rc, nv, 0, 0,
-				    0, ends, 0, 0, f8, sc, f, hs, 0 };
+				    0, ends, 0, 0, f8, sc, f, hs, 0, 0 };
 		}
 		/* torchtitan's per-operator checkpointing: FSDP2's alone */
 		if (o->fsdp_min > 0 || rc == RC_OP)
@@ -790,12 +794,15 @@ list_modes(const struct search *s, struct plan_mode *out)
 		for (long nv = 1; nv <= vmax; nv++)
 		for (int ends = 0; ends <= (nv > 1); ends++)
 		for (int sc = o->sched_min; sc <= smax; sc++)
+		/* the combined 1F1B: 1F1B's, without ZeRO copies */
+		for (int ep = o->ep_overlap_min; ep <= (s->zero_on ||
+		    sc != PLAN_1F1B ? 0 : o->ep_overlap_max); ep++)
 			/* ZB-H1: one chunk a stage; ZB-V, DualPipeV: two */
 			if (sc == PLAN_1F1B || nv == plan_schedule_chunks(sc))
 				out[n++] = (struct plan_mode){ rc, nv, dopt,
 				    o->overlap, o->overlap && dopt, ends,
 				    o->tp_overlap, layers, f8, sc,
-				    PLAN_FSDP_OFF, 0, 0 };
+				    PLAN_FSDP_OFF, 0, 0, ep };
 	}
 	/* stage-major alone (without ZeRO copies); both placements are a
 	 * cell's (next_cell), not modes */
@@ -825,6 +832,10 @@ mode_runs_on(const struct search *s, const struct plan_mode *md,
 	    md->fp8_param_gather) != NULL)
 		return 0;
 	if (plan_recompute_refused(md->recompute, md->fsdp, g) != NULL)
+		return 0;
+	/* the combined 1F1B's graph, ranks and recomputation (its
+	 * pipeline's interleaving a cell's: next_cell) */
+	if (plan_ep_overlap_refused(md, g, 1, 0) != NULL)
 		return 0;
 	if (g->var_fp8 == FP8_NONE)
 		return !md->fp8_param_gather;
@@ -934,8 +945,9 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 		layouts += 2 * (size_t)(s->o->vmax - 1) + 4;
 	for (long hs = 1; hs <= PLAN_HSDP_MAX; hs *= 2)
 		shards++;
+	/* (Megatron's modes twice: the combined 1F1B's) */
 	s->modes = modes = xcalloc((size_t)(RC_N + block_depths(s->o)) * 3 *
-	    (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 4 : 2) + RC_N *
+	    2 * (size_t)(s->o->vmax > 1 ? 2 * s->o->vmax + 4 : 2) + RC_N *
 	    (1 + layouts) * shards * 2, sizeof *modes);
 	s->nmodes = nmodes = list_modes(s, modes);
 	st = xcalloc(ng * nmodes, sizeof *st);
@@ -961,8 +973,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			x->mode = (unsigned)mi;
 			/* a stage's load is at least its compute and its
 			 * layers' own collectives */
-			x->total = v->pf_fwd[rows] + v->pf_bwd[rows] +
-			    v->pf_rerun[fl.recompute][rows] + coll[rows];
+			x->total = prefix_load(v, &fl, coll, (int)rows);
 			/* every step pays at least one stage's gradient
 			 * reduction latency over d*c*e devices (halved when
 			 * it is a reduce-scatter: the distributed optimizer,
@@ -1009,10 +1020,12 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			x->bwd_rerun = v->pf_bwd[rows] +
 			    v->pf_rerun[md->recompute][rows];
 			for (size_t i = 0; i < rows; i++) {
+				const double *save = plan_ep_save(v, &fl);
 				double row = coll[i + 1] - coll[i] +
 				    v->g->l[i].forward_s +
 				    v->g->l[i].backward_s + mem_row_rerun_s(
-				    &v->g->l[i], fl.recompute);
+				    &v->g->l[i], fl.recompute) - (save ?
+				    save[i + 1] - save[i] : 0);
 				double w = v->pf_wgrad[i + 1] - v->pf_wgrad[i];
 
 				x->maxrow = fmax(x->maxrow, row);
@@ -1207,6 +1220,9 @@ next_cell(struct cell_iter *it, struct cell_key *out)
 			continue;
 		/* one stage has no drain to fill: 1F1B's plan */
 		if (md->schedule != PLAN_1F1B && it->K < 2)
+			continue;
+		/* the combined 1F1B where Megatron-Core runs it */
+		if (plan_ep_overlap_refused(md, v->g, (int)it->K, 0) != NULL)
 			continue;
 		/* FSDP2 as torchtitan runs it: resharded after forward on
 		 * one stage, kept when pipelined, over two devices or more,

@@ -87,6 +87,10 @@ struct dp_options {
 	/* Megatron-LM's placements: a replica's stages together only where
 	 * it runs them (plan_megatron_order_refused) */
 	int megatron_order;
+	/* Megatron-Core's combined 1F1B (plan_mode.ep_overlap) on the
+	 * Megatron modes where it runs (plan_ep_overlap_refused), without
+	 * ZeRO copies: 0..0 never, 0..1 searched as well, 1..1 alone */
+	int ep_overlap_min, ep_overlap_max;
 };
 
 struct dp_stats {

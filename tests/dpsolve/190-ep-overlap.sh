@@ -1,0 +1,168 @@
+#!/bin/sh
+# Megatron-Core's combined 1F1B (dpsolve -K, a plan's ep_overlap;
+# docs/model.md, "Expert exchange overlap"), against closed forms worked
+# out here from Qwen3-30B-A3B's graph (48 alike mixture layers, 8 whole
+# experts' ranks splitting the samples, t 1: a layer's only collective is
+# its all-to-all, x a quarter of it each way and kind):
+# - a layer's pair, as Megatron-Core issues it (combine backward |
+#   attention forward, dispatch forward | experts backward, dispatch
+#   backward | experts forward, combine forward | attention backward,
+#   each after its stream and its micro-batch), summed here by awk;
+# - one stage, m micro-batches: the first forward and the last backward
+#   alone, m - 1 pairs, so the step is (m - 1) x 48 x (alone - pair)
+#   shorter; a micro-batch's activations more held (two, not one);
+# - two stages, two chunks each: rank u's warm-up 2 (S - u - 1) + (v - 1)
+#   S + 1 chunks (Megatron's and one), the rest of its m v in pairs, each
+#   a chunk's (24 / 2 layers): the stage's collectives (m v - W) / v x 24
+#   x (alone - pair) / (m + (S - 1)/v) lower;
+# - the launch's two flags (Megatron's flag list); the search (-K both)
+#   against both modes evaluated; refused, one line, exit 1, nothing
+#   written: full recomputation, a pipeline without interleaving, one
+#   expert rank, a dense model; pipesim refuses to simulate it.
+set -u
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+say() { echo "$*"; fail=1; }
+attr() { sed -n "s/.*<$2 [^>]*$3=\"\\([^\"]*\\)\".*/\\1/p" "$1" | head -n 1; }
+stage() { sed -n "s/.*<stage index=\"$2\" [^>]*$3=\"\\([^\"]*\\)\".*/\\1/p" "$1"; }
+calc() { awk "BEGIN { printf \"%.17g\", $1 }"; }
+close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d
+	s = b < 0 ? -b : b; exit !(d <= r * s) }'; }
+
+acc=configs/accelerators/h100-80gb.xml
+net=configs/networks/spineleaf-h100-128.xml
+model=configs/models/qwen3-30b-a3b.xml
+graph=$tmp/g.csv
+"$BIN/graph-normalize" -c $model -a $acc -V t=1,b=1,e=8,ep=batch \
+    -o "$graph" || exit 1
+# plan PLAN P V EP RECOMPUTE: Megatron's even split into P stages
+plan() {
+	{
+	printf '<plan micro_batch_samples="8">\n'
+	printf '<parallelism d="1" t="1" sp="0" e="8" c="1" ep_batch="1" recompute="%s" virtual_stages="%s" distributed_optimizer="0" overlap_grad_reduce="0" overlap_param_gather="0" ends_in_pipeline_split="0" tp_comm_overlap="0" ep_overlap="%s"/>\n' "$5" "$3" "$4"
+	if [ "$2" = 1 ]; then
+		printf '<stage first_layer="-1" last_layer="48" zero_stage="0" zero_degree="1"/>\n'
+	else
+		printf '<stage first_layer="-1" last_layer="23" zero_stage="0" zero_degree="1"/>\n'
+		printf '<stage first_layer="24" last_layer="48" zero_stage="0" zero_degree="1"/>\n'
+	fi
+	printf '</plan>\n'
+	} > "$1"
+}
+solve() {
+	"$BIN/dpsolve" -a $acc -n $net -N 16 -B 64 -M 1e12 "$@"
+}
+# a mixture layer's passes, its experts' share, from the graph
+row=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+    NR > 1 && $c["all_to_all_bytes"] > 0 { print $c["forward_s"], $c["backward_s"],
+    $c["expert_forward_s"], $c["expert_backward_s"]; exit }' "$graph")
+n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+    NR > 1 && $c["all_to_all_bytes"] > 0 { n++ } END { print n }' "$graph")
+[ "$n" = 48 ] || say "Qwen3-30B-A3B: $n mixture rows, not 48"
+# saving FORWARD BACKWARD EXPERT_F EXPERT_B X: alone less the pair
+saving() {
+	awk -v f="$1" -v b="$2" -v ef="$3" -v eb="$4" -v x="$5" '
+	function max(a, b) { return a > b ? a : b }
+	BEGIN {
+		af = f - ef; ab = b - eb
+		cb = x; a1 = af			# combine bwd | attention fwd
+		df = max(cb, a1) + x		# dispatch fwd after both
+		e1 = max(a1, cb) + eb		# experts bwd after its combine
+		db = max(df, e1) + x		# dispatch bwd
+		e2 = max(e1, df) + ef		# experts fwd after its dispatch
+		cf = max(db, e2) + x		# combine fwd
+		a2 = max(e2, db) + ab		# attention bwd after its dispatch
+		printf "%.17g", f + b + 4 * x - max(cf, a2)
+	}'
+}
+
+# one stage, 8 micro-batches
+plan "$tmp/p1.xml" 1 1 0 0
+plan "$tmp/p1e.xml" 1 1 1 0
+solve -E "$tmp/p1.xml" -o "$tmp/o1.xml" "$graph" &&
+    solve -E "$tmp/p1e.xml" -o "$tmp/o1e.xml" "$graph" || exit 1
+coll=$(stage "$tmp/o1.xml" 0 collective_s)
+x=$(calc "$coll / 48 / 4")
+save=$(saving $row "$x")
+a=$(attr "$tmp/o1.xml" result step_s)
+b=$(attr "$tmp/o1e.xml" result step_s)
+close "$(calc "$a - $b")" "$(calc "7 * 48 * $save")" 1e-9 ||
+    say "one stage: $a - $b s, not 7 x 48 x $save"
+awk -v s="$save" -v x="$x" 'BEGIN { exit !(s > 0 && s <= 4 * x) }' ||
+    say "one stage: a pair saves $save s of an exchange of 4 x $x s"
+act=$(stage "$tmp/o1.xml" 0 activations_bytes)
+mem=$(stage "$tmp/o1.xml" 0 memory_bytes)
+meme=$(stage "$tmp/o1e.xml" 0 memory_bytes)
+close "$meme" "$(calc "$mem + $act")" 1e-12 ||
+    say "one stage: $meme bytes, not a micro-batch's activations more ($mem + $act)"
+[ "$(attr "$tmp/o1e.xml" parallelism ep_overlap)" = 1 ] &&
+    [ -z "$(attr "$tmp/o1.xml" parallelism ep_overlap)" ] ||
+    say "the plan does not record ep_overlap where on alone"
+
+# two stages of two chunks: ranks 0 and 1 warm up 5 and 3 chunks of 16
+plan "$tmp/p2.xml" 2 2 0 0
+plan "$tmp/p2e.xml" 2 2 1 0
+solve -E "$tmp/p2.xml" -o "$tmp/o2.xml" "$graph" &&
+    solve -E "$tmp/p2e.xml" -o "$tmp/o2e.xml" "$graph" || exit 1
+for u in 0 1; do
+	w=$([ $u = 0 ] && echo 5 || echo 3)
+	got=$(calc "$(stage "$tmp/o2.xml" $u collective_s) - $(stage "$tmp/o2e.xml" $u collective_s)")
+	want=$(calc "(16 - $w) / 2 * 24 * $save / (8 + 1 / 2)")
+	close "$got" "$want" 1e-9 ||
+	    say "two stages, rank $u: collectives $got s lower, not (16 - $w) / 2 x 24 x $save / 8.5"
+done
+
+# the launch: Megatron's two flags, both in its list
+solve -E "$tmp/p2e.xml" -A $model -f megatron -o "$tmp/launch.sh" "$graph" ||
+    exit 1
+for f in --overlap-moe-expert-parallel-comm --delay-wgrad-compute; do
+	grep -q -- "$f" "$tmp/launch.sh" || say "the launch lacks $f"
+	grep -qx -- "$f" tests/megatron/flags-core_v0.15.0.txt ||
+	    say "$f is not in Megatron's flag list"
+done
+grep -q '^#' "$tmp/launch.sh" && grep -q '^# *torchrun' "$tmp/launch.sh" &&
+    say "the launch is commented out: $(grep -i 'cannot' "$tmp/launch.sh" | head -n 1)"
+
+# the search: -K both finds a plan no slower than either mode's best
+"$BIN/graph-normalize" -D "$tmp/d" -c $model -a $acc -V c=1 \
+    -o "$tmp/d/index.csv" || exit 1
+for k in off on both; do
+	solve -K $k -D off -V off -r none -o "$tmp/s-$k.xml" "$tmp/d/index.csv" ||
+	    say "search -K $k failed"
+done
+sb=$(attr "$tmp/s-both.xml" result step_s)
+for k in off on; do
+	awk -v a="$sb" -v b="$(attr "$tmp/s-$k.xml" result step_s)" \
+	    'BEGIN { exit !(a <= b) }' || say "-K both ($sb s) above -K $k"
+done
+[ "$(attr "$tmp/s-on.xml" parallelism ep_overlap)" = 1 ] ||
+    say "-K on: a plan without ep_overlap"
+
+# refused: one line naming ep_overlap, exit 1, nothing written
+refused() {
+	rm -f "$tmp/r.xml"
+	solve -E "$1" -o "$tmp/r.xml" "$2" 2> "$tmp/err"
+	rc=$?
+	[ $rc = 1 ] && [ ! -e "$tmp/r.xml" ] && [ "$(wc -l < "$tmp/err")" = 1 ] &&
+	    grep -q "ep_overlap: .*$3" "$tmp/err" ||
+	    say "$4: exit $rc, $(cat "$tmp/err")"
+}
+plan "$tmp/full.xml" 1 1 1 1
+refused "$tmp/full.xml" "$graph" "without full recomputation" "full recomputation"
+plan "$tmp/nov.xml" 2 1 1 0
+refused "$tmp/nov.xml" "$graph" "interleaved" "a pipeline without interleaving"
+"$BIN/graph-normalize" -c $model -a $acc -V t=1,b=8 -o "$tmp/e1.csv" || exit 1
+sed 's/ e="8" c="1" ep_batch="1"/ e="1" c="1"/' "$tmp/p1e.xml" > "$tmp/e1.xml"
+refused "$tmp/e1.xml" "$tmp/e1.csv" "EP > 1" "one expert rank"
+"$BIN/graph-normalize" -c configs/models/llama3-8b.xml -a $acc -V t=1,b=8 \
+    -o "$tmp/dense.csv" || exit 1
+sed 's/ last_layer="48"/ last_layer="32"/' "$tmp/e1.xml" > "$tmp/dense.xml"
+refused "$tmp/dense.xml" "$tmp/dense.csv" "mixture-of-experts" "a dense model"
+rm -f "$tmp/sim.csv"
+"$BIN/pipesim" -a $acc -n $net -N 16 -B 64 -p "$tmp/p1e.xml" \
+    -o "$tmp/sim.csv" "$graph" 2> "$tmp/err"
+rc=$?
+[ $rc = 1 ] && [ ! -e "$tmp/sim.csv" ] && grep -q 'ep_overlap' "$tmp/err" ||
+    say "pipesim on a combined 1F1B plan: exit $rc, $(cat "$tmp/err")"
+exit $fail
