@@ -604,6 +604,15 @@ main(int argc, char *argv[])
 		    "not with -E");
 		usage(stderr, 2);
 	}
+	if (o.evaluate && o.seen['K']) {
+		warnx("-K: a plan records its schedule's exchange overlap "
+		    "(ep_overlap=\"1\"), not with -E");
+		usage(stderr, 2);
+	}
+	if (o.torchtitan && o.ep_min > 0) {
+		warnx("-K on: torchtitan has no combined 1F1B (Megatron-Core's)");
+		usage(stderr, 2);
+	}
 	if (o.torchtitan && o.seen['L']) {
 		warnx("-L: torchtitan's mesh places each stage's replicas side "
 		    "by side (-X torchtitan searches that placement)");
@@ -867,9 +876,6 @@ main(int argc, char *argv[])
 			dpo.stages_max = torchtitan_pipelines(li.model) ? 0 : 1;
 			dpo.tp_overlap = 0;
 			/* Megatron-Core's schedule */
-			if (o.ep_min > 0)
-				die("%s: -K on: torchtitan has no combined "
-				    "1F1B (Megatron-Core's)", argv[0]);
 			dpo.ep_overlap_max = 0;
 		}
 		if (o.flat) {

@@ -5,20 +5,24 @@
 # experts' ranks splitting the samples, t 1: a layer's only collective is
 # its all-to-all, x a quarter of it each way and kind):
 # - a layer's pair, as Megatron-Core issues it (combine backward |
-#   attention forward, dispatch forward | experts backward, dispatch
-#   backward | experts forward, combine forward | attention backward,
-#   each after its stream and its micro-batch), summed here by awk;
+#   attention forward, dispatch forward | experts backward and their
+#   weights' gradient, dispatch backward | experts forward, combine
+#   forward | attention backward, each after its stream and its
+#   micro-batch, the weights' gradient after its stream alone; the
+#   combine's own compute on the exchange's stream), summed here by awk;
 # - one stage, m micro-batches: the first forward and the last backward
 #   alone, m - 1 pairs, so the step is (m - 1) x 48 x (alone - pair)
 #   shorter; a micro-batch's activations more held (two, not one);
 # - two stages, two chunks each: rank u's warm-up 2 (S - u - 1) + (v - 1)
 #   S + 1 chunks (Megatron's and one), the rest of its m v in pairs, each
 #   a chunk's (24 / 2 layers): the stage's collectives (m v - W) / v x 24
-#   x (alone - pair) / (m + (S - 1)/v) lower;
+#   x (alone - pair) / (m + (S - 1)/v) lower (stage_s);
 # - the launch's two flags (Megatron's flag list); the search (-K both)
 #   against both modes evaluated; refused, one line, exit 1, nothing
 #   written: full recomputation, a pipeline without interleaving, one
-#   expert rank, a dense model; pipesim refuses to simulate it.
+#   expert rank, a dense model, a graph with four of the five columns or
+#   an experts' weights' gradient above their backward pass; pipesim
+#   refuses to simulate it.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -56,22 +60,27 @@ solve() {
 # a mixture layer's passes, its experts' share, from the graph
 row=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
     NR > 1 && $c["all_to_all_bytes"] > 0 { print $c["forward_s"], $c["backward_s"],
-    $c["expert_forward_s"], $c["expert_backward_s"]; exit }' "$graph")
+    $c["expert_forward_s"], $c["expert_backward_s"],
+    $c["expert_weight_gradient_s"], $c["combine_forward_s"],
+    $c["combine_backward_s"]; exit }' "$graph")
 n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
     NR > 1 && $c["all_to_all_bytes"] > 0 { n++ } END { print n }' "$graph")
 [ "$n" = 48 ] || say "Qwen3-30B-A3B: $n mixture rows, not 48"
-# saving FORWARD BACKWARD EXPERT_F EXPERT_B X: alone less the pair
+# saving F B EXPERT_F EXPERT_B EXPERT_W COMBINE_F COMBINE_B X: alone
+# less the pair
 saving() {
-	awk -v f="$1" -v b="$2" -v ef="$3" -v eb="$4" -v x="$5" '
+	awk -v f="$1" -v b="$2" -v ef="$3" -v eb="$4" -v ew="$5" -v kf="$6" \
+	    -v kb="$7" -v x="$8" '
 	function max(a, b) { return a > b ? a : b }
 	BEGIN {
-		af = f - ef; ab = b - eb
-		cb = x; a1 = af			# combine bwd | attention fwd
+		af = f - ef - kf; ab = b - eb - kb
+		cb = x + kb; a1 = af		# combine bwd | attention fwd
 		df = max(cb, a1) + x		# dispatch fwd after both
-		e1 = max(a1, cb) + eb		# experts bwd after its combine
-		db = max(df, e1) + x		# dispatch bwd
+		ei = max(a1, cb) + eb - ew	# experts bwd after its combine
+		e1 = ei + ew			# and their weights, after it
+		db = max(df, ei) + x		# dispatch bwd, not after those
 		e2 = max(e1, df) + ef		# experts fwd after its dispatch
-		cf = max(db, e2) + x		# combine fwd
+		cf = max(db, e2) + x + kf	# combine fwd
 		a2 = max(e2, db) + ab		# attention bwd after its dispatch
 		printf "%.17g", f + b + 4 * x - max(cf, a2)
 	}'
@@ -89,7 +98,11 @@ a=$(attr "$tmp/o1.xml" result step_s)
 b=$(attr "$tmp/o1e.xml" result step_s)
 close "$(calc "$a - $b")" "$(calc "7 * 48 * $save")" 1e-9 ||
     say "one stage: $a - $b s, not 7 x 48 x $save"
-awk -v s="$save" -v x="$x" 'BEGIN { exit !(s > 0 && s <= 4 * x) }' ||
+# (at most the exchange and the combine's compute, which leave the
+# compute stream)
+set -- $row
+awk -v s="$save" -v x="$x" -v k="$6" -v kb="$7" \
+    'BEGIN { exit !(s > 0 && s <= 4 * x + k + kb) }' ||
     say "one stage: a pair saves $save s of an exchange of 4 x $x s"
 act=$(stage "$tmp/o1.xml" 0 activations_bytes)
 mem=$(stage "$tmp/o1.xml" 0 memory_bytes)
@@ -107,10 +120,10 @@ solve -E "$tmp/p2.xml" -o "$tmp/o2.xml" "$graph" &&
     solve -E "$tmp/p2e.xml" -o "$tmp/o2e.xml" "$graph" || exit 1
 for u in 0 1; do
 	w=$([ $u = 0 ] && echo 5 || echo 3)
-	got=$(calc "$(stage "$tmp/o2.xml" $u collective_s) - $(stage "$tmp/o2e.xml" $u collective_s)")
+	got=$(calc "$(stage "$tmp/o2.xml" $u stage_s) - $(stage "$tmp/o2e.xml" $u stage_s)")
 	want=$(calc "(16 - $w) / 2 * 24 * $save / (8 + 1 / 2)")
 	close "$got" "$want" 1e-9 ||
-	    say "two stages, rank $u: collectives $got s lower, not (16 - $w) / 2 x 24 x $save / 8.5"
+	    say "two stages, rank $u: load $got s lower, not (16 - $w) / 2 x 24 x $save / 8.5"
 done
 
 # the launch: Megatron's two flags, both in its list
@@ -159,6 +172,22 @@ refused "$tmp/e1.xml" "$tmp/e1.csv" "EP > 1" "one expert rank"
     -o "$tmp/dense.csv" || exit 1
 sed 's/ last_layer="48"/ last_layer="32"/' "$tmp/e1.xml" > "$tmp/dense.xml"
 refused "$tmp/dense.xml" "$tmp/dense.csv" "mixture-of-experts" "a dense model"
+# the graph's columns: all five or none, each within its pass
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "combine_backward_s") k = i }
+    { $k = ""; sub(",,", ","); print }' "$graph" > "$tmp/four.csv"
+rm -f "$tmp/r.xml"
+solve -E "$tmp/p1e.xml" -o "$tmp/r.xml" "$tmp/four.csv" 2> "$tmp/err"
+rc=$?
+[ $rc = 1 ] && [ ! -e "$tmp/r.xml" ] && grep -q "four.csv:1: .*come together" "$tmp/err" ||
+    say "four of the five columns: exit $rc, $(cat "$tmp/err")"
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+    NR == 3 { $c["expert_weight_gradient_s"] = 2 * $c["expert_backward_s"] } { print }' \
+    "$graph" > "$tmp/w.csv"
+rm -f "$tmp/r.xml"
+solve -E "$tmp/p1e.xml" -o "$tmp/r.xml" "$tmp/w.csv" 2> "$tmp/err"
+rc=$?
+[ $rc = 1 ] && [ ! -e "$tmp/r.xml" ] && grep -q "w.csv:3: expert_weight_gradient_s .* exceeds expert_backward_s" "$tmp/err" ||
+    say "a weights' gradient above its backward pass: exit $rc, $(cat "$tmp/err")"
 rm -f "$tmp/sim.csv"
 "$BIN/pipesim" -a $acc -n $net -N 16 -B 64 -p "$tmp/p1e.xml" \
     -o "$tmp/sim.csv" "$graph" 2> "$tmp/err"

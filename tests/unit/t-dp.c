@@ -459,10 +459,14 @@ random_graphs(struct layer_graph *g, size_t n, int layers, int experts)
 			g[k].l[i].weight_gradient_s = 0.45 *
 			    g[k].l[i].backward_s;
 			if (experts) {
-				g[k].l[i].expert_forward_s = 0.6 *
-				    g[k].l[i].forward_s;
-				g[k].l[i].expert_backward_s = 0.6 *
-				    g[k].l[i].backward_s;
+				struct layer *l = &g[k].l[i];
+
+				l->expert_forward_s = 0.6 * l->forward_s;
+				l->expert_backward_s = 0.6 * l->backward_s;
+				l->expert_weight_gradient_s = 0.3 *
+				    l->backward_s;
+				l->combine_forward_s = 0.05 * l->forward_s;
+				l->combine_backward_s = 0.05 * l->backward_s;
 			}
 		}
 	}
@@ -2279,27 +2283,30 @@ drain_floors(void)
 /*
  * The combined 1F1B's pair of passes (plan_ep_pair_s) against the longest
  * path through its graph, built here from Megatron-Core's issue order
- * (core_v0.15.0, TransformerLayerSchedulePlan.run): eight passes, each
- * after the one before it on its stream and the one before it on its
- * micro-batch.  By hand: no exchange, the four computations in a row; a
- * short exchange hidden behind them; a long one, the exchange stream's
- * four in a row.
+ * (core_v0.15.0, TransformerLayerSchedulePlan.run): nine passes, each
+ * after the one before it on its stream and, but the experts' weights'
+ * gradient (backward_dw, no event), the one before it on its
+ * micro-batch.  By hand: no exchange, the computations in a row; a short
+ * exchange hidden behind them; a long one, the exchange stream's four in
+ * a row; one longer than the attention; the weights' gradient beside the
+ * dispatch backward; the combine's compute beside the attention.
  */
 static double
 pair_by_paths(const double *dur)
 {
 	/* 0 combine backward, 1 attention forward, 2 dispatch forward,
-	 * 3 experts backward, 4 dispatch backward, 5 experts forward,
-	 * 6 combine forward, 7 attention backward; edges (from, to) */
+	 * 3 experts' input gradient, 4 their weights' gradient, 5 dispatch
+	 * backward, 6 experts forward, 7 combine forward, 8 attention
+	 * backward; edges (from, to) */
 	static const int edge[][2] = {
-		{ 0, 2 }, { 2, 4 }, { 4, 6 },		/* exchange stream */
-		{ 1, 3 }, { 3, 5 }, { 5, 7 },		/* compute stream */
-		{ 1, 2 }, { 2, 5 }, { 5, 6 },		/* micro-batch j */
-		{ 0, 3 }, { 3, 4 }, { 4, 7 },		/* micro-batch i */
+		{ 0, 2 }, { 2, 5 }, { 5, 7 },		/* exchange stream */
+		{ 1, 3 }, { 3, 4 }, { 4, 6 }, { 6, 8 },	/* compute stream */
+		{ 1, 2 }, { 2, 6 }, { 6, 7 },		/* micro-batch j */
+		{ 0, 3 }, { 3, 5 }, { 5, 8 },		/* micro-batch i */
 	};
-	double end[8], last = 0;
+	double end[9], last = 0;
 
-	for (int k = 0; k < 8; k++) {	/* 0..7 is a topological order */
+	for (int k = 0; k < 9; k++) {	/* 0..8 is a topological order */
 		double start = 0;
 
 		for (size_t e = 0; e < sizeof edge / sizeof edge[0]; e++)
@@ -2311,27 +2318,53 @@ pair_by_paths(const double *dur)
 	return last;
 }
 
+static double
+pair_of(double af, double eb, double ew, double ef, double ab, double x,
+    double cf, double cb)
+{
+	struct ep_pair p = { .attn_f = af, .experts_b = eb, .experts_w = ew,
+		.experts_f = ef, .attn_b = ab, .exchange = x, .combine_f = cf,
+		.combine_b = cb };
+
+	return plan_ep_pair_s(&p);
+}
+
 static void
 ep_pair_by_hand(void)
 {
 	int agree = 0;
 
-	EQ_DBL(plan_ep_pair_s(2, 1, 1, 2, 0), 6, 1e-15,
+	EQ_DBL(pair_of(2, 1, 0, 1, 2, 0, 0, 0), 6, 1e-15,
 	    "combined 1F1B: no exchange, the passes in a row");
-	EQ_DBL(plan_ep_pair_s(2, 1, 1, 2, 0.5), 6, 1e-15,
+	EQ_DBL(pair_of(2, 1, 0, 1, 2, 0.5, 0, 0), 6, 1e-15,
 	    "combined 1F1B: an exchange shorter than each computation, hidden");
-	EQ_DBL(plan_ep_pair_s(0.1, 0.1, 0.1, 0.1, 1), 4, 1e-15,
+	EQ_DBL(pair_of(0.1, 0.1, 0, 0.1, 0.1, 1, 0, 0), 4, 1e-15,
 	    "combined 1F1B: a long exchange, its four in a row");
 	/* the attention's forward (2) hides the combine's backward (3)
 	 * only in part: the dispatch waits for it, and the rest follows */
-	EQ_DBL(plan_ep_pair_s(2, 1, 1, 2, 3), 12, 1e-15,
+	EQ_DBL(pair_of(2, 1, 0, 1, 2, 3, 0, 0), 12, 1e-15,
 	    "combined 1F1B: an exchange longer than the attention");
+	/* experts' backward 2 of which 1.5 their weights': the dispatch
+	 * backward runs 1-1.5 (after the input's gradient, 0.5-1, and the
+	 * dispatch forward, 0.5-1), beside the weights' gradient (1-2.5);
+	 * the experts' forward 2.5-2.6, the combine 2.6-3.1 (held by the
+	 * weights' gradient, the dispatch backward would run 2.5-3 and the
+	 * pair end at 3.5) */
+	EQ_DBL(pair_of(0.5, 2, 1.5, 0.1, 0.1, 0.5, 0, 0), 3.1, 1e-15,
+	    "combined 1F1B: the experts' weights' gradient holds nothing "
+	    "on the exchange's stream");
+	/* the combine's own compute on the exchange's stream: its
+	 * forward's 1 beside the attention's backward 2 */
+	EQ_DBL(pair_of(1, 1, 0, 1, 2, 0, 1, 0), 5, 1e-15,
+	    "combined 1F1B: the combine's compute beside the attention");
 	for (int it = 0; it < 1000; it++) {
-		double af = uniform(), eb = uniform(), ef = uniform(),
-		    ab = uniform(), x = 2 * uniform();
-		double dur[8] = { x, af, x, eb, x, ef, x, ab };
+		double af = uniform(), eb = uniform(), ew = eb * uniform(),
+		    ef = uniform(), ab = uniform(), x = 2 * uniform(),
+		    cf = 0.2 * uniform(), cb = 0.2 * uniform();
+		double dur[9] = { x + cb, af, x, eb - ew, ew, x, ef, x + cf,
+			ab };
 
-		agree += fabs(plan_ep_pair_s(af, eb, ef, ab, x) -
+		agree += fabs(pair_of(af, eb, ew, ef, ab, x, cf, cb) -
 		    pair_by_paths(dur)) <= 1e-12;
 	}
 	EQ_INT(agree, 1000, "combined 1F1B: the pair is its graph's longest "

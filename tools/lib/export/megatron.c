@@ -282,6 +282,11 @@ megatron_check(const struct plan *p, long global_batch,
 		    model->experts, layers_expert_ranks(g));
 	if (mlp_reason(model))
 		cannot(w, "%s", mlp_reason(model));
+	/* core_v0.15.0's TransformerConfig asserts it of the combined 1F1B */
+	if (p->ep_overlap && model && model->mtp_depth > 1)
+		cannot(w, "--overlap-moe-expert-parallel-comm with %ld multi-"
+		    "token prediction layers (Megatron-Core runs it with one "
+		    "at most)", model->mtp_depth);
 	if (model && layers != model->layers)
 		cannot(w, "the plan has %ld transformer layers, the model %ld",
 		    layers, model->layers);

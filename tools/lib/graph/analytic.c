@@ -694,12 +694,13 @@ mlp(struct builder *B, double tokens, double in_shard, double experts,
 		tp_leave(B, name, 2 * tokens * h, is_expert ? -1 : TP_ROW);
 }
 
-/* The ops from `first` on are the experts' (struct aop, expert_node). */
+/* The ops from `first` on are of the combined 1F1B's node `node`: the
+ * experts' (1) or the combine's compute (2) (struct aop, expert_node). */
 static void
-expert_node(struct builder *B, size_t first)
+expert_node(struct builder *B, size_t first, int node)
 {
 	for (size_t i = first; i < B->g->n; i++)
-		B->g->op[i].expert_node = 1;
+		B->g->op[i].expert_node = node;
 }
 
 /*
@@ -737,19 +738,21 @@ moe(struct builder *B)
 	    2 * n * k * h / d->shard);
 	first = B->g->n;
 	mlp(B, pairs, 1, local, d->fe, "expert");
-	expert_node(B, first);
+	expert_node(B, first, 1);
 	collective(B, "combine", LCOLL_ALL_TO_ALL, LCOLL_ALL_TO_ALL,
 	    2 * n * k * h / d->shard);
-	/* each token's own k copies, on the rank that holds the token */
+	/* each token's own k copies, on the rank that holds the token
+	 * (Megatron-Core's combine node runs it, on the exchange's stream) */
 	o = vector(B, "combine_sum", AOP_VECTOR, n * d->top_k * h / d->shard,
 	    2, VEC_FWD_BPE, VEC_BWD_BPE);
 	o->activation_bytes = 2 * n * d->top_k * h / d->shard;
+	o->expert_node = 2;
 	if (d->fs > 0) {
 		first = B->g->n;
 		mlp(B, n, d->shard, 0, d->fs, "shared");
 		/* Megatron-Core's mlp node runs the shared experts too
 		 * (fine_grained_callables.py, submodule_moe_forward) */
-		expert_node(B, first);
+		expert_node(B, first, 1);
 	}
 }
 
@@ -763,6 +766,9 @@ transformer_layer(struct builder *B, int is_moe)
 	else
 		mlp(B, B->d->n, B->d->shard, 0, B->d->f, "mlp");
 	dropout_residual(B, "mlp_residual");
+	/* a mixture's residual is its combine node's (mlp_bda) */
+	if (is_moe)
+		B->g->op[B->g->n - 1].expert_node = 2;
 	/* the block's output: its backward reads nothing of it */
 	B->g->op[B->g->n - 1].sac_rerun = 0;
 }
@@ -1340,10 +1346,14 @@ analytic_layers(const struct aop_graph *g, struct layer_graph *out)
 		L->forward_s += o->fwd_s;
 		L->backward_s += o->bwd_s;
 		L->weight_gradient_s += o->wgrad_s;
-		if (o->expert_node) {
+		if (o->expert_node == 1) {
 			L->expert_forward_s += o->fwd_s;
 			L->expert_backward_s += o->bwd_s;
+			L->expert_weight_gradient_s += o->wgrad_s;
 			out->has_expert_times = 1;
+		} else if (o->expert_node == 2) {
+			L->combine_forward_s += o->fwd_s;
+			L->combine_backward_s += o->bwd_s;
 		}
 		L->parameter_bytes += o->parameter_bytes;
 		/* an FP8 product's weights: a byte each and one for the

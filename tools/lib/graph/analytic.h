@@ -111,7 +111,9 @@ struct aop {
 					 * bwd_s (a weight product's) */
 	/* one of a mixture layer's experts' ops, routed or shared: what
 	 * Megatron-Core's combined 1F1B runs as the layer's mlp node,
-	 * between the dispatch and the combine */
+	 * between the dispatch and the combine (1); or the compute of its
+	 * combine node, the copies' sum and the residual, which it runs on
+	 * the communication stream after the exchange (2) */
 	int expert_node;
 };
 

@@ -464,6 +464,48 @@ differing_pairs(const struct layer *a, const struct layer *b)
 	return NULL;
 }
 
+/* The combined 1F1B's columns (struct layer), in the order they are
+ * written, and each one's field. */
+#define EXPERT_TIME_COLS 5
+static const char *const expert_time_cols[EXPERT_TIME_COLS] = {
+	"expert_forward_s", "expert_backward_s", "expert_weight_gradient_s",
+	"combine_forward_s", "combine_backward_s"
+};
+
+static double *
+expert_time(const struct layer *L, int k)
+{
+	const double *f[EXPERT_TIME_COLS] = { &L->expert_forward_s,
+		&L->expert_backward_s, &L->expert_weight_gradient_s,
+		&L->combine_forward_s, &L->combine_backward_s };
+
+	return (double *)f[k];
+}
+
+/* Why a row's combined 1F1B times do not fit its passes, or NULL: each
+ * pass's experts and combine within it, the experts' weights' gradient
+ * within their backward. */
+static const char *
+expert_times_unfit(const struct layer *L, char *buf, size_t len)
+{
+	if (L->expert_forward_s + L->combine_forward_s > L->forward_s)
+		snprintf(buf, len, "expert_forward_s %g and combine_forward_s "
+		    "%g exceed forward_s %g (they are shares of it)",
+		    L->expert_forward_s, L->combine_forward_s, L->forward_s);
+	else if (L->expert_backward_s + L->combine_backward_s > L->backward_s)
+		snprintf(buf, len, "expert_backward_s %g and combine_backward_s "
+		    "%g exceed backward_s %g (they are shares of it)",
+		    L->expert_backward_s, L->combine_backward_s,
+		    L->backward_s);
+	else if (L->expert_weight_gradient_s > L->expert_backward_s)
+		snprintf(buf, len, "expert_weight_gradient_s %g exceeds "
+		    "expert_backward_s %g (it is a share of it)",
+		    L->expert_weight_gradient_s, L->expert_backward_s);
+	else
+		return NULL;
+	return buf;
+}
+
 const char *
 layers_differing_number(const struct layer *a, const struct layer *b)
 {
@@ -473,10 +515,9 @@ layers_differing_number(const struct layer *a, const struct layer *b)
 		return "backward_s";
 	if (a->weight_gradient_s != b->weight_gradient_s)
 		return "weight_gradient_s";
-	if (a->expert_forward_s != b->expert_forward_s)
-		return "expert_forward_s";
-	if (a->expert_backward_s != b->expert_backward_s)
-		return "expert_backward_s";
+	for (int k = 0; k < EXPERT_TIME_COLS; k++)
+		if (*expert_time(a, k) != *expert_time(b, k))
+			return expert_time_cols[k];
 	if (a->parameter_bytes != b->parameter_bytes)
 		return "parameter_bytes";
 	if (a->dense_parameter_bytes != b->dense_parameter_bytes)
@@ -549,7 +590,7 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
     struct pl_err *err)
 {
 	int cid, cpar, cact, cin, ckind, cfwd, cbwd, ccopy, ccoll[LCOLL_N];
-	int cdense, ctp, cfp8w, cfp8e, cwgrad, cexp[2];
+	int cdense, ctp, cfp8w, cfp8e, cwgrad, cexp[EXPERT_TIME_COLS], nexp = 0;
 
 	memset(g, 0, sizeof(*g));
 	if ((cid = csvio_col(tab, "layer_id", err)) < 0 ||
@@ -570,16 +611,18 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 		goto fail;
 	}
 	g->has_wgrad = cwgrad >= 0;
-	cexp[0] = csvio_col_opt(tab, "expert_forward_s");
-	cexp[1] = csvio_col_opt(tab, "expert_backward_s");
-	if ((cexp[0] >= 0) != (cexp[1] >= 0) || (cexp[0] >= 0 &&
+	for (int k = 0; k < EXPERT_TIME_COLS; k++)
+		nexp += (cexp[k] = csvio_col_opt(tab, expert_time_cols[k])) >= 0;
+	if ((nexp > 0 && nexp < EXPERT_TIME_COLS) || (nexp > 0 &&
 	    !g->has_times)) {
-		pl_errf(err, tab->file, 1, "columns 'expert_forward_s' and "
-		    "'expert_backward_s' come together, beside 'forward_s' "
-		    "and 'backward_s' (the experts' share of each)");
+		pl_errf(err, tab->file, 1, "columns 'expert_forward_s', "
+		    "'expert_backward_s', 'expert_weight_gradient_s', "
+		    "'combine_forward_s' and 'combine_backward_s' come "
+		    "together, beside 'forward_s' and 'backward_s' (shares "
+		    "of each)");
 		goto fail;
 	}
-	g->has_expert_times = cexp[0] >= 0;
+	g->has_expert_times = nexp > 0;
 	ccopy = csvio_col_opt(tab, "copy_of");
 	cdense = csvio_col_opt(tab, "dense_parameter_bytes");
 	cfp8w = csvio_col_opt(tab, "fp8_weight_bytes");
@@ -641,22 +684,19 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 				goto fail;
 			}
 		}
-		for (int k = 0; k < 2 && g->has_expert_times; k++) {
-			static const char *const name[2] = {
-				"expert_forward_s", "expert_backward_s" };
-			double *share = k ? &L->expert_backward_s :
-			    &L->expert_forward_s;
-			double whole = k ? L->backward_s : L->forward_s;
-
+		for (int k = 0; k < EXPERT_TIME_COLS && g->has_expert_times;
+		    k++) {
 			if (csvio_double(tab, r, cexp[k], CSVIO_NONNEG |
 			    CSVIO_OPTIONAL, &v, err) < 0)
 				goto fail;
-			*share = isnan(v) ? 0 : v;
-			if (*share > whole) {
-				pl_errf(err, tab->file, tab->lines[r], "column "
-				    "'%s': %g exceeds %s %g (it is a share of "
-				    "it)", name[k], *share, k ? "backward_s" :
-				    "forward_s", whole);
+			*expert_time(L, k) = isnan(v) ? 0 : v;
+		}
+		if (g->has_expert_times) {
+			char why[256];
+
+			if (expert_times_unfit(L, why, sizeof why)) {
+				pl_errf(err, tab->file, tab->lines[r], "%s",
+				    why);
 				goto fail;
 			}
 		}
@@ -936,8 +976,8 @@ layers_scale_times(struct layer_graph *g, double factor)
 		L->forward_s *= factor;
 		L->backward_s *= factor;
 		L->weight_gradient_s *= factor;
-		L->expert_forward_s *= factor;
-		L->expert_backward_s *= factor;
+		for (int k = 0; k < EXPERT_TIME_COLS; k++)
+			*expert_time(L, k) *= factor;
 		L->recompute_s *= factor;
 		L->selective_recompute_s *= factor;
 		L->op_sac_recompute_s *= factor;
@@ -1046,10 +1086,8 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 	head[nc++] = "backward_s";
 	if (g->has_wgrad)
 		head[nc++] = "weight_gradient_s";
-	if (g->has_expert_times) {
-		head[nc++] = "expert_forward_s";
-		head[nc++] = "expert_backward_s";
-	}
+	for (int k = 0; k < EXPERT_TIME_COLS && g->has_expert_times; k++)
+		head[nc++] = expert_time_cols[k];
 	head[nc++] = "parameter_bytes";
 	head[nc++] = "activation_bytes";
 	head[nc++] = "input_bytes";
@@ -1122,10 +1160,9 @@ layers_write(FILE *fp, FILE *edges_fp, const struct layer_graph *g)
 		f[c] = numfmt(b[c], L->backward_s), c++;
 		if (g->has_wgrad)
 			f[c] = numfmt(b[c], L->weight_gradient_s), c++;
-		if (g->has_expert_times) {
-			f[c] = numfmt(b[c], L->expert_forward_s), c++;
-			f[c] = numfmt(b[c], L->expert_backward_s), c++;
-		}
+		for (int k = 0; k < EXPERT_TIME_COLS && g->has_expert_times;
+		    k++)
+			f[c] = numfmt(b[c], *expert_time(L, k)), c++;
 		f[c] = numfmt(b[c], L->parameter_bytes), c++;
 		f[c] = numfmt(b[c], L->activation_bytes), c++;
 		f[c] = numfmt(b[c], L->input_bytes), c++;

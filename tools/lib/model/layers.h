@@ -62,12 +62,16 @@ struct layer {
 	 * weight_gradient_s, optional: what a zero-bubble schedule runs
 	 * apart as a W pass) */
 	double weight_gradient_s;
-	/* the experts' share of forward_s and backward_s, routed and shared
-	 * (columns expert_forward_s and expert_backward_s, both or neither,
-	 * optional, 0 when absent): what Megatron-Core's combined 1F1B runs
-	 * between a layer's dispatch and its combine (its mlp node), the
-	 * rest of the row beside them (plan.h, ep_overlap) */
-	double expert_forward_s, expert_backward_s;
+	/* the parts of a mixture layer Megatron-Core's combined 1F1B runs
+	 * apart (plan.h, ep_overlap; columns of the same names, all five or
+	 * none, optional, 0 when absent): the experts' share of forward_s
+	 * and backward_s, routed and shared (its mlp node, between the
+	 * dispatch and the combine), their weights' gradients' share of
+	 * theirs (which it runs after the dispatch backward has started),
+	 * and the combine node's own compute of each pass (the copies' sum,
+	 * the residual), which it runs on the exchange's stream */
+	double expert_forward_s, expert_backward_s, expert_weight_gradient_s;
+	double combine_forward_s, combine_backward_s;
 	double parameter_bytes, activation_bytes, input_bytes;
 	/* parameters replicated over the variant's c*e devices (all but the
 	 * experts'): their gradients are also summed over that group */
@@ -136,7 +140,8 @@ struct layer_graph {
 	int has_op_sac;		/* the per-operator checkpointing ones */
 	int has_times;		/* forward_s and backward_s are present */
 	int has_wgrad;		/* weight_gradient_s is present */
-	int has_expert_times;	/* expert_forward_s and _backward_s are */
+	int has_expert_times;	/* the five columns of struct layer's
+				 * expert and combine times are */
 	int has_tp_overlap;	/* the tp_overlap column is present */
 	long var_t, var_e, var_c, var_sp, var_b;
 	/* the e devices split the micro-batch's samples (column ep_batch,

@@ -419,20 +419,23 @@ tp_hidden(const struct plan_variant *v, const struct plan_env *env,
 }
 
 double
-plan_ep_pair_s(double af, double eb, double ef, double ab, double x)
+plan_ep_pair_s(const struct ep_pair *p)
 {
 	/* the communication stream: i's combine backward, j's dispatch,
 	 * i's dispatch backward, j's combine; the compute stream: j's
-	 * attention, i's experts' backward, j's experts, i's attention's
-	 * backward.  Each waits for its stream and its micro-batch. */
-	double combine_b = x;
-	double attn_f = af;
+	 * attention, i's experts' backward (its input's gradient, then its
+	 * weights'), j's experts, i's attention's backward */
+	double x = p->exchange;
+	double combine_b = x + p->combine_b;
+	double attn_f = p->attn_f;
 	double dispatch_f = fmax(combine_b, attn_f) + x;
-	double experts_b = fmax(attn_f, combine_b) + eb;
-	double dispatch_b = fmax(dispatch_f, experts_b) + x;
-	double experts_f = fmax(experts_b, dispatch_f) + ef;
-	double combine_f = fmax(dispatch_b, experts_f) + x;
-	double attn_b = fmax(experts_f, dispatch_b) + ab;
+	double experts_in = fmax(attn_f, combine_b) + p->experts_b -
+	    p->experts_w;
+	double experts_b = experts_in + p->experts_w;
+	double dispatch_b = fmax(dispatch_f, experts_in) + x;
+	double experts_f = fmax(experts_b, dispatch_f) + p->experts_f;
+	double combine_f = fmax(dispatch_b, experts_f) + x + p->combine_f;
+	double attn_b = fmax(experts_f, dispatch_b) + p->attn_b;
 
 	return fmax(combine_f, attn_b);
 }
@@ -447,16 +450,19 @@ plan_ep_overlap_refused(const struct plan_mode *m,
 		return "it overlaps the experts' exchange: a mixture-of-"
 		    "experts graph";
 	if (!g->has_expert_times)
-		return "the graph has no expert_forward_s and "
-		    "expert_backward_s columns (the experts' share of each "
-		    "pass, which graph-normalize writes)";
+		return "the graph has no expert_forward_s, "
+		    "expert_backward_s, expert_weight_gradient_s, "
+		    "combine_forward_s and combine_backward_s columns (what "
+		    "it runs apart, which graph-normalize writes)";
 	if (layers_var(g, g->var_e, 1) * (layers_var(g, g->var_t, 1) /
 	    layers_expert_t(g)) < 2)
 		return "Megatron-Core runs it with expert parallelism only "
 		    "(EP > 1)";
-	if (m->recompute == RC_FULL || m->recompute == RC_OP ||
-	    m->recompute_layers > 0)
+	if (m->recompute == RC_FULL || m->recompute_layers > 0)
 		return "Megatron-Core runs it without full recomputation";
+	if (m->recompute == RC_OP)
+		return "per-operator checkpointing is torchtitan's, beside "
+		    "FSDP2";
 	if (m->schedule != PLAN_1F1B || m->fsdp)
 		return "it is Megatron-Core's 1F1B, without FSDP2";
 	if (stages > 1 && m->v < 2)
@@ -469,10 +475,11 @@ plan_ep_overlap_refused(const struct plan_mode *m,
 
 /* The combined 1F1B's saving on each row (plan_variant.pf_ep_save): its
  * pair of passes (plan_ep_pair_s) against the two run alone, everything
- * of the row but its experts beside them (their collectives, the
- * tensor-parallel ones, as exposed as priced), the all-to-all's time in
- * four alike exchanges (dispatch and combine, each way), the row paired
- * with a row like it (alike layers, as a stage's are). */
+ * of the row but its experts and its combine's compute beside them
+ * (their collectives, the tensor-parallel ones, as exposed as priced),
+ * the all-to-all's time in four alike exchanges (dispatch and combine,
+ * each way), the row paired with a row like it (alike layers, as a
+ * stage's are). */
 static void
 ep_save_table(struct plan_variant *v, const double *pf_coll, int rc,
     const double *a2a_s, double **out)
@@ -486,15 +493,21 @@ ep_save_table(struct plan_variant *v, const double *pf_coll, int rc,
 		double x = fmin(a2a_s[i], coll) / 4;
 		double other = coll - 4 * x;
 		double rerun = rc == RC_SELECTIVE ? L->selective_recompute_s : 0;
-		double af = L->forward_s - L->expert_forward_s + other / 2;
-		double ab = L->backward_s - L->expert_backward_s + rerun +
-		    other / 2;
-		double alone = af + ab + L->expert_forward_s +
-		    L->expert_backward_s + 4 * x;
-		double pair = plan_ep_pair_s(af, L->expert_backward_s,
-		    L->expert_forward_s, ab, x);
+		struct ep_pair p = {
+			.attn_f = L->forward_s - L->expert_forward_s -
+			    L->combine_forward_s + other / 2,
+			.attn_b = L->backward_s - L->expert_backward_s -
+			    L->combine_backward_s + rerun + other / 2,
+			.experts_f = L->expert_forward_s,
+			.experts_b = L->expert_backward_s,
+			.experts_w = L->expert_weight_gradient_s,
+			.exchange = x,
+			.combine_f = L->combine_forward_s,
+			.combine_b = L->combine_backward_s,
+		};
+		double alone = L->forward_s + L->backward_s + rerun + coll;
 
-		pf[i + 1] = pf[i] + fmax(0, alone - pair);
+		pf[i + 1] = pf[i] + fmax(0, alone - plan_ep_pair_s(&p));
 	}
 	*out = pf;
 }
@@ -1945,23 +1958,13 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	/* ZeRO-3 gathers the stage's weights for the forward and again for
 	 * the backward pass of every micro-batch */
 	o->zero_s = zs == 3 ? 2 * net_time(c->zero_gather[at], params) : 0;
-	o->ep_hidden_s = 0;
-	{
-		const double *save = plan_ep_save(v, &c->mode);
-
-		/* what it hides is the experts' exchange, in the
-		 * collectives (at most their all-to-all: plan_ep_pair_s
-		 * is never under the compute) */
-		if (save != NULL)
-			o->ep_hidden_s = ep_hidden_s(c, u, save[last + 1] -
-			    save[first]);
-		o->collective_s -= o->ep_hidden_s;
-	}
 	o->load_s = o->compute_s + o->collective_s + o->p2p_in_s +
 	    o->p2p_out_s + o->zero_s;
 	/* a row's collectives come in conjugate pairs, one each way with
 	 * the same bytes (docs/model.md, Plans): the forward's are half of
-	 * what it runs without recomputation */
+	 * what it runs without recomputation (passes as run alone: the
+	 * combined 1F1B's last backward pass, which the drain credits, and
+	 * its first forward pass are) */
 	{
 		double passes = o->compute_s + o->collective_s + o->zero_s;
 		struct plan_mode none = c->mode;
@@ -1975,6 +1978,24 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 		    o->forward_comm_s);
 		o->weight_gradient_s = fmin(o->backward_s,
 		    v->pf_wgrad[last + 1] - v->pf_wgrad[first]);
+	}
+	/* the combined 1F1B's pairs: what they hide comes off the
+	 * collectives, and where the combine's compute beside the other
+	 * pass's hides more than the exchange, off the compute */
+	o->ep_hidden_s = 0;
+	{
+		const double *save = plan_ep_save(v, &c->mode);
+
+		if (save != NULL) {
+			double off;
+
+			o->ep_hidden_s = ep_hidden_s(c, u, save[last + 1] -
+			    save[first]);
+			off = fmin(o->ep_hidden_s, o->collective_s);
+			o->collective_s -= off;
+			o->compute_s -= o->ep_hidden_s - off;
+			o->load_s -= o->ep_hidden_s;
+		}
 	}
 	/* Overlap: the gradient reduction runs during the last micro-batch's
 	 * backward pass, the parameter gather during the first one's forward

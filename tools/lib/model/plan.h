@@ -258,19 +258,33 @@ struct plan {
 	size_t line;			/* of <parallelism> in a plan file, 0 */
 };
 
+/* One layer's passes as the combined 1F1B runs them apart (plan_ep_pair_s). */
+struct ep_pair {
+	/* compute stream: micro-batch j's attention (everything of the layer
+	 * but its experts and its combine's compute), i's experts' backward,
+	 * its share that is their weights' gradient (run after the rest,
+	 * holding nothing on the other stream: --delay-wgrad-compute's
+	 * backward_dw), j's experts, i's attention's backward */
+	double attn_f, experts_b, experts_w, experts_f, attn_b;
+	/* communication stream: each of the four exchanges (dispatch and
+	 * combine, each way), and the combine's own compute after its
+	 * exchange, forward and backward */
+	double exchange, combine_f, combine_b;
+};
+
 /*
  * One layer's pair of passes under the combined 1F1B: micro-batch j's
  * forward pass and micro-batch i's backward pass, merged as Megatron-
- * Core's TransformerLayerSchedulePlan.run issues them (core_v0.15.0),
- * the compute stream running j's attention (and everything of the layer
- * but its experts) af, i's experts' backward eb (their weights' gradient
- * with it), j's experts ef and i's attention's backward ab, the
+ * Core's TransformerLayerSchedulePlan.run issues them (core_v0.15.0): the
+ * compute stream runs j's attention, i's experts' backward and their
+ * weights' gradient, j's experts and i's attention's backward; the
  * communication stream i's combine backward, j's dispatch, i's dispatch
- * backward and j's combine, each exchange x: each pass waits for the one
- * before it on its own micro-batch (a node's event) and on its own
- * stream.  Returns the time from the pair's start to its last end.
+ * backward and j's combine; each node waits for the one before it on its
+ * own micro-batch (a node's event) and on its own stream, the weights'
+ * gradient for its stream alone.  Returns the time from the pair's start
+ * to its last end.
  */
-double plan_ep_pair_s(double af, double eb, double ef, double ab, double x);
+double plan_ep_pair_s(const struct ep_pair *p);
 
 /* Why a mode's combined 1F1B cannot run on graph g with `stages` stages
  * (Megatron-Core's TransformerConfig and arguments.py asserts, and what
@@ -342,9 +356,10 @@ struct stage_cost {
 	 * DualPipe's overlapped pairs hide behind the other pass */
 	double forward_comm_s, backward_comm_s;
 	/* the combined 1F1B's hiding (plan_mode.ep_overlap): what the
-	 * rank's merged pairs hide of the experts' exchange, spread over
-	 * the closed form's m + (S - 1)/v slots, and taken off
-	 * collective_s */
+	 * rank's merged pairs hide, spread over the closed form's m + (S -
+	 * 1)/v slots, and taken off collective_s (and, where the combine's
+	 * compute hides more than the exchange, off compute_s); forward_s
+	 * and backward_s stay the passes as run alone */
 	double ep_hidden_s;
 	double load_s;			/* their sum: one micro-batch, one copy */
 	double sync_s;			/* the exposed part of sync_total_s */

@@ -769,7 +769,8 @@ list_modes(const struct search *s, struct plan_mode *out)
 		 * parallelism (its own replaces it); kept (pipelined)
 		 * interleaved too, torchtitan's Interleaved1F1B */
 		for (int f = PLAN_FSDP_RESHARD; f <= PLAN_FSDP_KEPT &&
-		    o->fsdp_max > 0 && !s->zero_on && layers == 0; f++)
+		    o->fsdp_max > 0 && !s->zero_on && layers == 0 &&
+		    o->ep_overlap_min == 0; f++)
 		for (long nv = 1; nv <= (f == PLAN_FSDP_KEPT ? vmax : 1); nv++)
 		for (int ends = 0; ends <= (nv > 1); ends++)
 		for (int sc = o->sched_min; sc <= fsmax; sc++) {
