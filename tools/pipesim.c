@@ -837,10 +837,11 @@ main(int argc, char *argv[])
 			die("%s: stage %d has %ld ZeRO copies: pipesim "
 			    "simulates plans without them", o.plan, i,
 			    p.stage[i].z);
-	if (p.ep_overlap)
-		die("%s: ep_overlap: Megatron-Core's combined 1F1B (its "
-		    "merged pairs of passes) is priced by dpsolve's closed "
-		    "form, not simulated", o.plan);
+	/* Megatron-Core's combined 1F1B: its own order alone */
+	if (p.ep_overlap && o.sched >= 0)
+		die("%s: ep_overlap: Megatron-Core's combined 1F1B runs its "
+		    "own order (interleaved 1F1B's with its pairs merged), no "
+		    "other -s", o.plan);
 	v = p.v > 1 ? (int)p.v : 1;
 	/* FSDP2: torchtitan's 1F1B, interleaved or not (its groups of S,
 	 * Megatron's order), and the plan's ZBVZeroBubble or DualPipeV */
@@ -872,8 +873,21 @@ main(int argc, char *argv[])
 	    PS_1F1B || sched == PS_GPIPE || sched == PS_ZBH1, route,
 	    mb_route, &c);
 	orders = xcalloc((size_t)p.nstages, sizeof *orders);
+	/* the combined 1F1B's pairs: each chunk's share of its stage's
+	 * saving */
+	if (p.ep_overlap) {
+		size_t n = (size_t)p.nstages * (size_t)v;
+		double *save = xcalloc(n, sizeof *save);
+
+		for (size_t k = 0; k < n; k++)
+			save[k] = r.stage[k / (size_t)v].ep_pair_save_s / v;
+		c.pair_save_s = save;
+	}
 	for (int i = 0; i < p.nstages; i++)
-		switch (sched) {
+		if (p.ep_overlap)
+			pipe_order_combined(p.nstages, v, i, r.m, o.group ?
+			    o.group : p.nstages, &orders[i]);
+		else switch (sched) {
 		case -1:
 			pipe_order_interleaved(p.nstages, v, i, r.m, o.group ?
 			    o.group : p.nstages, &orders[i]);
@@ -921,6 +935,7 @@ main(int argc, char *argv[])
 	free((void *)c.wgrad_s);
 	free((void *)c.fwd_comm_s);
 	free((void *)c.bwd_comm_s);
+	free((void *)c.pair_save_s);
 	free(route);
 	free(mb_route);
 	free_gathers(gathers, (size_t)p.nstages * (size_t)(sched ==

@@ -450,17 +450,14 @@ for table in "$@"; do
 		# Gantt chart drawn where asked; Megatron-LM of 2021-22 (the
 		# scatter/gather's) held its stages for their transfers
 		# interleaved too, before it overlapped them
-		# (the combined 1F1B is not simulated: the column left empty)
 		simulated=
-		[ "$epo" = 1 ] || {
 		priced pipesim $([ "$sg" = 1 ] && echo "-x hold") \
 		    -M "$whole" -p "$tmp/$run.plan.xml" -o "$tmp/$run.sim.csv" \
 		    -t "$tmp/$run.timeline.csv" "$tmp/$run.csv" 2> "$tmp/$run.err" ||
 		    { cat "$tmp/$run.err" >&2; exit 1; }
 		simulated=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
 		    NR == 2 { print $c["step_s"] }' "$tmp/$run.sim.csv")
-		}
-		if [ -n "${VALIDATE_GANTT:-}" ] && [ "$epo" != 1 ]; then
+		if [ -n "${VALIDATE_GANTT:-}" ]; then
 			mkdir -p "$VALIDATE_GANTT" &&
 			sh "$(dirname "$0")/plot.sh" gantt "$tmp/$run.timeline.csv" \
 			    "$VALIDATE_GANTT" "gantt-$run" || exit 1

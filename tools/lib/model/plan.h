@@ -361,6 +361,9 @@ struct stage_cost {
 	 * compute hides more than the exchange, off compute_s); forward_s
 	 * and backward_s stay the passes as run alone */
 	double ep_hidden_s;
+	/* and what a pair of its passes saves, a micro-batch's, against
+	 * the two run alone (its rows' plan_ep_pair_s; 0 without it) */
+	double ep_pair_save_s;
 	double load_s;			/* their sum: one micro-batch, one copy */
 	double sync_s;			/* the exposed part of sync_total_s */
 	double sync_total_s;		/* gradient reduction over d*z copies

@@ -49,16 +49,17 @@ pipe_order_1f1b(int S, int r, long m, struct pipe_order *out)
 	free(t);
 }
 
-void
-pipe_order_interleaved(int S, int v, int r, long m, long group,
-    struct pipe_order *out)
+/* Megatron's schedule table of m v passes each way: a group's
+ * micro-batches through each chunk in turn, the last group whatever is
+ * left (owned: *fwd, *bwd). */
+static void
+interleaved_tables(int v, long m, long group, struct pipe_op **fwd,
+    struct pipe_op **bwd)
 {
 	size_t n = (size_t)m * (size_t)v, k = 0;
-	struct pipe_op *fwd = xcalloc(n, sizeof *fwd);
-	struct pipe_op *bwd = xcalloc(n, sizeof *bwd);
 
-	/* Megatron's schedule table: a group's micro-batches through each
-	 * chunk in turn, the last group whatever is left */
+	*fwd = xcalloc(n, sizeof **fwd);
+	*bwd = xcalloc(n, sizeof **bwd);
 	if (group < 1)
 		group = 1;
 	for (long g0 = 0; g0 < m; g0 += group) {
@@ -66,14 +67,50 @@ pipe_order_interleaved(int S, int v, int r, long m, long group,
 
 		for (int c = 0; c < v; c++)
 			for (long mb = g0; mb < end; mb++, k++) {
-				fwd[k] = (struct pipe_op){ .kind = PIPE_F,
+				(*fwd)[k] = (struct pipe_op){ .kind = PIPE_F,
 				    .chunk = c, .mb = mb };
-				bwd[k] = (struct pipe_op){ .kind = PIPE_B,
+				(*bwd)[k] = (struct pipe_op){ .kind = PIPE_B,
 				    .chunk = v - 1 - c, .mb = mb };
 			}
 	}
-	one_f_one_b(fwd, bwd, n, (size_t)(2 * (S - r - 1)) +
-	    (size_t)(v - 1) * (size_t)group, out);
+}
+
+void
+pipe_order_interleaved(int S, int v, int r, long m, long group,
+    struct pipe_order *out)
+{
+	struct pipe_op *fwd, *bwd;
+
+	interleaved_tables(v, m, group, &fwd, &bwd);
+	one_f_one_b(fwd, bwd, (size_t)m * (size_t)v, (size_t)(2 * (S - r -
+	    1)) + (size_t)(v - 1) * (size_t)(group < 1 ? 1 : group), out);
+	free(fwd);
+	free(bwd);
+}
+
+static void push_pair(struct pipe_order *o, size_t *cap, int c, long mb,
+    int bc, long bmb);
+
+void
+pipe_order_combined(int S, int v, int r, long m, long group,
+    struct pipe_order *out)
+{
+	size_t n = (size_t)m * (size_t)v, cap = 0;
+	size_t warm = (size_t)(2 * (S - r - 1)) + (size_t)(v - 1) *
+	    (size_t)(group < 1 ? 1 : group) + 1;
+	struct pipe_op *fwd, *bwd;
+
+	interleaved_tables(v, m, group, &fwd, &bwd);
+	memset(out, 0, sizeof *out);
+	if (warm > n)
+		warm = n;
+	for (size_t i = 0; i < warm; i++)
+		push(out, &cap, PIPE_F, fwd[i].chunk, fwd[i].mb);
+	for (size_t i = warm; i < n; i++)
+		push_pair(out, &cap, fwd[i].chunk, fwd[i].mb,
+		    bwd[i - warm].chunk, bwd[i - warm].mb);
+	for (size_t i = n - warm; i < n; i++)
+		push(out, &cap, PIPE_B, bwd[i].chunk, bwd[i].mb);
 	free(fwd);
 	free(bwd);
 }
@@ -428,6 +465,13 @@ check(const struct pipe_costs *c, const struct routes *rt,
 			    c->bwd_s[i], c->wgrad_s ? c->wgrad_s[i] : 0.0,
 			    c->fwd_comm_s ? c->fwd_comm_s[i] : 0.0,
 			    c->bwd_comm_s ? c->bwd_comm_s[i] : 0.0);
+	for (size_t i = 0; c->pair_save_s && i < V; i++)
+		if (!(c->pair_save_s[i] >= 0 && c->pair_save_s[i] <=
+		    c->fwd_s[i] + c->bwd_s[i]))
+			return pl_errf(err, NULL, 0, "pipeline: rank %zu chunk "
+			    "%zu: a pair saving %g s of passes of %g s", i /
+			    (size_t)c->v, i % (size_t)c->v, c->pair_save_s[i],
+			    c->fwd_s[i] + c->bwd_s[i]);
 	for (size_t i = 0; c->gather && i < V; i++) {
 		const struct pipe_gather *g = &c->gather[i];
 		int bad = g->dispatch < PIPE_GATHER_CHAIN ||
@@ -817,8 +861,15 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 			if (ready < 0)
 				break;
 			/* a pair: each pass's communication beside the
-			 * other's compute, as far as it reaches */
-			dur = (pair ? fmax(own - comm, comm) : own) + xfer;
+			 * other's compute, as far as it reaches, or its
+			 * layers' merged passes' saving (the combined
+			 * 1F1B's) */
+			if (pair && c->pair_save_s)
+				dur = fmax(0, own - (c->pair_save_s[p[0].slot] +
+				    c->pair_save_s[p[1].slot]) / 2) + xfer;
+			else
+				dur = (pair ? fmax(own - comm, comm) : own) +
+				    xfer;
 			ready = fmax(out->end_s[r], ready);
 			/* a forward pass: the aligned gathers it launches, and
 			 * on the chunk's first, the waits for its own */

@@ -83,6 +83,17 @@ void pipe_order_interleaved(int S, int v, int r, long m, long group,
  * S <= group <= m, m mod group 0 or at least S). */
 int pipe_group_ok(int S, long m, long group);
 
+/*
+ * Megatron-Core's combined 1F1B (core_v0.15.0 combined_1f1b.py, with
+ * --overlap-moe-expert-parallel-comm): the interleaved order's tables
+ * (v = 1, S = 1: no pipeline), one warm-up forward pass more (2 (S - r -
+ * 1) + (v - 1) group + 1, at most m v), then each forward pass merged
+ * with the backward pass 1F1B would run beside it into an overlapped
+ * pair (PIPE_FB), then the backward passes left.
+ */
+void pipe_order_combined(int S, int v, int r, long m, long group,
+    struct pipe_order *out);
+
 /* GPipe: every forward pass, then every backward pass, in micro-batch
  * order (the backward passes in reverse order of the chunks). */
 void pipe_order_gpipe(int S, int v, int r, long m, struct pipe_order *out);
@@ -221,6 +232,13 @@ struct pipe_costs {
 	 * the pair takes the longer of its compute and its communication
 	 * (DeepSeek's "fully hidden"); NULL: none */
 	const double *fwd_comm_s, *bwd_comm_s;
+	/* [r v + c]: what a pair of chunk c's forward and backward pass
+	 * saves against the two run alone (Megatron-Core's combined 1F1B,
+	 * plan_ep_pair_s, its layers' merged passes): an overlapped pair
+	 * then takes its two passes less the mean of its two chunks'
+	 * savings instead; NULL: the longer of its compute and its
+	 * communication */
+	const double *pair_save_s;
 	/* [r v + c]: each chunk's weight gather (NULL: none; a chunk of
 	 * no buckets: none), which lengthens its first forward pass by the
 	 * waits (pipe_gather) */
