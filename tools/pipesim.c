@@ -672,7 +672,7 @@ rank_peak_bytes(const struct plan_result *r, int sched, int i, double held)
 		fixed += o->weights + o->gradients + o->optimizer;
 	}
 	return fixed + fmax(m->activations, o->activations) + (held - 1) *
-	    fmax(m->kept, o->kept);
+	    fmax(m->kept, o->kept) + m->pair_layer;
 }
 
 /* idle_s: the step less the stage's passes and its exposed reduction;

@@ -114,7 +114,8 @@ mem_breakdown_of(const struct mem_totals *t, const struct mem_stage *s,
 	out->inflight = mem_inflight(s);
 	out->kept = t->kept;
 	out->activations = t->kept + t->working;
-	out->stash = (out->inflight - 1) * t->kept;
+	out->pair_layer = s->pair_layer_bytes;
+	out->stash = (out->inflight - 1) * t->kept + out->pair_layer;
 	out->total = out->weights + out->gradients + out->optimizer +
 	    out->activations + out->stash;
 }

@@ -70,6 +70,11 @@ struct mem_stage {
 	int fsdp;
 	double fsdp_shards, fsdp_shards_expert;
 	double fsdp_gathered_bytes, fsdp_grad_bytes;
+	/* held beside the micro-batches' chunks (0: none): Megatron-Core's
+	 * combined 1F1B merges a pair's passes layer by layer, one pass's
+	 * layer keeping its activations as the other's frees its own, so a
+	 * pair holds its stage's largest layer's more (plan.c) */
+	double pair_layer_bytes;
 };
 
 /* A stage's sums over its rows, for one recomputation kind. */
@@ -83,7 +88,9 @@ struct mem_totals {
 
 struct mem_breakdown {
 	double weights, gradients, optimizer;
-	double activations, stash;	/* one micro-batch + working; the rest */
+	double activations, stash;	/* one micro-batch + working; the rest
+					 * (and pair_layer) */
+	double pair_layer;		/* mem_stage.pair_layer_bytes */
 	double kept;			/* what one micro-batch keeps */
 	double total;
 	double inflight;		/* micro-batches (fractional when v > 1) */

@@ -123,8 +123,11 @@ recompute_tables(struct plan_variant *v, int rc)
 	v->pf_kept[rc] = xcalloc(g->n + 1, sizeof(double));
 	v->pf_rerun[rc] = xcalloc(g->n + 1, sizeof(double));
 	v->working[rc] = xcalloc((size_t)levels, sizeof(double *));
-	for (int j = 0; j < levels; j++)
+	v->kept_max[rc] = xcalloc((size_t)levels, sizeof(double *));
+	for (int j = 0; j < levels; j++) {
 		v->working[rc][j] = xcalloc(g->n, sizeof(double));
+		v->kept_max[rc][j] = xcalloc(g->n, sizeof(double));
+	}
 	for (size_t i = 0; i < g->n; i++) {
 		const struct layer *L = &g->l[i];
 		double kept = mem_row_kept(L, rc);
@@ -133,20 +136,32 @@ recompute_tables(struct plan_variant *v, int rc)
 		v->pf_rerun[rc][i + 1] = v->pf_rerun[rc][i] +
 		    mem_row_rerun_s(L, rc);
 		v->working[rc][0][i] = fmax(0, L->activation_bytes - kept);
+		v->kept_max[rc][0][i] = kept;
 	}
 	for (int j = 1; j < levels; j++)
-		for (size_t i = 0; i + ((size_t)1 << j) <= g->n; i++)
+		for (size_t i = 0; i + ((size_t)1 << j) <= g->n; i++) {
+			size_t h = i + ((size_t)1 << (j - 1));
+
 			v->working[rc][j][i] = fmax(v->working[rc][j - 1][i],
-			    v->working[rc][j - 1][i + ((size_t)1 << (j - 1))]);
+			    v->working[rc][j - 1][h]);
+			v->kept_max[rc][j][i] = fmax(v->kept_max[rc][j - 1][i],
+			    v->kept_max[rc][j - 1][h]);
+		}
+}
+
+/* The largest value of a sparse table t over rows [first, last]. */
+static double
+range_max(double *const *t, size_t first, size_t last)
+{
+	int j = ilog2(last - first + 1);
+
+	return fmax(t[j][first], t[j][last + 1 - ((size_t)1 << j)]);
 }
 
 static double
 working_max(const struct plan_variant *v, int rc, size_t first, size_t last)
 {
-	int j = ilog2(last - first + 1);
-
-	return fmax(v->working[rc][j][first],
-	    v->working[rc][j][last + 1 - ((size_t)1 << j)]);
+	return range_max(v->working[rc], first, last);
 }
 
 struct plan_mode
@@ -727,9 +742,12 @@ plan_variant_release(struct plan_variant *v)
 		free(v->pf_coll_tpo[rc]);
 		free(v->pf_ep_save[0][rc]);
 		free(v->pf_ep_save[1][rc]);
-		for (int j = 0; v->working[rc] && j <= ilog2(v->g->n); j++)
+		for (int j = 0; v->working[rc] && j <= ilog2(v->g->n); j++) {
 			free(v->working[rc][j]);
+			free(v->kept_max[rc][j]);
+		}
 		free(v->working[rc]);
+		free(v->kept_max[rc]);
 	}
 	free(v->cut);
 	memset(v, 0, sizeof *v);
@@ -1192,13 +1210,15 @@ plan_mem_stage(const struct plan_cell *c, size_t first, size_t last, long z,
 		.grad_copies = c->env->grad_copies,
 	};
 
-	/* the combined 1F1B: one warm-up forward pass more, and in each
-	 * pair a forward pass's activations kept before the backward pass
-	 * beside it frees its own: a chunk more than 1F1B's peak
-	 * (mem_inflight's 2 (k - 1) + (v - 1) S + 1 chunks, or k) */
+	/* the combined 1F1B: one warm-up forward pass more, which holds
+	 * the chunk 1F1B's steady state holds after its forward pass, and
+	 * pairs merged layer by layer (model_chunk_schedule_plan.py: the
+	 * forward pass's layer k beside the backward pass's L - 1 - k), so
+	 * that a pair holds one layer more than its chunks: 1F1B's peak
+	 * (mem_inflight) and the stage's largest layer */
 	if (c->mode.ep_overlap)
-		s.held_chunks = (c->mode.v > 1 ? 2 * (k - 1) + (c->mode.v - 1) *
-		    c->K + 1 : k * c->mode.v) + 1;
+		s.pair_layer_bytes = range_max(v->kept_max[c->mode.recompute],
+		    first, last);
 
 	/* the distributed optimizer shards Adam's states over the
 	 * data-parallel group of each kind of parameter */

@@ -356,10 +356,11 @@ struct stage_cost {
 	 * DualPipe's overlapped pairs hide behind the other pass */
 	double forward_comm_s, backward_comm_s;
 	/* the combined 1F1B's hiding (plan_mode.ep_overlap): what the
-	 * rank's merged pairs hide, spread over the closed form's m + (S -
-	 * 1)/v slots, and taken off collective_s (and, where the combine's
-	 * compute hides more than the exchange, off compute_s); forward_s
-	 * and backward_s stay the passes as run alone */
+	 * last rank's merged pairs, on the step's longest path, hide of
+	 * the stage's, spread over the closed form's m + (S - 1)/v slots,
+	 * and taken off collective_s (and, where the combine's compute
+	 * hides more than the exchange, off compute_s); forward_s and
+	 * backward_s stay the passes as run alone */
 	double ep_hidden_s;
 	/* and what a pair of its passes saves, a micro-batch's, against
 	 * the two run alone (its rows' plan_ep_pair_s; 0 without it) */
@@ -422,6 +423,7 @@ struct plan_variant {
 	double *pf_ep_save[2][RC_N];
 	double **working[RC_N];		/* sparse tables: range max of what a
 					 * row recomputes (activations - kept) */
+	double **kept_max[RC_N];	/* and of what a row keeps */
 	double *cut;			/* [i]: bytes entering row i from rows < i */
 	double chunk_bytes;		/* the largest interior cut: what one
 					 * virtual stage sends the next */

@@ -839,6 +839,7 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 			struct part p[2];
 			double ready = 0, dur = 0, comm = 0, own = 0, xfer = 0;
 			double own_f = 0, wait = 0;
+			int merged;
 
 			part_of(&s, r, pair ? PIPE_F : op->kind, op->chunk,
 			    op->mb, &p[0]);
@@ -893,7 +894,11 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 				s.gathered[p[0].slot] = 1;
 			}
 			dur += wait;
-			if (p[0].kind == PIPE_F && ++s.held[r] >
+			/* a merged pair (the combined 1F1B's, layer by layer)
+			 * takes its forward pass's chunk as its backward pass
+			 * frees its own: counted after it */
+			merged = pair && c->pair_save_s;
+			if (p[0].kind == PIPE_F && !merged && ++s.held[r] >
 			    out->peak_chunks[r])
 				out->peak_chunks[r] = s.held[r];
 			for (int h = 0; h < np; h++) {
@@ -904,6 +909,8 @@ pipe_simulate(const struct pipe_costs *c, const struct pipe_order *orders,
 				    .paired = pair };
 				finish(&s, r, &p[h], ready + dur, out);
 			}
+			if (merged && ++s.held[r] > out->peak_chunks[r])
+				out->peak_chunks[r] = s.held[r];
 			out->end_s[r] = ready + dur;
 			/* a wait for a gather is idle time */
 			out->busy_s[r] += dur - wait;

@@ -236,8 +236,10 @@ struct pipe_costs {
 	 * saves against the two run alone (Megatron-Core's combined 1F1B,
 	 * plan_ep_pair_s, its layers' merged passes): an overlapped pair
 	 * then takes its two passes less the mean of its two chunks'
-	 * savings instead; NULL: the longer of its compute and its
-	 * communication */
+	 * savings instead, and holds its forward pass's chunk only as its
+	 * backward pass's is freed (merged layer by layer: the layer more
+	 * is the caller's to price); NULL: the longer of its compute and
+	 * its communication, each pass's chunk held over the pair */
 	const double *pair_save_s;
 	/* [r v + c]: each chunk's weight gather (NULL: none; a chunk of
 	 * no buckets: none), which lengthens its first forward pass by the
