@@ -613,6 +613,15 @@ main(int argc, char *argv[])
 		warnx("-K on: torchtitan has no combined 1F1B (Megatron-Core's)");
 		usage(stderr, 2);
 	}
+	/* where the combined 1F1B alone leaves nothing to search */
+	if (o.ep_min > 0 && (o.fsdp_min > 0 || o.rc_min == RC_FULL ||
+	    o.rc_min == RC_OP || o.sched_min > PLAN_1F1B)) {
+		warnx("-K on: Megatron-Core's combined 1F1B runs under 1F1B, "
+		    "beside Megatron's data parallelism, without full "
+		    "recomputation (not with -I only, -r full or op, or -Y "
+		    "without 1f1b)");
+		usage(stderr, 2);
+	}
 	if (o.torchtitan && o.seen['L']) {
 		warnx("-L: torchtitan's mesh places each stage's replicas side "
 		    "by side (-X torchtitan searches that placement)");

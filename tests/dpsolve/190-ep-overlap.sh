@@ -23,8 +23,8 @@
 #   against both modes evaluated; refused, one line, exit 1, nothing
 #   written: full recomputation, a pipeline without interleaving, one
 #   expert rank, a dense model, a graph with four of the five columns or
-#   an experts' weights' gradient above their backward pass; pipesim
-#   with another schedule;
+#   an experts' weights' gradient above the row's; pipesim with another
+#   schedule; -K beside -E, or on where nothing could run it (exit 2);
 # - pipesim's own order of it (below) against the closed form.
 set -u
 tmp=$(mktemp -d)
@@ -191,7 +191,7 @@ awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
 rm -f "$tmp/r.xml"
 solve -E "$tmp/p1e.xml" -o "$tmp/r.xml" "$tmp/w.csv" 2> "$tmp/err"
 rc=$?
-[ $rc = 1 ] && [ ! -e "$tmp/r.xml" ] && grep -q "w.csv:3: expert_weight_gradient_s .* exceeds expert_backward_s" "$tmp/err" ||
+[ $rc = 1 ] && [ ! -e "$tmp/r.xml" ] && grep -q "w.csv:3: expert_weight_gradient_s .* exceeds weight_gradient_s" "$tmp/err" ||
     say "a weights' gradient above its backward pass: exit $rc, $(cat "$tmp/err")"
 # pipesim runs the combined 1F1B's own order (Megatron's interleaved
 # tables, a warm-up forward pass more, the steady state's passes merged):
@@ -222,6 +222,13 @@ close "$got" "$want" 1e-9 ||
 for u in 0 1; do
 	close "$(col "$tmp/s2e.csv" peak_memory_bytes $u)" "$(stage "$tmp/o2e.xml" $u memory_bytes)" 1e-12 ||
 	    say "pipesim, two stages, rank $u: $(col "$tmp/s2e.csv" peak_memory_bytes $u) bytes, the closed form $(stage "$tmp/o2e.xml" $u memory_bytes)"
+done
+# usage errors (exit 2): -K beside -E, -K on where it cannot run
+for args in "-K on -E $tmp/p1e.xml" "-K on -r full" "-K on -I only -X none" \
+    "-K on -X torchtitan -A $model"; do
+	solve $args -o "$tmp/r.xml" "$graph" > /dev/null 2>&1
+	rc=$?
+	[ $rc = 2 ] || say "dpsolve $args: exit $rc, not 2"
 done
 rm -f "$tmp/sim.csv"
 "$BIN/pipesim" -a $acc -n $net -N 16 -B 64 -s zbh1 -p "$tmp/p1e.xml" \

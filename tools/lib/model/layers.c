@@ -694,7 +694,16 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 		if (g->has_expert_times) {
 			char why[256];
 
-			if (expert_times_unfit(L, why, sizeof why)) {
+			if (g->has_wgrad && L->expert_weight_gradient_s >
+			    L->weight_gradient_s)
+				snprintf(why, sizeof why, "expert_weight_"
+				    "gradient_s %g exceeds weight_gradient_s %g "
+				    "(it is a share of it)",
+				    L->expert_weight_gradient_s,
+				    L->weight_gradient_s);
+			else if (!expert_times_unfit(L, why, sizeof why))
+				why[0] = 0;
+			if (why[0]) {
 				pl_errf(err, tab->file, tab->lines[r], "%s",
 				    why);
 				goto fail;
