@@ -68,7 +68,9 @@ seed() {	# name work-folder
 		# the experts' layouts: a batch split with a fold, and an
 		# expert tensor group below t (its own collective kinds)
 		printf 'layer_id,forward_s,backward_s,parameter_bytes,activation_bytes,input_bytes,context_all_gather_bytes,t,e,c,sp,micro_batch_samples,ep_batch,ep_fold\n0,1,2,10,20,0,5,1,4,1,0,2,1,2\n1,1,2,10,20,4,5,1,4,1,0,2,1,2\n' > "$2/seed-fold"
-		printf 'layer_id,forward_s,backward_s,parameter_bytes,activation_bytes,input_bytes,expert_all_gather_bytes,expert_reduce_scatter_bytes,t,e,c,sp,micro_batch_samples,expert_t,tp_overlap\n0,1,2,10,20,0,5,5,4,1,1,1,1,2,c:5:1:2\n1,1,2,10,20,4,0,0,4,1,1,1,1,2,r:3:1:2\n' > "$2/seed-etp" ;;
+		printf 'layer_id,forward_s,backward_s,parameter_bytes,activation_bytes,input_bytes,expert_all_gather_bytes,expert_reduce_scatter_bytes,t,e,c,sp,micro_batch_samples,expert_t,tp_overlap\n0,1,2,10,20,0,5,5,4,1,1,1,1,2,c:5:1:2\n1,1,2,10,20,4,0,0,4,1,1,1,1,2,r:3:1:2\n' > "$2/seed-etp"
+		# the combined 1F1B's five columns (expert and combine times)
+		printf 'layer_id,forward_s,backward_s,weight_gradient_s,expert_forward_s,expert_backward_s,expert_weight_gradient_s,combine_forward_s,combine_backward_s,parameter_bytes,activation_bytes,input_bytes,all_to_all_bytes,t,e,c,sp,micro_batch_samples\n0,1,2,1,0.5,1,0.4,0.1,0.2,10,20,0,5,1,4,1,0,1\n1,1,2,1,0.5,1,0.4,0.1,0.2,10,20,4,5,1,4,1,0,1\n' > "$2/seed-ep-overlap" ;;
 	edges)	files="tests/memmodel/edges*.csv" ;;
 	speeds)	files="data/variability/*.csv"
 		printf 'relative_time\n1\n1.5\n1\n' > "$2/seed-three" ;;
@@ -78,7 +80,9 @@ seed() {	# name work-folder
 		# FSDP2 and HSDP (plan attributes fsdp, fsdp_shard)
 		printf '<plan micro_batch_samples="1"><parallelism p="1" d="4" t="1" sp="0" e="1" c="1" recompute="0" fsdp="1" fsdp_shard="2"/><stage first_layer="-1" last_layer="2" zero_stage="0" zero_degree="1"/></plan>\n' > "$2/seed-fsdp"
 		# a plan priced with stragglers (its root's straggler_factor)
-		printf '<plan micro_batch_samples="1" straggler_factor="1.25"><parallelism p="1" d="2" t="1" sp="0" e="1" c="1" recompute="0"/><stage first_layer="-1" last_layer="2" zero_stage="0" zero_degree="1"/></plan>\n' > "$2/seed-straggler" ;;
+		printf '<plan micro_batch_samples="1" straggler_factor="1.25"><parallelism p="1" d="2" t="1" sp="0" e="1" c="1" recompute="0"/><stage first_layer="-1" last_layer="2" zero_stage="0" zero_degree="1"/></plan>\n' > "$2/seed-straggler"
+		# Megatron-Core's combined 1F1B (the attribute ep_overlap)
+		printf '<plan micro_batch_samples="1"><parallelism p="1" d="2" t="1" sp="0" e="1" c="1" recompute="0" virtual_stages="2" ep_overlap="1"/><stage first_layer="-1" last_layer="0" zero_stage="0" zero_degree="1"/><stage first_layer="1" last_layer="2" zero_stage="0" zero_degree="1"/></plan>\n' > "$2/seed-ep-overlap" ;;
 	sweep)	files="configs/sweeps/*.xml tests/sweep/*.xml tests/bad/sweep-*.xml" ;;
 	index)	printf 'file,t,e,c,sp,micro_batch_samples,width\na.csv,1,1,1,0,1,1\nb.csv,2,1,1,0,1,2\n' > "$2/seed-index"
 		printf 'file,t,e,c,sp,micro_batch_samples,width,ep_batch,expert_t,fp8_recipe,ep_fold\na.csv,1,4,1,0,2,4,1,1,none,2\n' > "$2/seed-fold"
