@@ -482,13 +482,19 @@ expert_time(const struct layer *L, int k)
 	return (double *)f[k];
 }
 
-/* Why a row's combined 1F1B times do not fit its passes, or NULL: each
- * pass's experts and combine within it, the experts' weights' gradient
- * within their backward. */
+/* Why a row's combined 1F1B times do not fit its passes, or NULL: the
+ * experts' weights' gradient within the row's (where the graph has it)
+ * and within their backward, each pass's experts and combine within
+ * it. */
 static const char *
-expert_times_unfit(const struct layer *L, char *buf, size_t len)
+expert_times_unfit(const struct layer *L, int has_wgrad, char *buf,
+    size_t len)
 {
-	if (L->expert_forward_s + L->combine_forward_s > L->forward_s)
+	if (has_wgrad && L->expert_weight_gradient_s > L->weight_gradient_s)
+		snprintf(buf, len, "expert_weight_gradient_s %g exceeds "
+		    "weight_gradient_s %g (it is a share of it)",
+		    L->expert_weight_gradient_s, L->weight_gradient_s);
+	else if (L->expert_forward_s + L->combine_forward_s > L->forward_s)
 		snprintf(buf, len, "expert_forward_s %g and combine_forward_s "
 		    "%g exceed forward_s %g (they are shares of it)",
 		    L->expert_forward_s, L->combine_forward_s, L->forward_s);
@@ -694,16 +700,8 @@ layers_from_table(struct layer_graph *g, const struct csvio_table *tab,
 		if (g->has_expert_times) {
 			char why[256];
 
-			if (g->has_wgrad && L->expert_weight_gradient_s >
-			    L->weight_gradient_s)
-				snprintf(why, sizeof why, "expert_weight_"
-				    "gradient_s %g exceeds weight_gradient_s %g "
-				    "(it is a share of it)",
-				    L->expert_weight_gradient_s,
-				    L->weight_gradient_s);
-			else if (!expert_times_unfit(L, why, sizeof why))
-				why[0] = 0;
-			if (why[0]) {
+			if (expert_times_unfit(L, g->has_wgrad, why,
+			    sizeof why)) {
 				pl_errf(err, tab->file, tab->lines[r], "%s",
 				    why);
 				goto fail;

@@ -469,8 +469,7 @@ plan_ep_overlap_refused(const struct plan_mode *m,
 		    "expert_backward_s, expert_weight_gradient_s, "
 		    "combine_forward_s and combine_backward_s columns (what "
 		    "it runs apart, which graph-normalize writes)";
-	if (layers_var(g, g->var_e, 1) * (layers_var(g, g->var_t, 1) /
-	    layers_expert_t(g)) < 2)
+	if (layers_expert_ranks(g) < 2)
 		return "Megatron-Core runs it with expert parallelism only "
 		    "(EP > 1)";
 	if (m->recompute == RC_FULL || m->recompute_layers > 0)
@@ -495,9 +494,8 @@ plan_ep_overlap_refused(const struct plan_mode *m,
  * the all-to-all's time in four alike exchanges (dispatch and combine,
  * each way), the row paired with a row like it (alike layers, as a
  * stage's are). */
-static void
-ep_save_table(struct plan_variant *v, const double *pf_coll, int rc,
-    const double *a2a_s, double **out)
+static double *
+ep_save_table(const struct plan_variant *v, const double *pf_coll, int rc)
 {
 	const struct layer_graph *g = v->g;
 	double *pf = xcalloc(g->n + 1, sizeof *pf);
@@ -505,7 +503,8 @@ ep_save_table(struct plan_variant *v, const double *pf_coll, int rc,
 	for (size_t i = 0; i < g->n; i++) {
 		const struct layer *L = &g->l[i];
 		double coll = pf_coll[i + 1] - pf_coll[i];
-		double x = fmin(a2a_s[i], coll) / 4;
+		double x = fmin(net_time(v->coll[LCOLL_ALL_TO_ALL],
+		    L->coll_bytes[LCOLL_ALL_TO_ALL]), coll) / 4;
 		double other = coll - 4 * x;
 		double rerun = rc == RC_SELECTIVE ? L->selective_recompute_s : 0;
 		struct ep_pair p = {
@@ -524,7 +523,7 @@ ep_save_table(struct plan_variant *v, const double *pf_coll, int rc,
 
 		pf[i + 1] = pf[i] + fmax(0, alone - plan_ep_pair_s(&p));
 	}
-	*out = pf;
+	return pf;
 }
 
 const double *
@@ -673,22 +672,13 @@ plan_variant_init(struct plan_variant *v, const struct plan_env *env,
 				    0 ? kind_s[LCOLL_ALL_GATHER] / 2 : 0));
 		}
 	}
-	if (g->has_expert_times && layers_has_experts(g)) {
-		double *a2a_s = xcalloc(g->n, sizeof *a2a_s);
-
-		for (size_t i = 0; i < g->n; i++)
-			a2a_s[i] = net_time(v->coll[LCOLL_ALL_TO_ALL],
-			    g->l[i].coll_bytes[LCOLL_ALL_TO_ALL]);
-		for (int tpo = 0; tpo <= (v->sp != 0); tpo++)
-			for (int rc = RC_NONE; rc <= RC_SELECTIVE; rc++) {
-				if (rc == RC_FULL)
-					continue;
-				ep_save_table(v, tpo ? v->pf_coll_tpo[rc] :
-				    v->pf_coll[rc], rc, a2a_s,
-				    &v->pf_ep_save[tpo][rc]);
-			}
-		free(a2a_s);
-	}
+	/* the combined 1F1B's kinds of recomputation: none, selective */
+	for (int tpo = 0; g->has_expert_times && layers_has_experts(g) &&
+	    tpo <= (v->sp != 0); tpo++)
+		for (int rc = RC_NONE; rc <= RC_SELECTIVE; rc++)
+			if (rc != RC_FULL)
+				v->pf_ep_save[tpo][rc] = ep_save_table(v, tpo ?
+				    v->pf_coll_tpo[rc] : v->pf_coll[rc], rc);
 	v->scatter_gather = env->p2p_scatter_gather && v->t > 1 && !v->sp;
 
 	/* Bytes crossing each cut: every edge is relayed by the stages
@@ -2014,8 +2004,7 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 			double off;
 
 			o->ep_pair_save_s = save[last + 1] - save[first];
-			o->ep_hidden_s = ep_hidden_s(c, save[last + 1] -
-			    save[first]);
+			o->ep_hidden_s = ep_hidden_s(c, o->ep_pair_save_s);
 			off = fmin(o->ep_hidden_s, o->collective_s);
 			o->collective_s -= off;
 			o->compute_s -= o->ep_hidden_s - off;
@@ -2138,6 +2127,7 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			    "with zero_degree %ld (stage 1-3 exactly when the "
 			    "degree is above 1)", i, s->zero_stage, s->z);
 		K += s->z;
+		zero_copies |= s->z > 1;
 		next = s->last + 1;
 	}
 	if (next != g->n)
@@ -2164,15 +2154,12 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 		    p->v);
 	if (p->fsdp) {
 		const char *why = plan_fsdp_refused(g);
-		int copies = 0;
 
-		for (int i = 0; i < p->nstages; i++)
-			copies |= p->stage[i].z > 1;
 		if (why != NULL)
 			return pl_errf(err, NULL, p->line, "fsdp %d: not priced "
 			    "on a graph with %s", p->fsdp, why);
 		if (p->distopt || p->overlap_grad || p->overlap_param ||
-		    p->tp_overlap || copies)
+		    p->tp_overlap || zero_copies)
 			return pl_errf(err, NULL, p->line, "fsdp %d: FSDP2 "
 			    "replaces Megatron's data parallelism: not with the "
 			    "distributed optimizer, its overlaps, "
@@ -2246,21 +2233,17 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 				    "ZeRO copies under schedule %s are not "
 				    "modelled", i, name);
 	}
+	mode = plan_mode_of(p);
 	{
-		struct plan_mode pm = plan_mode_of(p);
-		int copies = 0;
-		const char *why;
+		const char *why = plan_ep_overlap_refused(&mode, g,
+		    p->nstages, zero_copies);
 
-		for (int i = 0; i < p->nstages; i++)
-			copies |= p->stage[i].z > 1;
-		why = plan_ep_overlap_refused(&pm, g, p->nstages, copies);
 		if (why != NULL)
 			return pl_errf(err, NULL, p->line, "ep_overlap: %s",
 			    why);
 	}
 	if (plan_variant_init(&v, env, g, err) < 0)
 		return -1;
-	mode = plan_mode_of(p);
 	if (mode.v > 1 && interleave_check(&v, p, env, err) < 0) {
 		plan_variant_release(&v);
 		return -1;
@@ -2305,7 +2288,6 @@ plan_evaluate(const struct plan_env *env, const struct plan *p,
 			r->bottleneck = i;
 		}
 		r->fits &= sc->fits;
-		zero_copies |= s->z > 1;
 		u += s->z;
 	}
 	/* the exposed sync past the pipeline: each stage's after its own

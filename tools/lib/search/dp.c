@@ -964,6 +964,7 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			const struct plan_mode *md = &modes[mi];
 			const struct plan_mode fl = load_floor_mode(md);
 			const double *coll = plan_coll(v, &fl);
+			const double *save = plan_ep_save(v, &fl);
 			struct stream *x;
 
 			if (!mode_runs_on(s, md, v->g))
@@ -1021,7 +1022,6 @@ list_streams(struct search *s, size_t ng, struct stream **out)
 			x->bwd_rerun = v->pf_bwd[rows] +
 			    v->pf_rerun[md->recompute][rows];
 			for (size_t i = 0; i < rows; i++) {
-				const double *save = plan_ep_save(v, &fl);
 				double row = coll[i + 1] - coll[i] +
 				    v->g->l[i].forward_s +
 				    v->g->l[i].backward_s + mem_row_rerun_s(

@@ -16,12 +16,23 @@ push(struct pipe_order *o, size_t *cap, int kind, int chunk, long mb)
 	    .mb = mb };
 }
 
+/* A pair: micro-batch mb's forward pass of chunk c overlapped with the
+ * whole backward pass of micro-batch bmb, chunk bc. */
+static void
+push_pair(struct pipe_order *o, size_t *cap, int c, long mb, int bc, long bmb)
+{
+	push(o, cap, PIPE_FB, c, mb);
+	o->op[o->n - 1].bchunk = bc;
+	o->op[o->n - 1].bmb = bmb;
+}
+
 /* Warm-up forward passes, then one forward and one backward pass in
- * turn, then the backward passes left: the shape of every 1F1B order,
+ * turn (merged into an overlapped pair where `merged`: the combined
+ * 1F1B), then the backward passes left: the shape of every 1F1B order,
  * over a rank's forward and backward tables of n passes each. */
 static void
 one_f_one_b(const struct pipe_op *fwd, const struct pipe_op *bwd, size_t n,
-    size_t warm, struct pipe_order *out)
+    size_t warm, int merged, struct pipe_order *out)
 {
 	size_t cap = 0;
 
@@ -31,8 +42,15 @@ one_f_one_b(const struct pipe_op *fwd, const struct pipe_op *bwd, size_t n,
 	for (size_t i = 0; i < warm; i++)
 		push(out, &cap, PIPE_F, fwd[i].chunk, fwd[i].mb);
 	for (size_t i = warm; i < n; i++) {
+		const struct pipe_op *b = &bwd[i - warm];
+
+		if (merged) {
+			push_pair(out, &cap, fwd[i].chunk, fwd[i].mb,
+			    b->chunk, b->mb);
+			continue;
+		}
 		push(out, &cap, PIPE_F, fwd[i].chunk, fwd[i].mb);
-		push(out, &cap, PIPE_B, bwd[i - warm].chunk, bwd[i - warm].mb);
+		push(out, &cap, PIPE_B, b->chunk, b->mb);
 	}
 	for (size_t i = n - warm; i < n; i++)
 		push(out, &cap, PIPE_B, bwd[i].chunk, bwd[i].mb);
@@ -45,7 +63,7 @@ pipe_order_1f1b(int S, int r, long m, struct pipe_order *out)
 
 	for (long i = 0; i < m; i++)
 		t[i] = (struct pipe_op){ .kind = PIPE_F, .mb = i };
-	one_f_one_b(t, t, (size_t)m, (size_t)(S - r - 1), out);
+	one_f_one_b(t, t, (size_t)m, (size_t)(S - r - 1), 0, out);
 	free(t);
 }
 
@@ -75,44 +93,35 @@ interleaved_tables(int v, long m, long group, struct pipe_op **fwd,
 	}
 }
 
-void
-pipe_order_interleaved(int S, int v, int r, long m, long group,
+/* Megatron's interleaved order over its tables: 2 (S - r - 1) + (v - 1)
+ * group warm-up forward passes, and `combined` more with the steady
+ * state's passes merged (the combined 1F1B). */
+static void
+interleaved_order(int S, int v, int r, long m, long group, int combined,
     struct pipe_order *out)
 {
 	struct pipe_op *fwd, *bwd;
 
 	interleaved_tables(v, m, group, &fwd, &bwd);
 	one_f_one_b(fwd, bwd, (size_t)m * (size_t)v, (size_t)(2 * (S - r -
-	    1)) + (size_t)(v - 1) * (size_t)(group < 1 ? 1 : group), out);
+	    1)) + (size_t)(v - 1) * (size_t)(group < 1 ? 1 : group) +
+	    (size_t)combined, combined, out);
 	free(fwd);
 	free(bwd);
 }
 
-static void push_pair(struct pipe_order *o, size_t *cap, int c, long mb,
-    int bc, long bmb);
+void
+pipe_order_interleaved(int S, int v, int r, long m, long group,
+    struct pipe_order *out)
+{
+	interleaved_order(S, v, r, m, group, 0, out);
+}
 
 void
 pipe_order_combined(int S, int v, int r, long m, long group,
     struct pipe_order *out)
 {
-	size_t n = (size_t)m * (size_t)v, cap = 0;
-	size_t warm = (size_t)(2 * (S - r - 1)) + (size_t)(v - 1) *
-	    (size_t)(group < 1 ? 1 : group) + 1;
-	struct pipe_op *fwd, *bwd;
-
-	interleaved_tables(v, m, group, &fwd, &bwd);
-	memset(out, 0, sizeof *out);
-	if (warm > n)
-		warm = n;
-	for (size_t i = 0; i < warm; i++)
-		push(out, &cap, PIPE_F, fwd[i].chunk, fwd[i].mb);
-	for (size_t i = warm; i < n; i++)
-		push_pair(out, &cap, fwd[i].chunk, fwd[i].mb,
-		    bwd[i - warm].chunk, bwd[i - warm].mb);
-	for (size_t i = n - warm; i < n; i++)
-		push(out, &cap, PIPE_B, bwd[i].chunk, bwd[i].mb);
-	free(fwd);
-	free(bwd);
+	interleaved_order(S, v, r, m, group, 1, out);
 }
 
 int
@@ -135,16 +144,6 @@ pipe_order_gpipe(int S, int v, int r, long m, struct pipe_order *out)
 	for (int c = v - 1; c >= 0; c--)
 		for (long mb = 0; mb < m; mb++)
 			push(out, &cap, PIPE_B, c, mb);
-}
-
-/* A pair: micro-batch mb's forward pass of chunk c overlapped with the
- * whole backward pass of micro-batch bmb, chunk bc. */
-static void
-push_pair(struct pipe_order *o, size_t *cap, int c, long mb, int bc, long bmb)
-{
-	push(o, cap, PIPE_FB, c, mb);
-	o->op[o->n - 1].bchunk = bc;
-	o->op[o->n - 1].bmb = bmb;
 }
 
 /* A first-in-first-out queue of W passes (the authors' WeightGradStore,
