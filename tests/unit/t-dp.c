@@ -1086,6 +1086,12 @@ alpha_floor(void)
 		level(&net, 2, pick(2, 4), 1e9, 1e-4 * uniform());
 		net.level[1].algo = uniform() < 0.5 ? NET_RING :
 		    NET_HALVING_DOUBLING;
+		/* payloads and in-fabric reductions, without drawing (the
+		 * instances after these keep their random numbers) */
+		net.level[0].protocol_overhead = 0.05 * (double)(it % 5);
+		net.level[0].nvls_efficiency = it % 3 ? 0 : 0.3 + 0.1 *
+		    (double)(it % 7);
+		net.level[1].nvls_efficiency = it % 4 ? 0 : 0.9;
 		network_finish(&net, "net", NULL);
 		for (long dv = 0; dv < net.ndevices && n < 64; dv++)
 			if (uniform() < 0.4)
@@ -1121,6 +1127,11 @@ beta_floor(void)
 		net.level[2].oversubscription = 1 + 3 * uniform();
 		net.level[1].algo = uniform() < 0.5 ? NET_RING :
 		    NET_HALVING_DOUBLING;
+		net.level[0].protocol_overhead = 0.05 * (double)(it % 5);
+		net.level[0].nvls_efficiency = it % 3 ? 0 : 0.3 + 0.1 *
+		    (double)(it % 7);
+		net.level[1].protocol_overhead = 0.1 * (double)(it % 2);
+		net.level[1].nvls_efficiency = it % 4 ? 0 : 0.9;
 		network_finish(&net, "net", NULL);
 		/* members at least `stride` apart, some gaps longer */
 		for (long dv = pick(0, 3); dv < net.ndevices && n < 256;

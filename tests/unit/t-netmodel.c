@@ -120,6 +120,57 @@ oversubscribed_transfer(void)
 	EQ_DBL(net_time(net_p2p(&n, 1), 0), 0, 0, "no bytes, no time");
 }
 
+/*
+ * A level's payload and its switches' reduction (NCCL's figures for an
+ * H100's 18 NVLinks: 20.6 GB/s of each 25, src/graph/topo.h, so an
+ * overhead of 1 - 20.6/25; NVLink SHARP's all-reduce at 275 of those
+ * 370.8 GB/s, nccl-tests#212).  Eight devices, B bytes:
+ *   p2p         1e-6 + B / 370.8e9
+ *   all-gather  7/8 B / 370.8e9 + 7e-6
+ *   all-reduce  the fabric's B / (370.8e9 x 275/370.8) + 2e-6, below
+ *               the ring's 2 x 7/8 B / 370.8e9 + 14e-6 (at 1 GB);
+ * two of them keep the ring (B / 370.8e9 < B / 275e9), and under a
+ * second level of 2 nodes at 50 GB/s and 5 us the fabric serves the node
+ * and the ring the nodes:
+ *   B / 275e9 + 2e-6  +  2 x 1/2 x (B/8) / 50e9 + 2 x (1e-6 + 5e-6).
+ */
+static void
+payload_and_fabric(void)
+{
+	struct network n = { 0 };
+	struct net_shape s;
+	const double B = 1e9, pay = 370.8e9, fab = 275e9;
+	long k8 = 8, k2 = 2, k[2] = { 8, 2 };
+
+	level(&n, 0, 8, 450e9, 1e-6, 1, NET_RING);
+	n.level[0].protocol_overhead = 1 - 20.6 / 25;
+	n.level[0].nvls_efficiency = fab / pay;
+	EQ_INT(network_finish(&n, NULL, NULL), 0, "payload levels are valid");
+	EQ_DBL(net_time(net_p2p(&n, 0), B), 1e-6 + B / pay, 1e-12,
+	    "p2p at the payload rate");
+	net_shape_uniform(&n, &k8, &s);
+	EQ_DBL(net_time(net_collective(&n, NET_ALL_GATHER, &s), B),
+	    7.0 / 8 * B / pay + 7e-6, 1e-12, "all-gather at the payload rate");
+	EQ_DBL(net_time(net_collective(&n, NET_ALL_REDUCE, &s), B),
+	    B / fab + 2e-6, 1e-12, "eight reduce in the fabric");
+	net_shape_uniform(&n, &k2, &s);
+	EQ_DBL(net_time(net_collective(&n, NET_ALL_REDUCE, &s), B),
+	    B / pay + 2e-6, 1e-12, "two keep the ring, faster a byte");
+	level(&n, 1, 2, 50e9, 5e-6, 1, NET_RING);
+	EQ_INT(network_finish(&n, NULL, NULL), 0, "two levels are valid");
+	net_shape_uniform(&n, k, &s);
+	EQ_DBL(net_time(net_collective(&n, NET_ALL_REDUCE, &s), B),
+	    B / fab + 2e-6 + (B / 8) / 50e9 + 12e-6, 1e-12,
+	    "the fabric in the node, the ring across nodes");
+	n.level[0].protocol_overhead = 1;
+	EQ_INT(network_finish(&n, NULL, NULL) < 0, 1,
+	    "an overhead of the whole line rate is refused");
+	n.level[0].protocol_overhead = 0;
+	n.level[0].nvls_efficiency = 1.5;
+	EQ_INT(network_finish(&n, NULL, NULL) < 0, 1,
+	    "a fabric faster than the payload is refused");
+}
+
 /* Halving-doubling: log2(k) latency steps each way, same bandwidth term. */
 static void
 halving_doubling(void)
@@ -395,6 +446,7 @@ main(void)
 	ring_allreduce();
 	two_level_allreduce();
 	oversubscribed_transfer();
+	payload_and_fabric();
 	halving_doubling();
 	group_shapes();
 	torus();

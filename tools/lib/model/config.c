@@ -1187,7 +1187,11 @@ network_from_doc(struct network *net, xmlDocPtr doc, const char *path,
 			    xmlio_attr_double(path, n, "latency_s", 0,
 			    &lv->latency_s, err) < 0 ||
 			    xmlio_attr_double(path, n, "oversubscription", 1,
-			    &lv->oversubscription, err) < 0)
+			    &lv->oversubscription, err) < 0 ||
+			    xmlio_attr_double(path, n, "protocol_overhead", 0,
+			    &lv->protocol_overhead, err) < 0 ||
+			    xmlio_attr_double(path, n, "nvls_efficiency", 0,
+			    &lv->nvls_efficiency, err) < 0)
 				goto done;
 		}
 	}

@@ -38,6 +38,12 @@ network_finish(struct network *net, const char *file, struct pl_err *err)
 		if (!(lv->oversubscription >= 1))
 			return pl_errf(err, file, lv->line, "level %d: oversubscription "
 			    "must be at least 1", l);
+		if (!(lv->protocol_overhead >= 0 && lv->protocol_overhead < 1))
+			return pl_errf(err, file, lv->line, "level %d: "
+			    "protocol_overhead must be in [0, 1)", l);
+		if (!(lv->nvls_efficiency >= 0 && lv->nvls_efficiency <= 1))
+			return pl_errf(err, file, lv->line, "level %d: "
+			    "nvls_efficiency must be in (0, 1]", l);
 		if (span > (1L << 30) / lv->fanout)
 			return pl_errf(err, file, lv->line, "level '%s': more than 2^30 devices", lv->name);
 		span *= lv->fanout;
@@ -58,19 +64,62 @@ net_common_level(const struct network *net, long a, long b)
 	return net->nlevels - 1;	/* out of range ids: the top */
 }
 
+/* What a flow through level l moves a second: the line rate less its
+ * packets' headers, shared by the oversubscribed uplinks. */
+static double
+payload_Bps(const struct net_level *lv)
+{
+	return lv->bandwidth_Bps * (1 - lv->protocol_overhead) /
+	    lv->oversubscription;
+}
+
 double
 net_effective_bandwidth(const struct network *net, int level)
 {
 	double bw = HUGE_VAL;
 
 	for (int l = 0; l <= level && l < net->nlevels; l++) {
-		double b = net->level[l].bandwidth_Bps /
-		    net->level[l].oversubscription;
+		double b = payload_Bps(&net->level[l]);
 
 		if (b < bw)
 			bw = b;
 	}
 	return bw;
+}
+
+/*
+ * Where level l's switches reduce in the fabric (NVLink SHARP), an
+ * all-reduce among its members moves each byte once each way, at
+ * nvls_efficiency of the level's own payload rate (the path below no
+ * narrower): its cost a byte of the chunk; INFINITY where they do not.
+ */
+static double
+fabric_beta(const struct network *net, int l)
+{
+	const struct net_level *lv = &net->level[l];
+	double bw, below;
+
+	if (lv->nvls_efficiency <= 0)
+		return INFINITY;
+	bw = payload_Bps(lv) * lv->nvls_efficiency;
+	below = l > 0 ? net_effective_bandwidth(net, l - 1) : HUGE_VAL;
+	return 1 / (bw < below ? bw : below);
+}
+
+/*
+ * An all-reduce's cost a byte of the chunk at level l among k members:
+ * the ring's 2 (k - 1) / k bytes at the path's rate `beta`, or the
+ * fabric's `fabric`, whichever is less (NCCL's tuner picks the faster
+ * algorithm); *in_fabric says which (its latency is a step up and one
+ * down).
+ */
+static double
+allreduce_beta(double beta, double fabric, long k, int *in_fabric)
+{
+	double ring = 2 * (double)(k - 1) / (double)k * beta;
+
+	*in_fabric = k > 1 && fabric < ring;
+	return *in_fabric ? fabric : ring;
 }
 
 struct net_cost
@@ -221,11 +270,16 @@ net_collective(const struct network *net, enum net_coll c,
 		double frac = (double)(k - 1) / (double)k;
 
 		switch (c) {
-		case NET_ALL_REDUCE:
-			out.alpha_s += 2 * steps(&net->level[l], k) * p.alpha_s;
-			out.beta_s_per_byte += 2 * frac * p.beta_s_per_byte /
-			    (double)s->chunk_div[l];
+		case NET_ALL_REDUCE: {
+			int nvls;
+			double b = allreduce_beta(p.beta_s_per_byte,
+			    fabric_beta(net, l), k, &nvls);
+
+			out.alpha_s += 2 * (nvls ? 1 : steps(&net->level[l],
+			    k)) * p.alpha_s;
+			out.beta_s_per_byte += b / (double)s->chunk_div[l];
 			break;
+		}
 		case NET_ALL_GATHER:
 		case NET_REDUCE_SCATTER:
 			out.alpha_s += steps(&net->level[l], k) * p.alpha_s;
@@ -264,8 +318,9 @@ net_allreduce_alpha_floor(const struct network *net, long nmax)
 		for (long n = 0; n <= nmax; n++) {
 			g[n] = f[n];
 			for (long k = 2; k <= lv->fanout && k <= n; k++) {
-				double c = 2 * steps(lv, k) * alpha +
-				    f[(n + k - 1) / k];
+				/* in the fabric: one step up, one down */
+				double c = 2 * (lv->nvls_efficiency > 0 ? 1 :
+				    steps(lv, k)) * alpha + f[(n + k - 1) / k];
 
 				if (c < g[n])
 					g[n] = c;
@@ -289,6 +344,7 @@ net_allreduce_beta_floor(const struct network *net, long nmax, long stride)
 		h[n] = n == 1 ? 0 : INFINITY;
 	for (int l = 0; l < net->nlevels; l++) {
 		double beta = net_p2p(net, l).beta_s_per_byte;
+		double fabric = fabric_beta(net, l);
 		/* members in one block of the level below, at most, and in
 		 * one of this level: a ring meets no more */
 		long cap = l > 0 ? (net->span[l - 1] + stride - 1) / stride : 1;
@@ -307,8 +363,9 @@ net_allreduce_beta_floor(const struct network *net, long nmax, long stride)
 				continue;
 			for (long k = 2; k <= kmax; k++) {
 				long Q = P > nmax / k ? nmax : P * k;
-				double c = h[P] + 2 * (double)(k - 1) /
-				    (double)k * beta / div;
+				int nvls;
+				double c = h[P] + allreduce_beta(beta,
+				    fabric, k, &nvls) / div;
 
 				if (c < g[Q])
 					g[Q] = c;

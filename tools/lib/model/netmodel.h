@@ -9,9 +9,17 @@
  * ratio r >= 1 that divides its bandwidth (the flows of all devices below
  * a switch share its r-times-thinner uplinks).
  *
+ * A level may also say what share of its line rate a transfer's packet
+ * headers take (protocol_overhead o_l: NCCL's kernels move 128-byte
+ * payloads over NVLink, about a fifth less than the line rate), and
+ * whether its switches reduce in the fabric (NVLink SHARP, nvls_efficiency
+ * e_l: an all-reduce among the level's members then moves each member's
+ * bytes once each way, at e_l of the payload rate).
+ *
  * Point to point, a message between devices whose lowest common level is
  * L pays   alpha = sum_{l<=L} latency_l,
- *          beta  = 1 / min_{l<=L} (bandwidth_l / r_l)   seconds per byte.
+ *          beta  = 1 / min_{l<=L} ((1 - o_l) bandwidth_l / r_l)
+ * seconds per byte.
  *
  * Collectives are hierarchical: a group is described by its shape (how
  * many members meet at each level, struct net_shape), and each level runs
@@ -20,6 +28,9 @@
  * holds), with k_l members meeting at level l and m_l the members below
  * each of them (the chunk is B / m_l):
  *   all_reduce:      sum_l 2(k_l-1)/k_l * B/m_l * beta_l + 2(k_l-1) alpha_l
+ *                    (a level with e_l > 0: the smaller per byte of that
+ *                    ring and B/m_l * beta_l / e_l + 2 alpha_l, NCCL's
+ *                    choice of the faster algorithm)
  *   all_gather,
  *   reduce_scatter:  sum_l  (k_l-1)/k_l * B/m_l * beta_l +  (k_l-1) alpha_l
  *   all_to_all:      sum_l c_l/n * B * beta_l + c_l * alpha_l
@@ -54,6 +65,11 @@ struct net_level {
 	double bandwidth_Bps;		/* per device, bytes per second */
 	double latency_s;
 	double oversubscription;	/* >= 1 */
+	double protocol_overhead;	/* [0, 1): the line rate's share that
+					 * is not payload */
+	double nvls_efficiency;		/* (0, 1]: switches reduce in the
+					 * fabric at this share of the payload
+					 * rate; 0: they do not */
 	enum net_algo algo;
 	size_t line;			/* of its element; 0: built in code */
 };
@@ -91,7 +107,7 @@ int network_finish(struct network *net, const char *file, struct pl_err *err);
 /* Lowest level containing devices a and b (-1 when a == b). */
 int net_common_level(const struct network *net, long a, long b);
 
-/* min_{l<=level} bandwidth_l / r_l, in bytes per second. */
+/* min_{l<=level} (1 - o_l) bandwidth_l / r_l, in bytes per second. */
 double net_effective_bandwidth(const struct network *net, int level);
 
 /* The point-to-point cost of a message crossing `level`. */
