@@ -29,13 +29,7 @@
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail=0
-say() { echo "$*"; fail=1; }
-attr() { sed -n "s/.*<$2 [^>]*$3=\"\\([^\"]*\\)\".*/\\1/p" "$1" | head -n 1; }
-stage() { sed -n "s/.*<stage index=\"$2\" [^>]*$3=\"\\([^\"]*\\)\".*/\\1/p" "$1"; }
-calc() { awk "BEGIN { printf \"%.17g\", $1 }"; }
-close() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d
-	s = b < 0 ? -b : b; exit !(d <= r * s) }'; }
+. tests/plan-checks.sh
 
 acc=configs/accelerators/h100-80gb.xml
 net=configs/networks/spineleaf-h100-128.xml
