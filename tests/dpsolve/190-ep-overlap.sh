@@ -224,6 +224,15 @@ for args in "-K on -E $tmp/p1e.xml" "-K on -r full" "-K on -I only -X none" \
 	rc=$?
 	[ $rc = 2 ] || say "dpsolve $args: exit $rc, not 2"
 done
+# the summary says what a mixture's step leaves out (the host's wait
+# for the tokens' counts); a dense graph's does not
+solve -f summary "$graph" > "$tmp/summary" 2>&1
+grep -q "^not priced: the host's time after each mixture layer's" \
+    "$tmp/summary" || say "a mixture's summary names no host time"
+"$BIN/graph-normalize" -c configs/models/llama3-8b.xml -a $acc -V t=1,b=1 \
+    -o "$tmp/dense.csv" || exit 1
+solve -f summary "$tmp/dense.csv" > "$tmp/summary" 2>&1
+grep -q "^not priced" "$tmp/summary" && say "a dense summary names a host time"
 rm -f "$tmp/sim.csv"
 "$BIN/pipesim" -a $acc -n $net -N 16 -B 64 -s zbh1 -p "$tmp/p1e.xml" \
     -o "$tmp/sim.csv" "$graph" 2> "$tmp/err"

@@ -249,6 +249,16 @@ summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
 	    "drain", p->schedule != PLAN_1F1B ?
 	    r->step_s - mb * r->max_load_s - r->max_sync_s :
 	    (double)(r->nstages - 1) / v * r->max_load_s, r->max_sync_s);
+	/* what the held-out mixtures lack, said where it applies: every
+	 * dispatcher priced (Megatron's all-to-all, DeepEP's, torchtitan's)
+	 * reads the tokens' counts on the host before its exchange */
+	if ((si->model && si->model->experts > 1) ||
+	    layers_expert_ranks(p->g) > 1)
+		fprintf(fp, "%snot priced: the host's time after each mixture "
+		    "layer's dispatcher waits for its tokens' counts (the "
+		    "held-out mixture runs without CUDA graphs took longer "
+		    "than priced by about that: docs/model.md, \"Held-out: a "
+		    "mixture of experts\")\n", prefix);
 }
 
 /* The layout in Megatron-LM's names, short: "TP 2 SP, PP 4, VP 2, CP 1,
