@@ -7,19 +7,16 @@
 #include "model/config.h"
 #include "model/netmodel.h"
 
-/* Every collective over the whole network costs a finite, non-negative
- * time; an all-reduce no more a byte than the ring's two passes (what
- * a reduce-scatter and an all-gather cost), the in-fabric reduction
- * being taken only where cheaper. */
+/* Every collective over a group costs a finite, non-negative time; an
+ * all-reduce no more a byte than the ring's two passes (what a
+ * reduce-scatter and an all-gather cost), the in-fabric reduction being
+ * taken only where cheaper. */
 static void
-check_costs(const struct network *net)
+check_shape(const struct network *net, const long *k)
 {
 	struct net_shape s;
-	long k[NET_MAX_LEVELS];
 	struct net_cost c[NET_NCOLL];
 
-	for (int l = 0; l < net->nlevels; l++)
-		k[l] = net->level[l].fanout;
 	net_shape_uniform(net, k, &s);
 	for (int i = 0; i < NET_NCOLL; i++) {
 		c[i] = net_collective(net, (enum net_coll)i, &s);
@@ -31,6 +28,28 @@ check_costs(const struct network *net)
 	    (c[NET_REDUCE_SCATTER].beta_s_per_byte +
 	    c[NET_ALL_GATHER].beta_s_per_byte))
 		__builtin_trap();
+}
+
+/* The whole network, and at each level 2, 3, 4 or all of its groups
+ * meeting over whole groups below (the ring's or the fabric's choice
+ * turns on how many meet). */
+static void
+check_costs(const struct network *net)
+{
+	static const long few[] = { 2, 3, 4, 0 };
+	long k[NET_MAX_LEVELS];
+
+	for (int l = 0; l < net->nlevels; l++)
+		k[l] = net->level[l].fanout;
+	check_shape(net, k);
+	for (int l = 0; l < net->nlevels; l++)
+		for (size_t i = 0; i < sizeof few / sizeof few[0]; i++) {
+			for (int j = 0; j < net->nlevels; j++)
+				k[j] = j < l ? net->level[j].fanout : 1;
+			k[l] = few[i] ? few[i] : net->level[l].fanout;
+			if (k[l] <= net->level[l].fanout)
+				check_shape(net, k);
+		}
 }
 
 int

@@ -249,11 +249,12 @@ summary_write(FILE *fp, const char *prefix, const struct plan_meta *m,
 	    "drain", p->schedule != PLAN_1F1B ?
 	    r->step_s - mb * r->max_load_s - r->max_sync_s :
 	    (double)(r->nstages - 1) / v * r->max_load_s, r->max_sync_s);
-	/* what the held-out mixtures lack, said where it applies: every
-	 * dispatcher priced (Megatron's all-to-all, DeepEP's, torchtitan's)
-	 * reads the tokens' counts on the host before its exchange */
-	if ((si->model && si->model->experts > 1) ||
-	    layers_expert_ranks(p->g) > 1)
+	/* what the held-out mixtures lack, said where it applies:
+	 * Megatron's dispatchers (its all-to-all, DeepEP's) read the tokens'
+	 * counts on the host for their exchange and grouped products, at
+	 * any EP; torchtitan's only for its exchange (EP > 1) */
+	if (layers_has_experts(p->g) && (!p->fsdp ||
+	    layers_expert_ranks(p->g) > 1))
 		fprintf(fp, "%snot priced: the host's time after each mixture "
 		    "layer's dispatcher waits for its tokens' counts (the "
 		    "held-out mixture runs without CUDA graphs took longer "

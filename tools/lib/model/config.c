@@ -1140,7 +1140,7 @@ network_from_doc(struct network *net, xmlDocPtr doc, const char *path,
     struct pl_err *err)
 {
 	xmlNodePtr r, t;
-	int ret = -1;
+	int ret = -1, rc;
 
 	memset(net, 0, sizeof(*net));
 	r = xmlDocGetRootElement(doc);
@@ -1190,9 +1190,16 @@ network_from_doc(struct network *net, xmlDocPtr doc, const char *path,
 			    &lv->oversubscription, err) < 0 ||
 			    xmlio_attr_double(path, n, "protocol_overhead", 0,
 			    &lv->protocol_overhead, err) < 0 ||
-			    xmlio_attr_double(path, n, "nvls_efficiency", 0,
-			    &lv->nvls_efficiency, err) < 0)
+			    (rc = xmlio_attr_double(path, n, "nvls_efficiency",
+			    0, &lv->nvls_efficiency, err)) < 0)
 				goto done;
+			/* 0 would read as no reduction in the fabric: say so */
+			if (rc == 0 && !(lv->nvls_efficiency > 0)) {
+				pl_errf(err, path, lv->line, "attribute "
+				    "'nvls_efficiency': must be in (0, 1]; leave it "
+				    "out where the switches do not reduce");
+				goto done;
+			}
 		}
 	}
 	if ((ret = network_finish(net, path, err)) == 0)

@@ -29,8 +29,9 @@
  * each of them (the chunk is B / m_l):
  *   all_reduce:      sum_l 2(k_l-1)/k_l * B/m_l * beta_l + 2(k_l-1) alpha_l
  *                    (a level with e_l > 0: the smaller per byte of that
- *                    ring and B/m_l * beta_l / e_l + 2 alpha_l, NCCL's
- *                    choice of the faster algorithm)
+ *                    ring and B/m_l / min(e_l (1-o_l) bandwidth_l / r_l,
+ *                    1/beta_{l-1}) + 2 alpha_l, NCCL's choice of the
+ *                    faster algorithm)
  *   all_gather,
  *   reduce_scatter:  sum_l  (k_l-1)/k_l * B/m_l * beta_l +  (k_l-1) alpha_l
  *   all_to_all:      sum_l c_l/n * B * beta_l + c_l * alpha_l

@@ -766,6 +766,8 @@ plan_cell_init(struct plan_cell *c, const struct plan_env *env,
 	 * need to clear them (a ZeRO cell has K up to the devices / w) */
 	c->sync_dense = xmalloc(n * sizeof *c->sync_dense);
 	c->sync_expert = xmalloc(n * sizeof *c->sync_expert);
+	c->ring_dense = xmalloc(n * sizeof *c->ring_dense);
+	c->ring_expert = xmalloc(n * sizeof *c->ring_expert);
 	c->zero_gather = xmalloc(n * sizeof *c->zero_gather);
 	if (c->mode.fsdp && c->mode.fsdp_shard > 0) {
 		c->hsdp_shard = xmalloc(n * sizeof *c->hsdp_shard);
@@ -788,6 +790,8 @@ plan_cell_release(struct plan_cell *c)
 	free(c->cut_level);
 	free(c->sync_dense);
 	free(c->sync_expert);
+	free(c->ring_dense);
+	free(c->ring_expert);
 	free(c->zero_gather);
 	free(c->hsdp_shard);
 	free(c->hsdp_shard_expert);
@@ -854,7 +858,8 @@ struct plan_shape_entry {
 	long key[8];			/* d, the replicas' stride, the slot's
 					 * origin, z, t, e, c, HSDP's shard
 					 * (0: none); d = 0: empty */
-	struct net_cost dense, expert, gather, shard, shard_expert, replica;
+	struct net_cost dense, expert, ring_dense, ring_expert, gather, shard,
+	    shard_expert, replica;
 };
 
 static size_t
@@ -913,6 +918,21 @@ cost_max(struct net_cost a, struct net_cost b)
 }
 
 /*
+ * A ring all-reduce over a group: a reduce-scatter and an all-gather,
+ * each the group's reduce-scatter cost.  What the distributed optimizer,
+ * ZeRO-3 and FSDP2 run are its halves; they keep the ring where a
+ * level's switches would reduce a whole all-reduce in the fabric
+ * (docs/model.md, "Payload and in-fabric reduction").
+ */
+static struct net_cost
+ring_allreduce(const struct network *net, struct net_ap g)
+{
+	struct net_cost rs = shape_cost(net, g, NET_REDUCE_SCATTER);
+
+	return (struct net_cost){ 2 * rs.alpha_s, 2 * rs.beta_s_per_byte };
+}
+
+/*
  * HSDP's groups at slot u (plan_mode.fsdp_shard s replicas a shard group,
  * z = 1), o its origin and R the replicas' stride (slot_origin,
  * replica_stride): shard group k holds devices o + t i + (k s + j) R (i <
@@ -923,7 +943,8 @@ cost_max(struct net_cost a, struct net_cost b)
  * over k.  Groups placed alike on the network cost alike;
  * their placement repeats with their start modulo the span of the level
  * below the top, so the worst of each kind is found over that period's
- * distinct starts (at most d/s and s c of them): all-reduce costs, each
+ * distinct starts (at most d/s and s c of them): all-reduce costs (the
+ * shards' the ring's, halved into their gathers and reductions), each
  * the larger latency and per-byte cost of any group of its kind.
  */
 static void
@@ -941,11 +962,10 @@ hsdp_costs(struct plan_cell *c, long u, struct net_cost *shard,
 
 	*shard = *shard_expert = *replica = (struct net_cost){ 0, 0 };
 	for (long k = 0; k < groups && k < starts; k++) {
-		*shard = cost_max(*shard, shape_cost(net, (struct net_ap){
-		    o + k * s * R, v->t, v->c * v->e, R, s }, NET_ALL_REDUCE));
-		*shard_expert = cost_max(*shard_expert, shape_cost(net,
-		    (struct net_ap){ o + k * s * R, v->t * v->e, v->c, R, s },
-		    NET_ALL_REDUCE));
+		*shard = cost_max(*shard, ring_allreduce(net, (struct net_ap){
+		    o + k * s * R, v->t, v->c * v->e, R, s }));
+		*shard_expert = cost_max(*shard_expert, ring_allreduce(net,
+		    (struct net_ap){ o + k * s * R, v->t * v->e, v->c, R, s }));
 	}
 	for (long j = 0; j < s; j++)
 		for (long i = 0; i < v->c * v->e; i++)
@@ -979,6 +999,8 @@ group_costs(struct plan_cell *c, long u, long z)
 		if (hit->key[0]) {
 			c->sync_dense[at] = hit->dense;
 			c->sync_expert[at] = hit->expert;
+			c->ring_dense[at] = hit->ring_dense;
+			c->ring_expert[at] = hit->ring_expert;
 			c->zero_gather[at] = hit->gather;
 			if (hs > 0) {
 				c->hsdp_shard[at] = hit->shard;
@@ -995,6 +1017,10 @@ group_costs(struct plan_cell *c, long u, long z)
 	    z * ce, R, c->d }, NET_ALL_REDUCE);
 	c->sync_expert[at] = shape_cost(net, (struct net_ap){ o,
 	    v->t * v->e, z * v->c, R, c->d }, NET_ALL_REDUCE);
+	c->ring_dense[at] = ring_allreduce(net, (struct net_ap){ o, v->t,
+	    z * ce, R, c->d });
+	c->ring_expert[at] = ring_allreduce(net, (struct net_ap){ o,
+	    v->t * v->e, z * v->c, R, c->d });
 	c->zero_gather[at] = (struct net_cost){ 0, 0 };
 	if (z > 1) {	/* a replica's slots one after another (no ZeRO
 			 * copies stage-major) */
@@ -1009,6 +1035,8 @@ group_costs(struct plan_cell *c, long u, long z)
 		memcpy(hit->key, key, sizeof key);
 		hit->dense = c->sync_dense[at];
 		hit->expert = c->sync_expert[at];
+		hit->ring_dense = c->ring_dense[at];
+		hit->ring_expert = c->ring_expert[at];
 		hit->gather = c->zero_gather[at];
 		if (hs > 0) {
 			hit->shard = c->hsdp_shard[at];
@@ -1023,11 +1051,12 @@ group_costs(struct plan_cell *c, long u, long z)
  * The gradient reduction of rows [first, last] at slot u over its z
  * copies' data-parallel groups, in two parts: *grad_s reduces the
  * gradients (grad_bytes_per_param a parameter), *param_s gathers updated
- * bf16 weights (with --fp8-param-gather, the FP8 ones in FP8).  An
- * all-reduce is a reduce-scatter and an all-gather, each exactly half
- * its cost in this network model (docs/model.md, Network).  Plain data parallelism all-reduces the gradients; the
- * distributed optimizer reduce-scatters them and all-gathers the weights;
- * ZeRO-3 gathers weights on use, so only the reduce-scatter remains.
+ * bf16 weights (with --fp8-param-gather, the FP8 ones in FP8).  Plain
+ * data parallelism all-reduces the gradients (in the fabric where a
+ * level's switches reduce); the distributed optimizer reduce-scatters
+ * them and all-gathers the weights, each exactly half the ring's
+ * all-reduce in this network model (docs/model.md, Network); ZeRO-3
+ * gathers weights on use, so only the reduce-scatter remains.
  */
 static void
 stage_sync(struct plan_cell *c, size_t first, size_t last, long u, long z,
@@ -1040,15 +1069,20 @@ stage_sync(struct plan_cell *c, size_t first, size_t last, long u, long z,
 	double gb = c->env->grad_bytes_per_param > 0 ?
 	    c->env->grad_bytes_per_param : 2;
 	double weights_ar, fp8_dense, fp8_expert;
+	struct net_cost ar_dense, ar_expert;
+	int halves;
 
 	if (!c->have[at])
 		group_costs(c, u, z);
 	plan_fp8_gather_saved(v, &c->mode, first, last, &fp8_dense,
 	    &fp8_expert);
-	weights_ar = net_time(c->sync_dense[at], dense - fp8_dense) +
-	    net_time(c->sync_expert[at], params - dense - fp8_expert);
-	*grad_s = net_time(c->sync_dense[at], dense * gb / 2) +
-	    net_time(c->sync_expert[at], (params - dense) * gb / 2);
+	halves = zs == 3 || c->mode.distopt;
+	ar_dense = halves ? c->ring_dense[at] : c->sync_dense[at];
+	ar_expert = halves ? c->ring_expert[at] : c->sync_expert[at];
+	weights_ar = net_time(c->ring_dense[at], dense - fp8_dense) +
+	    net_time(c->ring_expert[at], params - dense - fp8_expert);
+	*grad_s = net_time(ar_dense, dense * gb / 2) +
+	    net_time(ar_expert, (params - dense) * gb / 2);
 	*param_s = 0;
 	if (zs == 3)
 		*grad_s /= 2;
@@ -1470,8 +1504,9 @@ plan_boundary_s(const struct plan_variant *v, const struct network *net,
 /*
  * FSDP2 (plan_mode.fsdp; docs/model.md, "FSDP2"): a row a unit, its
  * weights all-gathered in bf16 over the d c e devices of its data-parallel
- * group (half that group's all-reduce of its bytes) and its gradient
- * reduce-scattered in fp32 (half an all-reduce of twice its bf16 bytes),
+ * group (half that group's ring all-reduce of its bytes) and its gradient
+ * reduce-scattered in fp32 (half a ring all-reduce of twice its bf16
+ * bytes),
  * an expert's weights over their own group of d c (torchtitan's efsdp:
  * a unit of their own, gathered beside their block's, its gradient
  * reduced beside the block's),
@@ -1499,8 +1534,8 @@ fsdp_groups(const struct plan_cell *c, size_t at)
 	int hsdp = c->mode.fsdp_shard > 0;
 
 	return (struct plan_fsdp_groups){
-	    hsdp ? c->hsdp_shard[at] : c->sync_dense[at],
-	    hsdp ? c->hsdp_shard_expert[at] : c->sync_expert[at],
+	    hsdp ? c->hsdp_shard[at] : c->ring_dense[at],
+	    hsdp ? c->hsdp_shard_expert[at] : c->ring_expert[at],
 	    hsdp ? c->hsdp_replica[at] : (struct net_cost){ 0, 0 },
 	    fsdp_shards(c), fsdp_shards_expert(c), hsdp };
 }
@@ -2020,9 +2055,11 @@ plan_stage_cost(struct plan_cell *c, size_t first, size_t last, long u,
 	o->grad_s = grad_s;
 	o->param_s = param_s;
 	/* what pipesim reduces bucket by bucket (stage_sync's terms) */
-	o->grad_dense_cost = c->sync_dense[at];
-	o->grad_expert_cost = c->sync_expert[at];
 	o->grad_scale = zs == 3 || c->mode.distopt ? 0.5 : 1;
+	o->grad_dense_cost = o->grad_scale < 1 ? c->ring_dense[at] :
+	    c->sync_dense[at];
+	o->grad_expert_cost = o->grad_scale < 1 ? c->ring_expert[at] :
+	    c->sync_expert[at];
 	o->param_exposed_s = exposed_param(c, param_s, fwd);
 	o->gather_dense_bytes = o->gather_expert_bytes = 0;
 	memset(&o->fsdp, 0, sizeof o->fsdp);
@@ -2587,6 +2624,8 @@ network_flatten(const struct network *net, struct network *flat)
 	flat->nlevels = 1;
 	flat->level[0] = net->level[0];
 	flat->level[0].fanout = net->ndevices;
+	/* a node's switch reduces in the fabric, not the whole cluster */
+	flat->level[0].nvls_efficiency = 0;
 	flat->span[0] = net->ndevices;
 	flat->ndevices = net->ndevices;
 }

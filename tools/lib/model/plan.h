@@ -484,8 +484,12 @@ struct plan_cell {
 	signed char *cut_level;		/* [u]: level of the boundary at slot u */
 	int wrap_level;			/* last stage to first (v > 1); -2: not
 					 * yet known */
-	struct net_cost *sync_dense, *sync_expert, *zero_gather;
-	/* HSDP (mode.fsdp_shard): a shard group's all-reduce, of the
+	/* the data-parallel groups' all-reduce (in the fabric where a
+	 * level's switches reduce cheaper), and the ring's all-reduce that
+	 * the reduce-scatters and all-gathers are halves of */
+	struct net_cost *sync_dense, *sync_expert, *ring_dense, *ring_expert;
+	struct net_cost *zero_gather;
+	/* HSDP (mode.fsdp_shard): a shard group's ring all-reduce, of the
 	 * dense weights and of an expert's, and the replicas' of a shard,
 	 * the worst of their groups; NULL without */
 	struct net_cost *hsdp_shard, *hsdp_shard_expert, *hsdp_replica;
