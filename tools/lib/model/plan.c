@@ -932,6 +932,22 @@ ring_allreduce(const struct network *net, struct net_ap g)
 	return (struct net_cost){ 2 * rs.alpha_s, 2 * rs.beta_s_per_byte };
 }
 
+/* A group's all-reduce and its ring's, its shape found once. */
+static void
+allreduce_pair(const struct network *net, struct net_ap g,
+    struct net_cost *ar, struct net_cost *ring)
+{
+	struct net_shape s;
+	struct net_cost rs;
+
+	*ar = *ring = (struct net_cost){ 0, 0 };
+	if (g.n1 * g.n2 <= 1 || net_shape_ap(net, &g, &s, NULL) < 0)
+		return;
+	*ar = net_collective(net, NET_ALL_REDUCE, &s);
+	rs = net_collective(net, NET_REDUCE_SCATTER, &s);
+	*ring = (struct net_cost){ 2 * rs.alpha_s, 2 * rs.beta_s_per_byte };
+}
+
 /*
  * HSDP's groups at slot u (plan_mode.fsdp_shard s replicas a shard group,
  * z = 1), o its origin and R the replicas' stride (slot_origin,
@@ -1013,14 +1029,10 @@ group_costs(struct plan_cell *c, long u, long z)
 	/* slot u's z copies hold devices o + t i (i < z c e: w = t c e)
 	 * of every replica, o its origin; its experts' copies o + t e i (i
 	 * < z c); the replicas R apart */
-	c->sync_dense[at] = shape_cost(net, (struct net_ap){ o, v->t,
-	    z * ce, R, c->d }, NET_ALL_REDUCE);
-	c->sync_expert[at] = shape_cost(net, (struct net_ap){ o,
-	    v->t * v->e, z * v->c, R, c->d }, NET_ALL_REDUCE);
-	c->ring_dense[at] = ring_allreduce(net, (struct net_ap){ o, v->t,
-	    z * ce, R, c->d });
-	c->ring_expert[at] = ring_allreduce(net, (struct net_ap){ o,
-	    v->t * v->e, z * v->c, R, c->d });
+	allreduce_pair(net, (struct net_ap){ o, v->t, z * ce, R, c->d },
+	    &c->sync_dense[at], &c->ring_dense[at]);
+	allreduce_pair(net, (struct net_ap){ o, v->t * v->e, z * v->c, R,
+	    c->d }, &c->sync_expert[at], &c->ring_expert[at]);
 	c->zero_gather[at] = (struct net_cost){ 0, 0 };
 	if (z > 1) {	/* a replica's slots one after another (no ZeRO
 			 * copies stage-major) */
