@@ -106,22 +106,6 @@ fabric_beta(const struct network *net, int l)
 	return 1 / (bw < below ? bw : below);
 }
 
-/*
- * An all-reduce's cost a byte of the chunk at level l among k members:
- * the ring's 2 (k - 1) / k bytes at the path's rate `beta`, or the
- * fabric's `fabric`, whichever is less (NCCL's tuner picks the faster
- * algorithm); *in_fabric says which (its latency is a step up and one
- * down).
- */
-static double
-allreduce_beta(double beta, double fabric, long k, int *in_fabric)
-{
-	double ring = 2 * (double)(k - 1) / (double)k * beta;
-
-	*in_fabric = k > 1 && fabric < ring;
-	return *in_fabric ? fabric : ring;
-}
-
 struct net_cost
 net_p2p(const struct network *net, int level)
 {
@@ -253,6 +237,28 @@ steps(const struct net_level *lv, long k)
 	return (double)(k - 1);
 }
 
+/*
+ * An all-reduce at level l among k members: its cost a byte of the chunk,
+ * the ring's 2 (k - 1) / k bytes at the path's rate `beta` or the
+ * fabric's `fabric`, whichever is less (NCCL's tuner picks the faster
+ * algorithm), and in *hops its latency steps each way: the ring's (or
+ * halving-doubling's), or in the fabric one up and one down.  The price
+ * (net_collective) and the search's floors make the same choice.
+ */
+static double
+allreduce_level(const struct net_level *lv, double beta, double fabric,
+    long k, double *hops)
+{
+	double ring = 2 * (double)(k - 1) / (double)k * beta;
+
+	if (k > 1 && fabric < ring) {
+		*hops = 1;
+		return fabric;
+	}
+	*hops = steps(lv, k);
+	return ring;
+}
+
 struct net_cost
 net_collective(const struct network *net, enum net_coll c,
     const struct net_shape *s)
@@ -271,12 +277,10 @@ net_collective(const struct network *net, enum net_coll c,
 
 		switch (c) {
 		case NET_ALL_REDUCE: {
-			int nvls;
-			double b = allreduce_beta(p.beta_s_per_byte,
-			    fabric_beta(net, l), k, &nvls);
+			double hops, b = allreduce_level(&net->level[l],
+			    p.beta_s_per_byte, fabric_beta(net, l), k, &hops);
 
-			out.alpha_s += 2 * (nvls ? 1 : steps(&net->level[l],
-			    k)) * p.alpha_s;
+			out.alpha_s += 2 * hops * p.alpha_s;
 			out.beta_s_per_byte += b / (double)s->chunk_div[l];
 			break;
 		}
@@ -313,14 +317,17 @@ net_allreduce_alpha_floor(const struct network *net, long nmax)
 		f[n] = n <= 1 ? 0 : INFINITY;
 	for (int l = net->nlevels - 1; l >= 0; l--) {
 		const struct net_level *lv = &net->level[l];
-		double alpha = net_p2p(net, l).alpha_s;
+		struct net_cost p = net_p2p(net, l);
+		double fabric = fabric_beta(net, l);
 
 		for (long n = 0; n <= nmax; n++) {
 			g[n] = f[n];
 			for (long k = 2; k <= lv->fanout && k <= n; k++) {
-				/* in the fabric: one step up, one down */
-				double c = 2 * (lv->nvls_efficiency > 0 ? 1 :
-				    steps(lv, k)) * alpha + f[(n + k - 1) / k];
+				double hops, c;
+
+				allreduce_level(lv, p.beta_s_per_byte, fabric,
+				    k, &hops);
+				c = 2 * hops * p.alpha_s + f[(n + k - 1) / k];
 
 				if (c < g[n])
 					g[n] = c;
@@ -363,9 +370,9 @@ net_allreduce_beta_floor(const struct network *net, long nmax, long stride)
 				continue;
 			for (long k = 2; k <= kmax; k++) {
 				long Q = P > nmax / k ? nmax : P * k;
-				int nvls;
-				double c = h[P] + allreduce_beta(beta,
-				    fabric, k, &nvls) / div;
+				double hops, c = h[P] + allreduce_level(
+				    &net->level[l], beta, fabric, k, &hops) /
+				    div;
 
 				if (c < g[Q])
 					g[Q] = c;

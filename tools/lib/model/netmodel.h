@@ -157,7 +157,9 @@ struct net_cost net_collective(const struct network *net, enum net_coll c,
  * floor[n], n = 0..nmax: the least latency term an all-reduce over any n
  * devices can have: a group meets k_l members at level l with k_l at most
  * the fanout and prod k_l >= n, so the minimum over such k of
- * sum 2 steps(k_l) alpha_l bounds every shape from below (malloc'ed).
+ * sum 2 steps(k_l) alpha_l (one step where level l reduces k_l members
+ * in the fabric, as net_collective chooses) bounds every shape from below
+ * (malloc'ed).
  */
 double *net_allreduce_alpha_floor(const struct network *net, long nmax);
 
